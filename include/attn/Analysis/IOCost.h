@@ -1,0 +1,165 @@
+//===- IOCost.h - IO cost and roofline model for attention ------*- C++ -*-===//
+//
+// The one place where attn-opt's cost formulas live. The `--attn-io-cost`
+// pass, its JSON report, the roofline SVG, the Python binding and the tile
+// choice of `--attn-fuse` all call this library; none re-derives a formula.
+//
+// Model (FlashAttention paper, Dao et al. 2022, and the roofline of Williams
+// et al. 2009):
+//   * FLOPs  = 2·B·Hq·Lq·Lk·d + 2·B·Hq·Lq·Lk·dv, halved when causal (the
+//     community convention, kept so our TFLOP/s compare with others').
+//   * Unfused bytes (Algorithm 0): Q, K, V read, S written, S read, P written,
+//     P read, O written: e·B·[Hq·Lq·d + Hkv·Lk·(d+dv) + Hq·Lq·dv + 4·Hq·Lq·Lk].
+//   * Fused bytes crossing SRAM<-L2: each Q tile of Br rows streams the K/V
+//     it needs: e·B·Hq·[Lq·d + Σ_tiles visitedKeys·(d+dv) + Lq·dv]. Without
+//     causal skipping the sum is ⌈Lq/Br⌉·Lk.
+//   * Fused bytes crossing L2<-DRAM: two regimes (see fusedDramRegime()).
+//   * Roofline: intensity I = FLOPs / bytes, ridge = peak / bandwidth,
+//     time = max(FLOPs / peak, bytes / bandwidth).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_ANALYSIS_IOCOST_H
+#define ATTN_ANALYSIS_IOCOST_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace attn {
+
+/// Element precision of an attention problem.
+enum class DType { F16, BF16, F32, F64 };
+
+/// Parses "f16", "bf16", "f32", "f64".
+std::optional<DType> parseDType(llvm::StringRef name);
+llvm::StringRef stringifyDType(DType t);
+int64_t elementBytes(DType t);
+
+/// A GPU as the cost model sees it. Every field can be overridden from the
+/// pass options, so the model also serves hardware without a preset.
+struct TargetSpec {
+  std::string name;
+  /// M: shared memory one thread block may use, in bytes.
+  int64_t sramBytesPerBlock = 0;
+  int64_t smCount = 0;
+  int64_t l2Bytes = 0;
+  /// DRAM (HBM) bandwidth, bytes per second.
+  double hbmBytesPerSec = 0;
+  /// L2 -> SM bandwidth, bytes per second (from microbenchmarks; datasheets
+  /// do not state it).
+  double l2BytesPerSec = 0;
+  /// Dense tensor-core peaks in FLOP/s (f32 means TF32 inputs).
+  double tensorF16 = 0, tensorBF16 = 0, tensorF32 = 0, tensorF64 = 0;
+  /// Peak non-tensor f32 FLOP/s (CUDA cores): softmax runs here.
+  double scalarF32 = 0;
+
+  /// Tensor peak used for matmuls of the given input precision.
+  double peakFor(DType t) const;
+  /// Ridge point peak / HBM bandwidth, in FLOP per byte.
+  double ridge(DType t) const { return peakFor(t) / hbmBytesPerSec; }
+};
+
+/// Presets "a100", "h100", "h200"; std::nullopt for other names.
+std::optional<TargetSpec> getTargetPreset(llvm::StringRef name);
+/// The preset names, for diagnostics and --help.
+std::vector<std::string> getTargetPresetNames();
+
+/// Shapes of one attention problem. Hkv < Hq is GQA/MQA.
+struct AttentionShape {
+  int64_t batch = 1;      // product of all batch dims
+  int64_t headsQ = 1;     // Hq
+  int64_t headsKV = 1;    // Hkv (divides Hq)
+  int64_t seqQ = 0;       // Lq
+  int64_t seqKV = 0;      // Lk
+  int64_t headDim = 0;    // d
+  int64_t headDimV = 0;   // dv
+  DType dtype = DType::BF16;
+  bool causal = false;
+  /// With causal: true for the bottom-right diagonal (j <= i + Lk - Lq).
+  bool causalBottomRight = false;
+};
+
+/// Tile sizes of the fused kernel: Br query rows by Bc keys.
+struct TileSizes {
+  int64_t blockQ = 0;  // Br
+  int64_t blockKV = 0; // Bc
+};
+
+/// The rule, documented in the `--attn-io-cost` pass description:
+///  1. FlashAttention's start: Bc = ⌈M / (4·d·e)⌉, Br = min(Bc, d), with M in
+///     bytes and e the element size (the paper counts M in elements).
+///  2. Round each down to a power of two in [16, 128]: 16 is the MMA m/k
+///     granularity; past 128 the per-thread register tiles no longer fit.
+///  3. Registers: 4 warps hold the f32 output tile Br×dv and score tile Br×Bc,
+///     (Br·dv + Br·Bc)/128 + 32 (addresses, softmax state) <= 255 per thread.
+///  4. Shared memory: the Q tile and two K/V stages (double buffering),
+///     e·(Br·d + 2·Bc·(d + dv)) <= M.
+///  Steps 3-4 halve Bc first (down to 32), then Br, until both hold.
+TileSizes chooseTileSizes(const AttentionShape &shape, const TargetSpec &target);
+
+/// Whether the K/V re-reads of the fused kernel are served by L2.
+enum class DramRegime { KVFitsL2, KVStreamsFromDram };
+
+/// Everything the model says about one attention op.
+struct AttentionCost {
+  AttentionShape shape;
+  TileSizes tiles;
+  int64_t flops = 0;            // convention: halved when causal
+  int64_t expCount = 0;         // one exp per (unmasked) score
+  int64_t naiveHbmBytes = 0;    // Algorithm 0
+  int64_t fusedSramL2Bytes = 0; // bytes into SRAM from L2, plus O written
+  int64_t fusedDramReadBytes = 0;
+  int64_t fusedDramWriteBytes = 0;
+  int64_t fusedDramBytes() const { return fusedDramReadBytes + fusedDramWriteBytes; }
+  /// K/V bytes of the heads that are in flight at once.
+  int64_t kvWorkingSetBytes = 0;
+  DramRegime dramRegime = DramRegime::KVFitsL2;
+  double intensityNaive = 0;   // FLOPs / naive bytes
+  double intensityFused = 0;   // FLOPs / fused DRAM bytes
+  double intensityFusedL2 = 0; // FLOPs / fused SRAM<-L2 bytes
+  double ridge = 0;            // peak / HBM bandwidth
+  bool naiveMemoryBound = true;
+  bool fusedMemoryBound = true;
+  double predictedTimeNaiveSec = 0;
+  double predictedTimeFusedSec = 0;
+  double predictedSpeedup() const {
+    return predictedTimeNaiveSec / predictedTimeFusedSec;
+  }
+};
+
+/// Runs the model. `tiles` overrides the chosen tile sizes when set. Fails
+/// with a message on invalid shapes (zero or negative extents, Hq not a
+/// multiple of Hkv) or when a byte or FLOP count overflows int64.
+llvm::Expected<AttentionCost>
+computeAttentionCost(const AttentionShape &shape, const TargetSpec &target,
+                     std::optional<TileSizes> tiles = std::nullopt);
+
+/// Number of keys each query tile visits, summed over query tiles (times
+/// nothing else). Causal tiles wholly above the diagonal are skipped at Bc
+/// granularity, as the fused kernel does.
+int64_t visitedKeysPerHead(const AttentionShape &shape, TileSizes tiles);
+
+/// Roofline of one op of an unfused chain (one kernel per op).
+struct OpCost {
+  std::string name;
+  int64_t flops = 0;
+  int64_t bytes = 0;
+  double intensity = 0;
+  bool memoryBound = true;
+  double predictedTimeSec = 0;
+};
+
+/// Roofline numbers for a kernel doing `flops` on the tensor cores (or on the
+/// CUDA cores when `tensorCores` is false) and moving `bytes` through DRAM.
+OpCost rooflineOp(llvm::StringRef name, int64_t flops, int64_t bytes,
+                  DType dtype, bool tensorCores, const TargetSpec &target);
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_ANALYSIS_IOCOST_H

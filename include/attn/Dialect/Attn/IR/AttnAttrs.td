@@ -1,0 +1,61 @@
+//===- AttnAttrs.td - attn dialect enums and attributes ----*- tablegen -*-===//
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD
+
+include "attn/Dialect/Attn/IR/AttnBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+// Where the causal diagonal sits when Lq != Lk. With top_left, query i sees
+// keys j <= i (PyTorch's `is_causal`). With bottom_right, query i sees keys
+// j <= i + (Lk - Lq): the last query sees every key, which is what a decoder
+// with a KV cache needs (FlashAttention-2 >= 2.1 semantics).
+def Attn_CausalAlignment : I32EnumAttr<"CausalAlignment",
+    "alignment of the causal diagonal", [
+      I32EnumAttrCase<"top_left", 0>,
+      I32EnumAttrCase<"bottom_right", 1>]> {
+  let cppNamespace = "::mlir::attn";
+}
+
+// How `attn.mask` changes the scores.
+def Attn_MaskKind : I32EnumAttr<"MaskKind", "kind of attention mask", [
+      // S + M, with M a float tensor broadcastable to S.
+      I32EnumAttrCase<"additive", 0>,
+      // select(M, S, -inf), with M an i1 tensor: true keeps the score.
+      I32EnumAttrCase<"keep", 1>,
+      // -inf above the diagonal; no mask tensor.
+      I32EnumAttrCase<"causal", 2>]> {
+  let cppNamespace = "::mlir::attn";
+}
+
+// The cost model's verdict on one attention op, attached by --attn-io-cost.
+def Attn_IOCostAttr : AttrDef<Attn_Dialect, "IOCost"> {
+  let mnemonic = "io_cost";
+  let summary = "IO cost, roofline verdict and chosen tile sizes of an attention";
+  let description = [{
+    Written by `--attn-io-cost` on each `attn.attention`. Byte counts are for
+    the whole op: `naive_hbm_bytes` for the unfused chain (S and P go through
+    DRAM), `fused_sram_l2_bytes` for the tiled kernel's traffic between L2 and
+    shared memory, `fused_dram_bytes` for its DRAM traffic. Intensities are
+    FLOP per DRAM byte; `ridge` is the target's peak / bandwidth. `block_q` and
+    `block_kv` are the tile sizes that `--attn-fuse` and the GPU lowering use
+    unless told otherwise.
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$target,
+    "int64_t":$flops,
+    "int64_t":$naive_hbm_bytes,
+    "int64_t":$fused_sram_l2_bytes,
+    "int64_t":$fused_dram_bytes,
+    "::mlir::FloatAttr":$intensity_naive,
+    "::mlir::FloatAttr":$intensity_fused,
+    "::mlir::FloatAttr":$ridge,
+    "::mlir::StringAttr":$bound_naive,
+    "::mlir::StringAttr":$bound_fused,
+    "int64_t":$block_q,
+    "int64_t":$block_kv
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

@@ -1,0 +1,237 @@
+//===- AttnOps.td - attn dialect operations ----------------*- tablegen -*-===//
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+
+include "attn/Dialect/Attn/IR/AttnBase.td"
+include "attn/Dialect/Attn/IR/AttnAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Attn_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Attn_MaskTensor : RankedTensorOf<[F16, BF16, F32, F64, I1]>;
+
+//===----------------------------------------------------------------------===//
+// Graph primitives
+//===----------------------------------------------------------------------===//
+
+def Attn_MatmulOp : Attn_Op<"matmul", [Pure]> {
+  let summary = "batched matrix product, optionally with a transposed rhs";
+  let description = [{
+    For operands of rank r ≥ 2 whose leading r−2 (batch) dimensions agree:
+
+      result[b…, i, j] = Σₖ lhs[b…, i, k] · rhs[b…, k, j]
+
+    With `transpose_rhs` the right operand is stored as [b…, j, k], which is
+    how K is stored in attention: `attn.matmul %q, %k transpose_rhs` is Q·Kᵀ
+    with no transpose materialized. The result element type is either the
+    operand element type or f32, the usual accumulation type for f16/bf16.
+
+    ```mlir
+    %s = attn.matmul %q, %k transpose_rhs
+        : tensor<2x64x32xf16>, tensor<2x80x32xf16> -> tensor<2x64x80xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$lhs, Attn_FloatTensor:$rhs,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_rhs` $transpose_rhs^)? attr-dict `:`
+    type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_ScaleOp : Attn_Op<"scale", [Pure, SameOperandsAndResultType]> {
+  let summary = "multiplies every element by a constant";
+  let description = [{
+    result = input · factor. In attention the factor is usually 1/√d, applied
+    to the scores S = Q·Kᵀ so that their variance does not grow with d.
+
+    ```mlir
+    %s2 = attn.scale %s by 1.250000e-01 : tensor<64x80xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input, F64Attr:$factor);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = "$input `by` $factor attr-dict `:` type($input)";
+}
+
+def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "applies an additive, boolean keep, or causal mask to scores";
+  let description = [{
+    Masks the scores S of shape [b…, Lq, Lk]:
+
+    * `additive`: S + M. M is a float tensor of S's rank whose dimensions are
+      each 1 or equal to S's (e.g. a [1, 1, Lq, Lk] mask shared by all heads).
+      -inf entries remove a key; finite entries bias it (ALiBi, padding).
+    * `keep`: select(M, S, -inf). M is an i1 tensor with the same broadcast
+      rule; `true` keeps the score.
+    * `causal`: -inf where key j lies above the diagonal of query i. With
+      `align top_left` (the default) that is j > i; with `align bottom_right`
+      it is j > i + (Lk − Lq). No mask tensor is given.
+
+    A row whose every score is -inf is *fully masked*; the fused kernels give
+    0 for it (see `attn.attention`).
+
+    ```mlir
+    %m1 = attn.mask additive %s, %bias : tensor<1x1x64x80xf32> : tensor<2x4x64x80xf32>
+    %m2 = attn.mask causal %s align bottom_right : tensor<2x4x64x80xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input,
+                       Optional<Attn_MaskTensor>:$mask,
+                       Attn_MaskKind:$kind,
+                       OptionalAttr<Attn_CausalAlignment>:$align);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $input (`,` $mask^ `:` type($mask))? (`align` $align^)? attr-dict
+    `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "numerically stable softmax along one dimension";
+  let description = [{
+    result = exp(x − max_dim x) / Σ_dim exp(x − max_dim x). Subtracting the
+    row maximum changes nothing mathematically and keeps exp from overflowing
+    for large scores. In attention `dim` is the key axis, the last one: it is
+    the axis that the following P·V product contracts.
+
+    ```mlir
+    %p = attn.softmax %s dim 1 : tensor<64x80xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The exact fused semantic op
+//===----------------------------------------------------------------------===//
+
+def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention: softmax(Q·Kᵀ·scale + M)·V";
+  let description = [{
+    The exact fused attention op. With Q: [b…, Hq, Lq, d], K: [b…, Hkv, Lk, d]
+    and V: [b…, Hkv, Lk, dv] it computes, for each batch b… and head h,
+
+      S = Q[h] · K[h / (Hq/Hkv)]ᵀ · scale      (Lq × Lk)
+      S = S + M  or  select(M, S, -inf)         (optional mask)
+      S = -inf where j > i (+ Lk − Lq)          (optional causal)
+      O[h] = softmax_row(S) · V[h / (Hq/Hkv)]   (Lq × dv)
+
+    * Rank 2 ([L, d]) has no batch or head dims; rank 3 ([H, L, d]) and up
+      treat the dimension before L as the head dimension.
+    * Grouped-query / multi-query attention: Hq may be a multiple of Hkv. Each
+      group of Hq/Hkv query heads reads one K/V head; no copy of K/V is made.
+    * Lq may differ from Lk (cross-attention, decode) and dv from d.
+    * The mask has Q's rank; each of its dims is 1 (broadcast) or equal to the
+      matching dim of [b…, Hq, Lq, Lk]. A float mask is added, an i1 mask keeps
+      where true.
+    * `causal(top_left)` / `causal(bottom_right)`: see `attn.mask`.
+    * A fully masked row (every score -inf) gives 0, as FlashAttention does.
+      PyTorch's math backend gives NaN there; 0 is the useful answer, since
+      such rows come from padding and are discarded anyway.
+
+    The op says nothing about *how* to compute: the Lq×Lk matrix S is never a
+    value. `--attn-fuse` turns it into the tiled online-softmax recurrence.
+
+    ```mlir
+    %o = attn.attention %q, %k, %v scale(1.250000e-01) causal(top_left)
+        : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> tensor<2x8x128x64xf16>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
+                       Attn_FloatTensor:$value,
+                       Optional<Attn_MaskTensor>:$mask,
+                       F64Attr:$scale,
+                       OptionalAttr<Attn_CausalAlignment>:$causal);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Rank of Q/K/V/O.
+    int64_t getRank() { return getQuery().getType().getRank(); }
+    /// Number of leading batch dims, excluding the head dim.
+    int64_t getNumBatchDims() { return getRank() > 2 ? getRank() - 3 : 0; }
+    /// True when Q has a head dimension (rank >= 3).
+    bool hasHeadDim() { return getRank() >= 3; }
+    /// Hq / Hkv (1 without GQA).
+    int64_t getGroupSize();
+    bool isCausal() { return getCausal().has_value(); }
+    /// The problem as the cost model sees it; failure for dynamic shapes.
+    ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The tiled online-softmax form
+//===----------------------------------------------------------------------===//
+
+def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [
+    Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["acc", "new_acc"]>, AllTypesMatch<["max", "new_max"]>,
+    AllTypesMatch<["sum", "new_sum"]>]> {
+  let summary = "one step of the online-softmax recurrence on a Q and K/V tile";
+  let description = [{
+    One FlashAttention-2 inner step. A query tile Q: [Bq, d] meets one key and
+    value tile K: [Bkv, d], V: [Bkv, dv]. The running state of the Q tile is
+    the unnormalized output `acc`: [Bq, dv], the row maximum `max`: [Bq] and the
+    row sum `sum`: [Bq], all f32 whatever the input precision. The step is
+
+      S    = Q·Kᵀ·scale (+ mask tile) (-inf where c > r + causal_diagonal)
+      m'   = max(m, rowmax S)
+      P    = exp(S − m')
+      l'   = e^(m − m')·l + rowsum P
+      acc' = e^(m − m')·acc + P·V
+
+    and returns (acc', m', l'). After the last K/V tile the output is acc / l.
+    Starting from acc = 0, m = -inf, l = 0 this equals softmax(S)·V exactly
+    (up to rounding), but only a Bq×Bkv tile of S ever exists.
+
+    `causal_diagonal` is the offset δ (an index) such that tile element (r, c)
+    is kept iff c ≤ r + δ; the fusion pass computes it from the global tile
+    offsets. A row that has seen only -inf scores keeps m = -inf; the step
+    then uses 0 in place of m' inside exp so that P = 0 instead of NaN, which
+    is how fully masked rows end with l = 0 and output 0.
+
+    Tile sizes are the static extents of the operands; remainder tiles at the
+    end of a sequence have dynamic extents.
+
+    ```mlir
+    %acc1, %m1, %l1 = attn.online_attention %qt, %kt, %vt scale(1.250000e-01)
+        outs(%acc, %m, %l)
+        : tensor<64x64xf16>, tensor<32x64xf16>, tensor<32x64xf16>
+        -> tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
+                       Attn_FloatTensor:$value,
+                       Optional<Attn_MaskTensor>:$mask,
+                       Optional<Index>:$causal_diagonal,
+                       F64Attr:$scale,
+                       RankedTensorOf<[F32]>:$acc,
+                       RankedTensorOf<[F32]>:$max,
+                       RankedTensorOf<[F32]>:$sum);
+  let results = (outs RankedTensorOf<[F32]>:$new_acc,
+                      RankedTensorOf<[F32]>:$new_max,
+                      RankedTensorOf<[F32]>:$new_sum);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`causal_diagonal` `(` $causal_diagonal^ `)`)?
+    `scale` `(` $scale `)` `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->`
+    type($acc) `,` type($max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_TD

@@ -1,0 +1,150 @@
+//===- Passes.td - attn dialect passes ---------------------*- tablegen -*-===//
+#ifndef ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD
+#define ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
+  let summary = "IO cost and roofline of each attention against SRAM size M";
+  let description = [{
+    Attention is memory-bound when it is computed the textbook way: S = Q·Kᵀ
+    and P = softmax(S) are Lq×Lk tensors that go to DRAM and back, so the
+    arithmetic intensity is O(1) FLOP/byte. FlashAttention keeps them in SRAM
+    and cuts DRAM traffic from Θ(N·d + N²) to Θ(N²·d²/M). This pass says, for
+    the target GPU, how many bytes each path moves, which roof bounds it, and
+    how long the roofline predicts it takes.
+
+    For every `attn.attention` the pass attaches `io_cost = #attn.io_cost<...>`
+    with FLOPs, unfused DRAM bytes, fused SRAM<-L2 bytes and fused DRAM bytes,
+    intensities, the ridge point, the bound class of each path, and the tile
+    sizes. Fused DRAM bytes have two regimes: when the K/V of the heads in
+    flight fit in half the L2, the K/V re-reads of successive query tiles hit
+    L2 and DRAM sees Q, K and V once (what the H200's counters show for
+    FlashAttention-2); otherwise every re-read is a DRAM read.
+
+    For the ops of an unfused chain (`attn.matmul/scale/mask/softmax`, and
+    linalg ops on tensors) the report also lists each op's own bytes (operands
+    + results) and FLOPs, as if each were one kernel.
+
+    Tile sizes (block_q = Br, block_kv = Bc) follow FlashAttention's
+    Bc = ⌈M/4d⌉, Br = min(Bc, d) with M in elements, rounded down to powers
+    of two in [16, 128] (MMA granularity; register tiles beyond 128 do not
+    fit), then halved (Bc first) until the f32 output and score tiles fit
+    255 registers per thread over 4 warps and the Q tile plus two K/V stages
+    fit in M bytes of shared memory.
+
+    Options override any field of the target preset. `report=FILE` writes a
+    JSON report (`-` prints a table to stdout instead), `roofline=FILE` a
+    log-log roofline SVG with each fused and unfused op as a point. With
+    `remarks=true` each attention also gets a remark with its verdict.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"h200\"",
+           "Target preset: a100, h100 or h200">,
+    Option<"sramBytes", "sram-bytes", "int64_t", /*default=*/"0",
+           "Override: shared memory per thread block (M), bytes">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Override: number of SMs">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"0",
+           "Override: L2 size, bytes">,
+    Option<"hbmBandwidth", "hbm-bandwidth", "double", /*default=*/"0",
+           "Override: DRAM bandwidth, bytes/s">,
+    Option<"l2Bandwidth", "l2-bandwidth", "double", /*default=*/"0",
+           "Override: L2->SM bandwidth, bytes/s">,
+    Option<"peakF16", "peak-f16", "double", /*default=*/"0",
+           "Override: dense f16 tensor FLOP/s">,
+    Option<"peakBF16", "peak-bf16", "double", /*default=*/"0",
+           "Override: dense bf16 tensor FLOP/s">,
+    Option<"peakF32", "peak-f32", "double", /*default=*/"0",
+           "Override: dense tf32 tensor FLOP/s">,
+    Option<"peakF64", "peak-f64", "double", /*default=*/"0",
+           "Override: dense f64 tensor FLOP/s">,
+    Option<"peakScalar", "peak-scalar", "double", /*default=*/"0",
+           "Override: non-tensor f32 FLOP/s">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write a JSON report to this file ('-': a table on stdout)">,
+    Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",
+           "Write a roofline SVG to this file">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark with the verdict on each attention op">
+  ];
+}
+
+def AttnFusePass : Pass<"attn-fuse", "func::FuncOp"> {
+  let summary = "Rewrite attn.attention into the tiled online-softmax recurrence";
+  let description = [{
+    Replaces each `attn.attention` by loops that never materialize the Lq×Lk
+    score matrix (FlashAttention-2). For each batch, head and query tile of
+    Br rows, with acc = 0, m = -inf, l = 0 (all f32):
+
+      for each K/V tile j of Bc keys:
+        S    = Q·Kⱼᵀ·scale (+ mask tile)           (Br × Bc, never Lq × Lk)
+        m'   = max(m, rowmax S)
+        P    = exp(S − m')
+        l'   = e^(m − m')·l + rowsum P
+        acc' = e^(m − m')·acc + P·Vⱼ
+      O = acc / l                                   (0 where l = 0)
+
+    The inner step is one `attn.online_attention`; the loops are `scf.for`
+    over tensors, with `tensor.extract_slice`/`insert_slice` for the tiles.
+
+    * Causal: K/V tiles wholly above the diagonal are skipped (the K/V loop
+      of each query tile stops at the diagonal); the tiles that cross the
+      diagonal are masked element-wise through `causal_diagonal`.
+    * GQA/MQA: query head h reads K/V head h / (Hq/Hkv) by index arithmetic.
+      K and V are never repeated.
+    * Fully masked rows keep m = -inf and l = 0 and give 0, never NaN.
+      (PyTorch's math backend gives NaN for them; FlashAttention gives 0.)
+    * Accumulation is f32 for f16/bf16 inputs; O is cast back at the end.
+    * Sizes that are not a multiple of the tile, and dynamic sizes, use
+      remainder tiles of dynamic extent (affine.min).
+
+    Tile sizes: `block-q`/`block-kv` when given; else the `io_cost` attribute
+    left by `--attn-io-cost`; else 64×64, a size that is legal for the GPU
+    kernel at every supported head dim and keeps CPU tiles in L1/L2.
+  }];
+  let options = [
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query tile rows Br (0: from io_cost, else 64)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Key/value tile length Bc (0: from io_cost, else 64)">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
+  let summary = "Lower attn ops to scf/memref/arith/math loops (CPU reference)";
+  let description = [{
+    The CPU lowering. First every attn op is decomposed into linalg on
+    tensors:
+
+    * `attn.online_attention` into the recurrence's matmul, reductions and
+      elementwise updates on its tile (the f32 state never leaves the tile);
+    * `attn.attention` into the naive reference (S, softmax, P·V): this
+      materializes S and is meant for checking, not speed — run `--attn-fuse`
+      first for the tiled form;
+    * the graph primitives into their linalg equivalents.
+
+    Then the module is bufferized with one-shot bufferization (function
+    boundaries included, identity layouts) and linalg is lowered to `scf.for`
+    loops over memrefs. The result holds scf, memref, arith and math ops
+    only, ready for `--attn-cpu-pipeline`'s conversion to LLVM.
+  }];
+  let options = [
+    Option<"decomposeOnly", "decompose-only", "bool", /*default=*/"false",
+           "Stop after decomposing attn ops into linalg on tensors">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,39 @@
+//===- Pipelines.h - attn-opt end-to-end pipelines --------------*- C++ -*-===//
+#ifndef ATTN_PIPELINES_PIPELINES_H
+#define ATTN_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace attn {
+
+/// Options of `--attn-cpu-pipeline`.
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target", llvm::cl::desc("io-cost target preset"),
+      llvm::cl::init("h200")};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q", llvm::cl::desc("Query tile rows (0: from io-cost)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv", llvm::cl::desc("K/V tile length (0: from io-cost)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse attention (false: run the naive reference)"),
+      llvm::cl::init(true)};
+};
+
+/// Any IR that --attn-detect accepts -> LLVM dialect, runnable by
+/// mlir-runner: (tosa -> linalg), io-cost, fuse, lower-to-loops, then the
+/// upstream conversions of scf/memref/arith/math/func to LLVM.
+void buildAttnCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// Registers `attn-cpu-pipeline` (and, later, `attn-gpu-pipeline`).
+void registerAttnPipelines();
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_PIPELINES_PIPELINES_H

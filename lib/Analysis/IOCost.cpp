@@ -1,0 +1,295 @@
+//===- IOCost.cpp - IO cost and roofline model for attention --------------===//
+#include "attn/Analysis/IOCost.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+std::optional<DType> mlir::attn::parseDType(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("f16", DType::F16)
+      .Case("bf16", DType::BF16)
+      .Case("f32", DType::F32)
+      .Case("f64", DType::F64)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::attn::stringifyDType(DType t) {
+  switch (t) {
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::F64: return "f64";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+int64_t mlir::attn::elementBytes(DType t) {
+  switch (t) {
+  case DType::F16:
+  case DType::BF16: return 2;
+  case DType::F32: return 4;
+  case DType::F64: return 8;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+double TargetSpec::peakFor(DType t) const {
+  switch (t) {
+  case DType::F16: return tensorF16;
+  case DType::BF16: return tensorBF16;
+  case DType::F32: return tensorF32;
+  case DType::F64: return tensorF64;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
+  TargetSpec t;
+  t.name = name.str();
+  if (name == "a100") {
+    // NVIDIA A100 80GB PCIe datasheet: 1,935 GB/s HBM2e; 312 TFLOP/s dense
+    // FP16/BF16 tensor, 156 TF32, 19.5 FP64 tensor, 19.5 FP32. Whitepaper:
+    // 108 SMs, 40 MB L2, up to 163 KB shared memory per thread block.
+    // 312/1.935 gives the seeds' ridge point of 161.2 FLOP/byte.
+    t.sramBytesPerBlock = 163 * 1024;
+    t.smCount = 108;
+    t.l2Bytes = 40ll << 20;
+    t.hbmBytesPerSec = 1.935e12;
+    t.l2BytesPerSec = 4.8e12; // microbenchmarks, not on the datasheet
+    t.tensorF16 = t.tensorBF16 = 312e12;
+    t.tensorF32 = 156e12;
+    t.tensorF64 = 19.5e12;
+    t.scalarF32 = 19.5e12;
+    return t;
+  }
+  if (name == "h100" || name == "h200") {
+    // NVIDIA H100 SXM5 datasheet: 989.4 TFLOP/s dense FP16/BF16 tensor, 494.7
+    // TF32, 66.9 FP64 tensor, 66.9 FP32; 3.35 TB/s HBM3. Hopper tuning guide:
+    // 132 SMs, up to 227 KB shared memory per thread block, 50 MB L2.
+    t.sramBytesPerBlock = 227 * 1024;
+    t.smCount = 132;
+    t.l2Bytes = 50ll << 20;
+    t.hbmBytesPerSec = 3.35e12;
+    t.l2BytesPerSec = 7.0e12; // microbenchmarks, not on the datasheet
+    t.tensorF16 = t.tensorBF16 = 989.4e12;
+    t.tensorF32 = 494.7e12;
+    t.tensorF64 = 66.9e12;
+    t.scalarF32 = 66.9e12;
+    if (name == "h200") {
+      // NVIDIA H200 SXM datasheet: same GH100 compute, 4.8 TB/s HBM3e. The
+      // H200 we measure on reports 60 MB of L2 (shared/ANCHORS.md).
+      // Ridge: 989.4 / 4.8 = 206 FLOP/byte.
+      t.hbmBytesPerSec = 4.8e12;
+      t.l2Bytes = 60ll << 20;
+    }
+    return t;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> mlir::attn::getTargetPresetNames() {
+  return {"a100", "h100", "h200"};
+}
+
+//===----------------------------------------------------------------------===//
+// Checked arithmetic: every count goes through these, so a huge shape gives
+// an error instead of a wrapped (and plausible-looking) number.
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Checked {
+  int64_t value = 0;
+  bool overflow = false;
+  Checked(int64_t v = 0) : value(v) {}
+  Checked operator*(Checked o) const {
+    Checked r;
+    r.overflow = overflow || o.overflow ||
+                 __builtin_mul_overflow(value, o.value, &r.value);
+    return r;
+  }
+  Checked operator+(Checked o) const {
+    Checked r;
+    r.overflow = overflow || o.overflow ||
+                 __builtin_add_overflow(value, o.value, &r.value);
+    return r;
+  }
+};
+} // namespace
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Largest power of two <= v, clamped to [lo, hi].
+static int64_t powerOfTwoIn(int64_t v, int64_t lo, int64_t hi) {
+  int64_t p = lo;
+  while (p * 2 <= std::min(v, hi))
+    p *= 2;
+  return p;
+}
+
+TileSizes mlir::attn::chooseTileSizes(const AttentionShape &shape,
+                                      const TargetSpec &target) {
+  int64_t e = elementBytes(shape.dtype);
+  int64_t d = std::max<int64_t>(shape.headDim, 1);
+  int64_t dv = std::max<int64_t>(shape.headDimV, 1);
+  int64_t mElems = std::max<int64_t>(target.sramBytesPerBlock / e, 1);
+  // Step 1: FlashAttention's Bc = ceil(M/4d), Br = min(Bc, d).
+  int64_t bc = ceilDiv(mElems, 4 * d);
+  int64_t br = std::min(bc, d);
+  // Step 2: MMA-friendly powers of two in [16, 128].
+  TileSizes t{powerOfTwoIn(br, 16, 128), powerOfTwoIn(bc, 16, 128)};
+  // Steps 3-4: register and shared-memory budgets.
+  auto regsPerThread = [&](const TileSizes &s) {
+    return (s.blockQ * dv + s.blockQ * s.blockKV) / 128 + 32;
+  };
+  auto smemBytes = [&](const TileSizes &s) {
+    return e * (s.blockQ * d + 2 * s.blockKV * (d + dv));
+  };
+  while (regsPerThread(t) > 255 || smemBytes(t) > target.sramBytesPerBlock) {
+    if (t.blockKV > 32)
+      t.blockKV /= 2;
+    else if (t.blockQ > 16)
+      t.blockQ /= 2;
+    else if (t.blockKV > 16)
+      t.blockKV /= 2;
+    else
+      break; // 16x16 is the floor; huge d simply exceeds the budget.
+  }
+  return t;
+}
+
+int64_t mlir::attn::visitedKeysPerHead(const AttentionShape &s, TileSizes t) {
+  int64_t qTiles = ceilDiv(s.seqQ, t.blockQ);
+  if (!s.causal)
+    return qTiles * s.seqKV;
+  int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+  // Keys of query tile i: every K/V tile that holds a key <= lastRow + shift.
+  auto keysFor = [&](int64_t lastRow) -> int64_t {
+    int64_t maxKey = lastRow + shift;
+    if (maxKey < 0)
+      return 0;
+    return std::min(s.seqKV, ceilDiv(maxKey + 1, t.blockKV) * t.blockKV);
+  };
+  if (qTiles > (1 << 22)) {
+    // Too many tiles to walk: the trapezoid's area, exact up to tile edges.
+    int64_t first = keysFor(t.blockQ - 1), last = keysFor(s.seqQ - 1);
+    return qTiles / 2 * (first + last);
+  }
+  int64_t total = 0;
+  for (int64_t i = 0; i < qTiles; ++i)
+    total += keysFor(std::min(s.seqQ, (i + 1) * t.blockQ) - 1);
+  return total;
+}
+
+OpCost mlir::attn::rooflineOp(llvm::StringRef name, int64_t flops,
+                              int64_t bytes, DType dtype, bool tensorCores,
+                              const TargetSpec &target) {
+  OpCost c;
+  c.name = name.str();
+  c.flops = flops;
+  c.bytes = bytes;
+  double peak = tensorCores ? target.peakFor(dtype) : target.scalarF32;
+  c.intensity = bytes > 0 ? double(flops) / double(bytes) : 0.0;
+  c.memoryBound = c.intensity < peak / target.hbmBytesPerSec;
+  c.predictedTimeSec =
+      std::max(double(flops) / peak, double(bytes) / target.hbmBytesPerSec);
+  return c;
+}
+
+llvm::Expected<AttentionCost>
+mlir::attn::computeAttentionCost(const AttentionShape &s,
+                                 const TargetSpec &target,
+                                 std::optional<TileSizes> tiles) {
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  for (auto [name, v] : {std::pair<const char *, int64_t>{"batch", s.batch},
+                         {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ},
+                         {"Lk", s.seqKV}, {"d", s.headDim}, {"dv", s.headDimV}})
+    if (v <= 0)
+      return fail(llvm::Twine(name) + " must be positive, got " + llvm::Twine(v));
+  if (s.headsQ % s.headsKV != 0)
+    return fail("Hq (" + llvm::Twine(s.headsQ) +
+                ") must be a multiple of Hkv (" + llvm::Twine(s.headsKV) + ")");
+  if (target.hbmBytesPerSec <= 0 || target.peakFor(s.dtype) <= 0 ||
+      target.sramBytesPerBlock <= 0 || target.l2BytesPerSec <= 0 ||
+      target.scalarF32 <= 0)
+    return fail("target '" + target.name +
+                "' needs positive bandwidths, peaks and SRAM size");
+
+  AttentionCost c;
+  c.shape = s;
+  c.tiles = tiles ? *tiles : chooseTileSizes(s, target);
+  if (c.tiles.blockQ <= 0 || c.tiles.blockKV <= 0)
+    return fail("tile sizes must be positive");
+  Checked e = elementBytes(s.dtype), B = s.batch, hq = s.headsQ,
+          hkv = s.headsKV, lq = s.seqQ, lk = s.seqKV, d = s.headDim,
+          dv = s.headDimV;
+
+  Checked scores = B * hq * lq * lk;
+  Checked fullFlops = Checked(2) * scores * (d + dv);
+  c.flops = s.causal ? fullFlops.value / 2 : fullFlops.value;
+  c.expCount = s.causal ? scores.value / 2 : scores.value;
+
+  Checked qBytes = e * B * hq * lq * d, oBytes = e * B * hq * lq * dv;
+  Checked kvBytes = e * B * hkv * lk * (d + dv);
+  Checked naive = qBytes + kvBytes + oBytes + Checked(4) * e * scores;
+
+  // SRAM <- L2: per (batch, q head), Q once, the visited K/V, O once.
+  Checked visited = visitedKeysPerHead(s, c.tiles);
+  Checked kvStreamed = e * B * hq * visited * (d + dv);
+  Checked sramL2 = qBytes + kvStreamed + oBytes;
+
+  // L2 <- DRAM. The grid runs query tiles fastest, so at any moment the
+  // CTAs on the chip (one per SM) cover ceil(SMs / qTilesPerHead) + 1 heads.
+  // If the K/V of those heads fits in half the L2 (the other half holds the
+  // Q/O stream and the copy in the far L2 partition), every K/V re-read hits
+  // L2 and DRAM sees Q, K, V once. Otherwise each re-read goes to DRAM.
+  int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
+  int64_t qHeadsInFlight =
+      std::min(ceilDiv(target.smCount, qTilesPerHead) + 1, s.batch * s.headsQ);
+  int64_t group = s.headsQ / s.headsKV;
+  int64_t kvHeadsInFlight =
+      std::min(ceilDiv(qHeadsInFlight, group) + 1, s.batch * s.headsKV);
+  Checked workingSet = Checked(kvHeadsInFlight) * e * lk * (d + dv);
+
+  Checked all[] = {scores, fullFlops, qBytes, oBytes, kvBytes, naive,
+                   visited, kvStreamed, sramL2, workingSet};
+  for (const Checked &v : all)
+    if (v.overflow)
+      return fail("byte or FLOP count overflows int64 for this shape");
+
+  c.naiveHbmBytes = naive.value;
+  c.fusedSramL2Bytes = sramL2.value;
+  c.kvWorkingSetBytes = workingSet.value;
+  c.fusedDramWriteBytes = oBytes.value;
+  if (workingSet.value <= target.l2Bytes / 2) {
+    c.dramRegime = DramRegime::KVFitsL2;
+    c.fusedDramReadBytes = qBytes.value + kvBytes.value;
+  } else {
+    c.dramRegime = DramRegime::KVStreamsFromDram;
+    c.fusedDramReadBytes = qBytes.value + kvStreamed.value;
+  }
+
+  double peak = target.peakFor(s.dtype);
+  c.ridge = target.ridge(s.dtype);
+  // The unfused path computes the whole score matrix even when causal.
+  c.intensityNaive = double(fullFlops.value) / double(c.naiveHbmBytes);
+  c.intensityFused = double(c.flops) / double(c.fusedDramBytes());
+  c.intensityFusedL2 = double(c.flops) / double(c.fusedSramL2Bytes);
+  c.naiveMemoryBound = c.intensityNaive < c.ridge;
+  c.fusedMemoryBound = c.intensityFused < c.ridge;
+  c.predictedTimeNaiveSec =
+      std::max(double(fullFlops.value) / peak,
+               double(c.naiveHbmBytes) / target.hbmBytesPerSec);
+  c.predictedTimeFusedSec =
+      std::max({double(c.flops) / peak,
+                double(c.fusedDramBytes()) / target.hbmBytesPerSec,
+                double(c.fusedSramL2Bytes) / target.l2BytesPerSec});
+  return c;
+}

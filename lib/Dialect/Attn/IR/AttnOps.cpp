@@ -1,0 +1,287 @@
+//===- AttnOps.cpp - attn dialect operations and verifiers ----------------===//
+//
+// Every verifier names the offending operand and the dimensions it compared,
+// since shape errors in attention graphs are almost always a swapped L and d,
+// a forgotten transpose, or a head count that does not divide.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+/// Two extents agree if either is dynamic or they are equal.
+static bool extentsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static std::string fmtExtent(int64_t e) {
+  return ShapedType::isDynamic(e) ? std::string("?") : std::to_string(e);
+}
+
+/// Checks that `mask` broadcasts to `target`: same rank, and each mask extent
+/// is 1 or agrees with the target's.
+static LogicalResult verifyBroadcastableMask(Operation *op, RankedTensorType mask,
+                                             ArrayRef<int64_t> target) {
+  if (mask.getRank() != static_cast<int64_t>(target.size()))
+    return op->emitOpError("mask must have rank ")
+           << target.size() << " to broadcast against the scores, got rank "
+           << mask.getRank();
+  for (auto [i, m, t] : llvm::enumerate(mask.getShape(), target)) {
+    if (m == 1 || extentsAgree(m, t))
+      continue;
+    return op->emitOpError("mask dim ")
+           << i << " is " << m << " but must be 1 or " << fmtExtent(t);
+  }
+  return success();
+}
+
+/// Rejects zero-sized extents, which make attention meaningless (a softmax
+/// over zero keys is undefined) and would divide by zero in the cost model.
+static LogicalResult verifyNonEmpty(Operation *op, StringRef name,
+                                    RankedTensorType type) {
+  for (auto [i, e] : llvm::enumerate(type.getShape()))
+    if (e == 0)
+      return op->emitOpError() << name << " has an empty dim " << i;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = getLhs().getType(), rhs = getRhs().getType();
+  auto res = getResult().getType();
+  int64_t rank = lhs.getRank();
+  if (rank < 2)
+    return emitOpError("operands must have rank >= 2, got ") << rank;
+  if (rhs.getRank() != rank || res.getRank() != rank)
+    return emitOpError("lhs, rhs and result must have the same rank, got ")
+           << rank << ", " << rhs.getRank() << " and " << res.getRank();
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("lhs and rhs element types differ: ")
+           << lhs.getElementType() << " vs " << rhs.getElementType();
+  Type resElt = res.getElementType();
+  if (resElt != lhs.getElementType() && !resElt.isF32())
+    return emitOpError("result element type must be the operand type or f32, got ")
+           << resElt;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (!extentsAgree(lhs.getDimSize(i), rhs.getDimSize(i)) ||
+        !extentsAgree(lhs.getDimSize(i), res.getDimSize(i)))
+      return emitOpError("batch dim ") << i << " differs between operands";
+  int64_t m = lhs.getDimSize(rank - 2), k = lhs.getDimSize(rank - 1);
+  bool transposed = getTransposeRhs();
+  int64_t rk = rhs.getDimSize(transposed ? rank - 1 : rank - 2);
+  int64_t n = rhs.getDimSize(transposed ? rank - 2 : rank - 1);
+  if (!extentsAgree(k, rk))
+    return emitOpError("contraction dims differ: lhs has ")
+           << fmtExtent(k) << ", rhs has " << fmtExtent(rk)
+           << (transposed ? " (rhs is transposed)" : "");
+  if (!extentsAgree(res.getDimSize(rank - 2), m) ||
+      !extentsAgree(res.getDimSize(rank - 1), n))
+    return emitOpError("result must be ")
+           << fmtExtent(m) << "x" << fmtExtent(n) << " in its last two dims";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaskOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaskOp::verify() {
+  auto input = getInput().getType();
+  if (input.getRank() < 2)
+    return emitOpError("scores must have rank >= 2, got ") << input.getRank();
+  if (getAlign() && getKind() != MaskKind::causal)
+    return emitOpError("`align` only applies to causal masks");
+  if (getKind() == MaskKind::causal) {
+    if (getMask())
+      return emitOpError("a causal mask takes no mask tensor");
+    return success();
+  }
+  if (!getMask())
+    return emitOpError("a ") << stringifyMaskKind(getKind())
+                             << " mask needs a mask tensor";
+  auto mask = cast<RankedTensorType>(getMask().getType());
+  if (getKind() == MaskKind::keep && !mask.getElementType().isInteger(1))
+    return emitOpError("a keep mask must have i1 elements, got ")
+           << mask.getElementType();
+  if (getKind() == MaskKind::additive &&
+      mask.getElementType() != input.getElementType())
+    return emitOpError("an additive mask must have the scores' element type ")
+           << input.getElementType() << ", got " << mask.getElementType();
+  return verifyBroadcastableMask(*this, mask, input.getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+int64_t AttentionOp::getGroupSize() {
+  if (!hasHeadDim())
+    return 1;
+  int64_t r = getRank();
+  int64_t hq = getQuery().getType().getDimSize(r - 3);
+  int64_t hkv = getKey().getType().getDimSize(r - 3);
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) || hkv == 0)
+    return 1;
+  return hq / hkv;
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType(), o = getResult().getType();
+  int64_t r = q.getRank();
+  if (r < 2)
+    return emitOpError("query must have rank >= 2 ([..., L, d]), got ") << r;
+  if (k.getRank() != r || v.getRank() != r || o.getRank() != r)
+    return emitOpError("query, key, value and result must have the same rank");
+  Type elt = q.getElementType();
+  if (k.getElementType() != elt || v.getElementType() != elt)
+    return emitOpError("query, key and value must share an element type");
+  if (o.getElementType() != elt)
+    return emitOpError("result element type must be ") << elt;
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"query", q},
+                         {"key", k}, {"value", v}})
+    if (failed(verifyNonEmpty(*this, name, t)))
+      return failure();
+
+  int64_t lq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
+  int64_t lk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
+  if (!extentsAgree(k.getDimSize(r - 1), d))
+    return emitOpError("key head dim ")
+           << fmtExtent(k.getDimSize(r - 1)) << " differs from query head dim "
+           << fmtExtent(d);
+  if (!extentsAgree(v.getDimSize(r - 2), lk))
+    return emitOpError("value sequence length ")
+           << fmtExtent(v.getDimSize(r - 2)) << " differs from key length "
+           << fmtExtent(lk);
+  int64_t numBatch = getNumBatchDims();
+  for (int64_t i = 0; i < numBatch; ++i)
+    if (!extentsAgree(q.getDimSize(i), k.getDimSize(i)) ||
+        !extentsAgree(q.getDimSize(i), v.getDimSize(i)))
+      return emitOpError("batch dim ") << i << " differs between query, key and value";
+  int64_t hq = 1;
+  if (hasHeadDim()) {
+    hq = q.getDimSize(r - 3);
+    int64_t hk = k.getDimSize(r - 3), hv = v.getDimSize(r - 3);
+    if (!extentsAgree(hk, hv))
+      return emitOpError("key and value head counts differ: ")
+             << fmtExtent(hk) << " vs " << fmtExtent(hv);
+    if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && hq % hk != 0)
+      return emitOpError("query heads (")
+             << hq << ") must be a multiple of key/value heads (" << hk << ")";
+  }
+  SmallVector<int64_t> expected(q.getShape());
+  expected[r - 1] = dv;
+  for (int64_t i = 0; i < r; ++i)
+    if (!extentsAgree(o.getDimSize(i), expected[i]))
+      return emitOpError("result dim ") << i << " must be " << fmtExtent(expected[i])
+                                        << ", got " << fmtExtent(o.getDimSize(i));
+  if (getMask()) {
+    auto mask = cast<RankedTensorType>(getMask().getType());
+    if (!mask.getElementType().isInteger(1) && mask.getElementType() != elt)
+      return emitOpError("mask must be i1 (keep) or ")
+             << elt << " (additive), got " << mask.getElementType();
+    SmallVector<int64_t> scores(q.getShape());
+    scores[r - 1] = lk;
+    if (failed(verifyBroadcastableMask(*this, mask, scores)))
+      return failure();
+  }
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError("scale must be finite");
+  (void)lq;
+  return success();
+}
+
+FailureOr<AttentionShape> AttentionOp::getCostShape() {
+  auto q = getQuery().getType(), k = getKey().getType(), v = getValue().getType();
+  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+    return failure();
+  int64_t r = getRank();
+  AttentionShape s;
+  for (int64_t i = 0; i < getNumBatchDims(); ++i)
+    s.batch *= q.getDimSize(i);
+  if (hasHeadDim()) {
+    s.headsQ = q.getDimSize(r - 3);
+    s.headsKV = k.getDimSize(r - 3);
+  }
+  s.seqQ = q.getDimSize(r - 2);
+  s.headDim = q.getDimSize(r - 1);
+  s.seqKV = k.getDimSize(r - 2);
+  s.headDimV = v.getDimSize(r - 1);
+  Type elt = q.getElementType();
+  if (elt.isF16())
+    s.dtype = DType::F16;
+  else if (elt.isBF16())
+    s.dtype = DType::BF16;
+  else if (elt.isF32())
+    s.dtype = DType::F32;
+  else if (elt.isF64())
+    s.dtype = DType::F64;
+  else
+    return failure();
+  s.causal = isCausal();
+  s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// OnlineAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OnlineAttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(), v = getValue().getType();
+  if (q.getRank() != 2 || k.getRank() != 2 || v.getRank() != 2)
+    return emitOpError("query, key and value tiles must be rank 2");
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType())
+    return emitOpError("query, key and value tiles must share an element type");
+  int64_t bq = q.getDimSize(0), bkv = k.getDimSize(0);
+  if (!extentsAgree(q.getDimSize(1), k.getDimSize(1)))
+    return emitOpError("query and key tiles have different head dims");
+  if (!extentsAgree(v.getDimSize(0), bkv))
+    return emitOpError("key and value tiles have different lengths");
+  auto acc = getAcc().getType(), mx = getMax().getType(), sm = getSum().getType();
+  if (acc.getRank() != 2 || !extentsAgree(acc.getDimSize(0), bq) ||
+      !extentsAgree(acc.getDimSize(1), v.getDimSize(1)))
+    return emitOpError("acc must be ") << fmtExtent(bq) << "x"
+                                       << fmtExtent(v.getDimSize(1));
+  for (auto t : {mx, sm})
+    if (t.getRank() != 1 || !extentsAgree(t.getDimSize(0), bq))
+      return emitOpError("max and sum must be rank-1 with ") << fmtExtent(bq)
+                                                             << " rows";
+  if (getMask()) {
+    auto mask = cast<RankedTensorType>(getMask().getType());
+    if (!mask.getElementType().isInteger(1) &&
+        mask.getElementType() != q.getElementType())
+      return emitOpError("mask tile must be i1 or ") << q.getElementType();
+    if (mask.getRank() != 2 || !extentsAgree(mask.getDimSize(0), bq) ||
+        !extentsAgree(mask.getDimSize(1), bkv))
+      return emitOpError("mask tile must be ")
+             << fmtExtent(bq) << "x" << fmtExtent(bkv);
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"

@@ -1,0 +1,357 @@
+//===- IOCost.cpp - --attn-io-cost ----------------------------------------===//
+//
+// Runs the cost model (lib/Analysis/IOCost.cpp) on every attention op and on
+// every op of an unfused chain, attaches the results, and writes the JSON
+// report, the table and the roofline SVG. No formula lives here.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Analysis/IOCost.h"
+#include "attn/Analysis/RooflinePlot.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir {
+namespace attn {
+#define GEN_PASS_DEF_ATTNIOCOSTPASS
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace attn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+std::optional<DType> dtypeOf(Type t) {
+  if (t.isF16()) return DType::F16;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF32()) return DType::F32;
+  if (t.isF64()) return DType::F64;
+  return std::nullopt;
+}
+
+/// Bytes of a statically shaped tensor value, or nullopt.
+std::optional<int64_t> tensorBytes(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt || !rt.hasStaticShape())
+    return std::nullopt;
+  int64_t bits = rt.getElementTypeBitWidth();
+  return rt.getNumElements() * std::max<int64_t>(bits / 8, 1);
+}
+
+/// FLOPs and bytes of one op of an unfused chain, counted as one kernel that
+/// reads its tensor operands and writes its results.
+struct ChainOpCost {
+  int64_t flops = 0;
+  int64_t bytes = 0;
+  bool tensorCores = false;
+  DType dtype = DType::F32;
+};
+
+std::optional<ChainOpCost> costChainOp(Operation *op) {
+  bool isAttnPrimitive = isa<MatmulOp, ScaleOp, MaskOp, SoftmaxOp>(op);
+  bool isLinalg = isa<linalg::LinalgOp, linalg::SoftmaxOp>(op);
+  bool isTosa = isa<tosa::TosaDialect>(op->getDialect()) &&
+                !isa<tosa::ConstOp, tosa::ConstShapeOp>(op);
+  if (!isAttnPrimitive && !isLinalg && !isTosa)
+    return std::nullopt;
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType || !resultType.hasStaticShape())
+    return std::nullopt;
+  ChainOpCost c;
+  std::optional<DType> dt = dtypeOf(resultType.getElementType());
+  if (!dt)
+    return std::nullopt;
+  c.dtype = *dt;
+  // Bytes: tensors read (DPS inits only when the payload reads them) and the
+  // result written.
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (dps && dps.isDpsInit(&operand) &&
+        !(linalgOp && linalgOp.payloadUsesValueFromOperand(&operand)))
+      continue;
+    if (std::optional<int64_t> b = tensorBytes(operand.get().getType()))
+      c.bytes += *b;
+  }
+  c.bytes += *tensorBytes(resultType);
+  int64_t n = resultType.getNumElements();
+  // FLOPs: 2·M·N·K for products, 5 per element for softmax (max, subtract,
+  // exp, sum, divide), 1 per element otherwise.
+  auto contraction = [&](Value lhs) {
+    auto t = cast<RankedTensorType>(lhs.getType());
+    return 2 * n * t.getDimSize(t.getRank() - 1);
+  };
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    c.flops = contraction(mm.getLhs());
+    c.tensorCores = true;
+  } else if (isa<tosa::MatMulOp>(op)) {
+    c.flops = contraction(op->getOperand(0));
+    c.tensorCores = true;
+  } else if (isa<SoftmaxOp, linalg::SoftmaxOp>(op)) {
+    c.flops = 5 * n;
+  } else if (linalgOp) {
+    // Iteration space times the arithmetic ops in the payload; matmul-like
+    // generics (a reduction with mul+add) are tensor-core work.
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    int64_t space = 1;
+    for (int64_t r : ranges)
+      space = ShapedType::isDynamic(r) ? space : space * r;
+    int64_t payloadOps = 0;
+    for (Operation &inner : linalgOp.getBlock()->without_terminator())
+      if (isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
+        ++payloadOps;
+    c.flops = space * std::max<int64_t>(payloadOps, 1);
+    c.tensorCores = linalgOp.getNumReductionLoops() > 0 &&
+                    (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+                     payloadOps >= 2) &&
+                    linalg::isaContractionOpInterface(linalgOp);
+  } else {
+    c.flops = n;
+  }
+  return c;
+}
+
+struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
+  using AttnIOCostPassBase::AttnIOCostPassBase;
+
+  FailureOr<TargetSpec> buildTarget() {
+    std::optional<TargetSpec> t = getTargetPreset(target);
+    if (!t) {
+      std::string names;
+      for (const std::string &n : getTargetPresetNames())
+        names += (names.empty() ? "" : ", ") + n;
+      getOperation().emitError("unknown io-cost target '")
+          << target << "'; known targets: " << names;
+      return failure();
+    }
+    auto over = [](auto &field, auto value) {
+      if (value > 0)
+        field = value;
+    };
+    over(t->sramBytesPerBlock, sramBytes.getValue());
+    over(t->smCount, smCount.getValue());
+    over(t->l2Bytes, l2Bytes.getValue());
+    over(t->hbmBytesPerSec, hbmBandwidth.getValue());
+    over(t->l2BytesPerSec, l2Bandwidth.getValue());
+    over(t->tensorF16, peakF16.getValue());
+    over(t->tensorBF16, peakBF16.getValue());
+    over(t->tensorF32, peakF32.getValue());
+    over(t->tensorF64, peakF64.getValue());
+    over(t->scalarF32, peakScalar.getValue());
+    return *t;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    FailureOr<TargetSpec> maybeTarget = buildTarget();
+    if (failed(maybeTarget))
+      return signalPassFailure();
+    const TargetSpec &tgt = *maybeTarget;
+
+    llvm::json::Array attentionReports, chainReports;
+    std::vector<RooflinePoint> points;
+    std::string table;
+    llvm::raw_string_ostream tableOs(table);
+    bool failedAny = false;
+    int attnIndex = 0, chainIndex = 0;
+    std::optional<DType> plotDType;
+
+    module.walk([&](Operation *op) {
+      if (auto attn = dyn_cast<AttentionOp>(op)) {
+        FailureOr<AttentionShape> shape = attn.getCostShape();
+        if (failed(shape)) {
+          attn.emitWarning("io-cost skipped: the cost model needs static shapes");
+          return;
+        }
+        llvm::Expected<AttentionCost> cost = computeAttentionCost(*shape, tgt);
+        if (!cost) {
+          attn.emitError("io-cost failed: ") << llvm::toString(cost.takeError());
+          failedAny = true;
+          return;
+        }
+        const AttentionCost &c = *cost;
+        std::string name = "attention#" + std::to_string(attnIndex++);
+        auto f64 = [&](double v) { return FloatAttr::get(Float64Type::get(ctx), v); };
+        auto bound = [&](bool mem) {
+          return StringAttr::get(ctx, mem ? "memory" : "compute");
+        };
+        attn->setAttr("io_cost",
+                      IOCostAttr::get(ctx, StringAttr::get(ctx, tgt.name), c.flops,
+                                      c.naiveHbmBytes, c.fusedSramL2Bytes,
+                                      c.fusedDramBytes(), f64(c.intensityNaive),
+                                      f64(c.intensityFused), f64(c.ridge),
+                                      bound(c.naiveMemoryBound),
+                                      bound(c.fusedMemoryBound), c.tiles.blockQ,
+                                      c.tiles.blockKV));
+        if (emitRemarks)
+          attn.emitRemark(llvm::formatv(
+              "io-cost on {0}: fused {1}-bound ({2:F1} FLOP/B vs ridge {3:F1}), "
+              "unfused {4}-bound ({5:F1} FLOP/B); predicted speedup {6:F2}x, "
+              "tiles {7}x{8}",
+              tgt.name, c.fusedMemoryBound ? "memory" : "compute",
+              c.intensityFused, c.ridge, c.naiveMemoryBound ? "memory" : "compute",
+              c.intensityNaive, c.predictedSpeedup(), c.tiles.blockQ,
+              c.tiles.blockKV));
+        attentionReports.push_back(toJSON(name, c));
+        plotDType = shape->dtype;
+        points.push_back({name + " fused", c.intensityFused,
+                          double(c.flops) / c.predictedTimeFusedSec, true});
+        // The unfused path computes the whole score matrix even when causal.
+        double naiveFlops = c.shape.causal ? 2.0 * c.flops : double(c.flops);
+        points.push_back({name + " unfused", c.intensityNaive,
+                          naiveFlops / c.predictedTimeNaiveSec, false});
+        tableOs << llvm::format(
+            "%-13s B=%-3lld Hq=%-3lld Hkv=%-3lld Lq=%-6lld Lk=%-6lld d=%-4lld "
+            "%-4s %s\n  flops %.3e | naive %.3e B (I=%.1f, %s) | fused dram "
+            "%.3e B (I=%.1f, %s) | sram<-l2 %.3e B | tiles %lldx%lld | "
+            "speedup %.2fx\n",
+            name.c_str(), (long long)c.shape.batch, (long long)c.shape.headsQ,
+            (long long)c.shape.headsKV, (long long)c.shape.seqQ,
+            (long long)c.shape.seqKV, (long long)c.shape.headDim,
+            stringifyDType(c.shape.dtype).data(), c.shape.causal ? "causal" : "",
+            double(c.flops), double(c.naiveHbmBytes), c.intensityNaive,
+            c.naiveMemoryBound ? "memory" : "compute",
+            double(c.fusedDramBytes()), c.intensityFused,
+            c.fusedMemoryBound ? "memory" : "compute",
+            double(c.fusedSramL2Bytes), (long long)c.tiles.blockQ,
+            (long long)c.tiles.blockKV, c.predictedSpeedup());
+        return;
+      }
+      std::optional<ChainOpCost> chain = costChainOp(op);
+      if (!chain)
+        return;
+      std::string name = "op#" + std::to_string(chainIndex++) + " " +
+                         op->getName().getStringRef().str();
+      OpCost oc = rooflineOp(name, chain->flops, chain->bytes, chain->dtype,
+                             chain->tensorCores, tgt);
+      llvm::json::Object o{{"op", name},
+                           {"flops", oc.flops},
+                           {"bytes", oc.bytes},
+                           {"intensity", oc.intensity},
+                           {"bound", oc.memoryBound ? "memory" : "compute"},
+                           {"tensor_cores", chain->tensorCores},
+                           {"predicted_time_s", oc.predictedTimeSec}};
+      chainReports.push_back(std::move(o));
+      plotDType = plotDType.value_or(chain->dtype);
+      points.push_back({name, oc.intensity,
+                        oc.predictedTimeSec > 0 ? oc.flops / oc.predictedTimeSec : 0,
+                        false});
+      tableOs << llvm::format("%-28s flops %.3e | bytes %.3e | I=%.2f | %s-bound\n",
+                              name.c_str(), double(oc.flops), double(oc.bytes),
+                              oc.intensity, oc.memoryBound ? "memory" : "compute");
+    });
+    if (failedAny)
+      return signalPassFailure();
+
+    if (!report.empty()) {
+      if (report == "-") {
+        llvm::outs() << "attn-io-cost on " << tgt.name << " (ridge "
+                     << llvm::format("%.1f", tgt.ridge(DType::BF16))
+                     << " FLOP/B in bf16)\n"
+                     << table;
+      } else {
+        int64_t unfusedBytes = 0, unfusedFlops = 0;
+        for (const llvm::json::Value &v : chainReports) {
+          unfusedBytes += *v.getAsObject()->getInteger("bytes");
+          unfusedFlops += *v.getAsObject()->getInteger("flops");
+        }
+        llvm::json::Object root{
+            {"target", targetToJSON(tgt)},
+            {"attention", std::move(attentionReports)},
+            {"unfused_ops", std::move(chainReports)},
+            {"unfused_total", llvm::json::Object{{"flops", unfusedFlops},
+                                                 {"bytes", unfusedBytes}}}};
+        if (failed(writeFile(report, [&](llvm::raw_ostream &os) {
+              os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+                 << "\n";
+            })))
+          return signalPassFailure();
+      }
+    }
+    if (!roofline.empty()) {
+      if (failed(writeFile(roofline, [&](llvm::raw_ostream &os) {
+            writeRooflineSVG(os, tgt, plotDType.value_or(DType::BF16), points);
+          })))
+        return signalPassFailure();
+    }
+    markAllAnalysesPreserved();
+  }
+
+  LogicalResult writeFile(StringRef path,
+                          llvm::function_ref<void(llvm::raw_ostream &)> body) {
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return getOperation().emitError("cannot write '")
+             << path << "': " << ec.message();
+    body(out.os());
+    out.keep();
+    return success();
+  }
+
+  static llvm::json::Object targetToJSON(const TargetSpec &t) {
+    return llvm::json::Object{
+        {"name", t.name},
+        {"sram_bytes_per_block", t.sramBytesPerBlock},
+        {"sm_count", t.smCount},
+        {"l2_bytes", t.l2Bytes},
+        {"hbm_bytes_per_s", t.hbmBytesPerSec},
+        {"l2_bytes_per_s", t.l2BytesPerSec},
+        {"peak_tensor_flops",
+         llvm::json::Object{{"f16", t.tensorF16}, {"bf16", t.tensorBF16},
+                            {"f32", t.tensorF32}, {"f64", t.tensorF64}}},
+        {"peak_scalar_f32_flops", t.scalarF32},
+        {"ridge_bf16", t.ridge(DType::BF16)}};
+  }
+
+  static llvm::json::Object toJSON(StringRef name, const AttentionCost &c) {
+    const AttentionShape &s = c.shape;
+    return llvm::json::Object{
+        {"op", name},
+        {"B", s.batch},
+        {"H", s.headsQ},
+        {"Hkv", s.headsKV},
+        {"Lq", s.seqQ},
+        {"Lk", s.seqKV},
+        {"d", s.headDim},
+        {"dv", s.headDimV},
+        {"dtype", stringifyDType(s.dtype)},
+        {"causal", s.causal},
+        {"flops", c.flops},
+        {"exp_count", c.expCount},
+        {"naive_hbm_bytes", c.naiveHbmBytes},
+        {"fused_sram_l2_bytes", c.fusedSramL2Bytes},
+        {"fused_dram_bytes", c.fusedDramBytes()},
+        {"fused_dram_read_bytes", c.fusedDramReadBytes},
+        {"fused_dram_write_bytes", c.fusedDramWriteBytes},
+        {"kv_working_set_bytes", c.kvWorkingSetBytes},
+        {"dram_regime", c.dramRegime == DramRegime::KVFitsL2
+                            ? "kv_fits_l2"
+                            : "kv_streams_from_dram"},
+        {"intensity_naive", c.intensityNaive},
+        {"intensity_fused", c.intensityFused},
+        {"intensity_fused_l2", c.intensityFusedL2},
+        {"ridge", c.ridge},
+        {"bound_naive", c.naiveMemoryBound ? "memory" : "compute"},
+        {"bound_fused", c.fusedMemoryBound ? "memory" : "compute"},
+        {"block_q", c.tiles.blockQ},
+        {"block_kv", c.tiles.blockKV},
+        {"predicted_time_naive_s", c.predictedTimeNaiveSec},
+        {"predicted_time_fused_s", c.predictedTimeFusedSec},
+        {"predicted_speedup", c.predictedSpeedup()}};
+  }
+};
+} // namespace

@@ -1,0 +1,74 @@
+//===- LowerToLoops.cpp - --attn-lower-to-loops ---------------------------===//
+//
+// attn ops -> linalg on tensors (DecomposeToLinalg.cpp), then upstream
+// one-shot bufferization, linalg -> scf loops and buffer deallocation. The
+// upstream half runs as a dynamic pipeline so that this pass alone yields
+// loops over memrefs, as its name promises.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace attn {
+#define GEN_PASS_DEF_ATTNLOWERTOLOOPSPASS
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace attn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// Identity layouts at function boundaries keep signatures plain memrefs, so
+/// that mlir-runner's entry points and C callers see what they expect.
+constexpr const char *kBufferizeToLoops =
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "canonicalize,"
+    "func.func(convert-linalg-to-loops, buffer-hoisting, buffer-loop-hoisting),"
+    "buffer-deallocation-pipeline,"
+    "canonicalize";
+
+struct AttnLowerToLoopsPass
+    : public attn::impl::AttnLowerToLoopsPassBase<AttnLowerToLoopsPass> {
+  using AttnLowerToLoopsPassBase::AttnLowerToLoopsPassBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    AttnLowerToLoopsPassBase::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    if (succeeded(parsePassPipeline(kBufferizeToLoops, pm)))
+      pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    RewritePatternSet patterns(ctx);
+    populateAttnDecomposeToLinalgPatterns(patterns);
+    // Each attn op must go: a partial conversion reports any that remain.
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<AttnDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    if (decomposeOnly)
+      return;
+
+    OpPassManager pm(ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(kBufferizeToLoops, pm))) {
+      module.emitError("attn-lower-to-loops: internal pipeline did not parse");
+      return signalPassFailure();
+    }
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+  }
+};
+} // namespace

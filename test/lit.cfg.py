@@ -1,0 +1,48 @@
+# -*- Python -*-
+# lit configuration for attn-opt.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "ATTN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.attn_obj_root, "test")
+config.excludes = ["Inputs", "Consumer", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "fixtures"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%attn_src_root", config.attn_src_root))
+config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+# Shared libraries for CPU execution tests through mlir-runner.
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
+tools = ["attn-opt", "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
+         ToolSubst("%attn_iocost_tests",
+                   os.path.join(config.attn_obj_root, "test", "Analysis",
+                                "AttnIOCostTests"))]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+if config.sanitizers in ("ON", "1", "TRUE", "True"):
+    config.available_features.add("asan")
