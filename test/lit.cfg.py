@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "ATTN"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test", ".py"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attn_obj_root, "test")
 config.excludes = ["Inputs", "Consumer", "CMakeLists.txt", "lit.cfg.py",
@@ -40,6 +40,9 @@ tools = ["attn-opt", "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
                    os.path.join(config.attn_obj_root, "test", "Analysis",
                                 "AttnIOCostTests"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# Absolute paths for helpers that run the tools themselves.
+config.substitutions.append(("%attn_opt_bin", os.path.join(config.attn_tools_dir, "attn-opt")))
+config.substitutions.append(("%mlir_runner_bin", os.path.join(config.llvm_tools_dir, "mlir-runner")))
 
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")

@@ -151,51 +151,55 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
                                     linalg::IndexOp::create(nb, nl, 1), delta);
                   linalg::YieldOp::create(nb, nl, x);
                 });
-    // m' = max(m, rowmax S).
-    Value mNew = generic(b, loc, {s}, op.getMax(), {id2, row2}, {kPar, kRed},
-                         [](OpBuilder &nb, Location nl, ValueRange a) {
-                           linalg::YieldOp::create(
-                               nb, nl,
-                               arith::MaximumFOp::create(nb, nl, a[0], a[1]).getResult());
-                         });
+    // The state tensors are updated in place (DPS inits are the loop's
+    // iter_args), so one-shot bufferization keeps acc/max/sum in one buffer
+    // across K/V tiles instead of copying them every step.
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    auto yieldOf = [](auto fn) {
+      return [fn](OpBuilder &nb, Location nl, ValueRange a) {
+        linalg::YieldOp::create(nb, nl, fn(nb, nl, a));
+      };
+    };
+    // m' = max(m, rowmax S), into a fresh tensor: alpha still needs m.
+    Value rowMax = generic(b, loc, {s},
+                           fill(b, loc, emptyLike(b, loc, {{q, 0}}, f32),
+                                -std::numeric_limits<double>::infinity()),
+                           {id2, row2}, {kPar, kRed},
+                           yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                             return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                           }));
+    Value mNew = generic(b, loc, {rowMax, op.getMax()}, emptyLike(b, loc, {{q, 0}}, f32),
+                         {id1, id1, id1}, {kPar},
+                         yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                           return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
+                         }));
     // P = exp(S − m').
     Value p = generic(b, loc, {s, mNew}, emptyLike(b, loc, {{q, 0}, {k, 0}}, f32),
                       {id2, row2, id2}, {kPar, kPar},
-                      [](OpBuilder &nb, Location nl, ValueRange a) {
+                      yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                         Value x = arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1]));
-                        linalg::YieldOp::create(nb, nl,
-                                                math::ExpOp::create(nb, nl, x).getResult());
-                      });
+                        return math::ExpOp::create(nb, nl, x);
+                      }));
     // α = e^(m − m').
-    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-    Value alpha = generic(b, loc, {op.getMax(), mNew},
-                          emptyLike(b, loc, {{q, 0}}, f32), {id1, id1, id1}, {kPar},
-                          [](OpBuilder &nb, Location nl, ValueRange a) {
+    Value alpha = generic(b, loc, {op.getMax(), mNew}, emptyLike(b, loc, {{q, 0}}, f32),
+                          {id1, id1, id1}, {kPar},
+                          yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                             Value x = arith::SubFOp::create(nb, nl, a[0],
                                                             safeMax(nb, nl, a[1]));
-                            linalg::YieldOp::create(
-                                nb, nl, math::ExpOp::create(nb, nl, x).getResult());
-                          });
+                            return math::ExpOp::create(nb, nl, x);
+                          }));
+    auto scaleByAlpha = yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+      return arith::MulFOp::create(nb, nl, a[1], a[0]);
+    });
     // l' = α·l + rowsum P.
-    Value lScaled = generic(b, loc, {op.getSum(), alpha},
-                            emptyLike(b, loc, {{q, 0}}, f32), {id1, id1, id1}, {kPar},
-                            [](OpBuilder &nb, Location nl, ValueRange a) {
-                              linalg::YieldOp::create(
-                                  nb, nl, arith::MulFOp::create(nb, nl, a[0], a[1]).getResult());
-                            });
+    Value lScaled = generic(b, loc, {alpha}, op.getSum(), {id1, id1}, {kPar}, scaleByAlpha);
     Value lNew = generic(b, loc, {p}, lScaled, {id2, row2}, {kPar, kRed},
-                         [](OpBuilder &nb, Location nl, ValueRange a) {
-                           linalg::YieldOp::create(
-                               nb, nl, arith::AddFOp::create(nb, nl, a[0], a[1]).getResult());
-                         });
+                         yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                           return arith::AddFOp::create(nb, nl, a[0], a[1]);
+                         }));
     // acc' = α·acc + P·V.
-    Value accScaled = generic(b, loc, {op.getAcc(), alpha},
-                              emptyLike(b, loc, {{op.getAcc(), 0}, {op.getAcc(), 1}}, f32),
-                              {id2, row2, id2}, {kPar, kPar},
-                              [](OpBuilder &nb, Location nl, ValueRange a) {
-                                linalg::YieldOp::create(
-                                    nb, nl, arith::MulFOp::create(nb, nl, a[0], a[1]).getResult());
-                              });
+    Value accScaled = generic(b, loc, {alpha}, op.getAcc(), {row2, id2}, {kPar, kPar},
+                              scaleByAlpha);
     Value accNew = generic(b, loc, {p, v}, accScaled,
                            {map3({i, l}), map3({l, j}), map3({i, j})}, {kPar, kPar, kRed},
                            [&](OpBuilder &nb, Location nl, ValueRange a) {
@@ -204,7 +208,12 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
                              linalg::YieldOp::create(
                                  nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
                            });
-    b.replaceOp(op, {accNew, mNew, lNew});
+    // m is written last, after α has read the old value.
+    Value mFinal = generic(b, loc, {mNew}, op.getMax(), {id1, id1}, {kPar},
+                           yieldOf([](OpBuilder &, Location, ValueRange a) -> Value {
+                             return a[0];
+                           }));
+    b.replaceOp(op, {accNew, mFinal, lNew});
     return success();
   }
 };

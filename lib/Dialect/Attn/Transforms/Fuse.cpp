@@ -211,9 +211,9 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
             rewriter, loc, arith::SubIOp::create(rewriter, loc, qStart, kvStart),
             shift);
       ValueRange state = kvLoop.getRegionIterArgs();
-      auto step = OnlineAttentionOp::create(
-          rewriter, loc, qTile, kTile, vTile, maskTile, diagonal, op.getScaleAttr(),
-          state[0], state[1], state[2]);
+      auto step = OnlineAttentionOp::create(rewriter, loc, qTile, kTile, vTile,
+                                            state[0], state[1], state[2], maskTile,
+                                            diagonal, op.getScaleAttr());
       scf::YieldOp::create(rewriter, loc, step.getResults());
     }
 

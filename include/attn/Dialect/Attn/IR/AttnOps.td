@@ -213,14 +213,16 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [
         -> tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
     ```
   }];
+  // The running state precedes the optional operands so that its operand
+  // positions are fixed (result type inference reads them by position).
   let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
                        Attn_FloatTensor:$value,
-                       Optional<Attn_MaskTensor>:$mask,
-                       Optional<Index>:$causal_diagonal,
-                       F64Attr:$scale,
                        RankedTensorOf<[F32]>:$acc,
                        RankedTensorOf<[F32]>:$max,
-                       RankedTensorOf<[F32]>:$sum);
+                       RankedTensorOf<[F32]>:$sum,
+                       Optional<Attn_MaskTensor>:$mask,
+                       Optional<Index>:$causal_diagonal,
+                       F64Attr:$scale);
   let results = (outs RankedTensorOf<[F32]>:$new_acc,
                       RankedTensorOf<[F32]>:$new_max,
                       RankedTensorOf<[F32]>:$new_sum);
