@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Analysis/RooflinePlot.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -132,8 +133,9 @@ void mlir::attn::writeRooflineSVG(llvm::raw_ostream &os,
   os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1}\" fill=\"#1f4e99\">ridge "
                       "{2:F0}</text>\n", ax.x(ridge) + 4, ax.bottom - 6, ridge);
 
-  // Points, with labels offset so neighbours stay readable.
-  int index = 0;
+  // Points; a label moves down until it clears the labels already placed,
+  // so that points at the same spot (e.g. both matmuls) stay readable.
+  std::vector<std::pair<double, double>> placed;
   for (const RooflinePoint &p : points) {
     if (p.intensity <= 0 || p.flopsPerSec <= 0)
       continue;
@@ -143,10 +145,18 @@ void mlir::attn::writeRooflineSVG(llvm::raw_ostream &os,
                         "<title>{3}: {4:F2} FLOP/B, {5}</title></circle>\n",
                         x, y, colour, escapeXml(p.label), p.intensity,
                         siFlops(p.flopsPerSec));
+    double ly = y + 4;
+    auto clashes = [&](double cy) {
+      return llvm::any_of(placed, [&](const std::pair<double, double> &o) {
+        return std::abs(o.first - (x + 7)) < 140 && std::abs(o.second - cy) < 11;
+      });
+    };
+    while (clashes(ly))
+      ly += 11;
+    placed.push_back({x + 7, ly});
     os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1:F1}\" fill=\"{2}\" "
-                        "font-size=\"10\">{3}</text>\n", x + 7,
-                        y + 4 + 11 * ((index % 3) - 1), colour, escapeXml(p.label));
-    ++index;
+                        "font-size=\"10\">{3}</text>\n", x + 7, ly, colour,
+                        escapeXml(p.label));
   }
   // Legend.
   os << llvm::formatv("<g transform=\"translate({0},{1})\">", ax.right + 12, ax.top);

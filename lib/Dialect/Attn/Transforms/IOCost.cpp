@@ -126,13 +126,24 @@ std::optional<ChainOpCost> costChainOp(Operation *op) {
 struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   using AttnIOCostPassBase::AttnIOCostPassBase;
 
+  /// Pass-level errors (bad options, unwritable files) point at the first
+  /// attention op: the implicit module has no location a user could see.
+  Operation *diagnosticAnchor() {
+    Operation *anchor = getOperation();
+    getOperation().walk([&](AttentionOp op) {
+      anchor = op;
+      return WalkResult::interrupt();
+    });
+    return anchor;
+  }
+
   FailureOr<TargetSpec> buildTarget() {
     std::optional<TargetSpec> t = getTargetPreset(target);
     if (!t) {
       std::string names;
       for (const std::string &n : getTargetPresetNames())
         names += (names.empty() ? "" : ", ") + n;
-      getOperation().emitError("unknown io-cost target '")
+      diagnosticAnchor()->emitError("unknown io-cost target '")
           << target << "'; known targets: " << names;
       return failure();
     }
@@ -295,7 +306,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     std::error_code ec;
     llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
     if (ec)
-      return getOperation().emitError("cannot write '")
+      return diagnosticAnchor()->emitError("cannot write '")
              << path << "': " << ec.message();
     body(out.os());
     out.keep();
@@ -320,7 +331,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   static llvm::json::Object toJSON(StringRef name, const AttentionCost &c) {
     const AttentionShape &s = c.shape;
     return llvm::json::Object{
-        {"op", name},
+        {"op", name.str()}, // json::Value does not own a StringRef
         {"B", s.batch},
         {"H", s.headsQ},
         {"Hkv", s.headsKV},

@@ -1,0 +1,76 @@
+// RUN: attn-opt %s -split-input-file --attn-io-cost | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100" | FileCheck %s --check-prefix=A100
+// RUN: attn-opt %s -split-input-file --attn-io-cost="sram-bytes=16384" | FileCheck %s --check-prefix=SMALL
+
+// The ANCHORS.md counter case: B=1, H=16, N=4096, d=64, bf16, on the H200.
+// Q+K+V read once (25165824 B) + O written (8388608 B) = 33554432 B of DRAM.
+// Tiles: M = 227 KB -> Bc = ceil(116224/256) = 454 -> 128, Br = min(454, 64).
+// CHECK-LABEL: func.func @fa2_anchor
+// CHECK: attn.attention
+// CHECK-SAME: io_cost = #attn.io_cost<target = "h200", flops = 68719476736,
+// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 1090519040,
+// CHECK-SAME: fused_dram_bytes = 33554432,
+// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>
+// SMALL-LABEL: func.func @fa2_anchor
+// M = 16 KB: Bc = ceil(8192/256) = 32, Br = 32; 2·(32·64 + 2·32·128) > 16384,
+// so Br halves to 16, then Bc to 16: 2·(16·64 + 2·16·128) = 10240.
+// SMALL-SAME: block_q = 16, block_kv = 16
+func.func @fa2_anchor(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125)
+      : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>
+      -> tensor<1x16x4096x64xbf16>
+  return %o : tensor<1x16x4096x64xbf16>
+}
+
+// -----
+
+// The seeds' example: N = 16384, d = 64, fp16 on the A100 (ridge 161.2).
+// A100-LABEL: func.func @seed_n16384
+// A100: flops = 68719476736, naive_hbm_bytes = 2155872256, fused_sram_l2_bytes = 1077936128, fused_dram_bytes = 8388608
+// A100-SAME: ridge = 161.2403{{[0-9]*}} : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128
+func.func @seed_n16384(%q: tensor<16384x64xf16>) -> tensor<16384x64xf16> {
+  %o = attn.attention %q, %q, %q scale(0.125)
+      : tensor<16384x64xf16>, tensor<16384x64xf16>, tensor<16384x64xf16> -> tensor<16384x64xf16>
+  return %o : tensor<16384x64xf16>
+}
+
+// -----
+
+// Decode with GQA: one query token, Hq=64, Hkv=8, L=4096, d=128. Intensity
+// is about (Hq/Hkv)·Lq = 8 FLOP/B: memory-bound even when fused.
+// CHECK-LABEL: func.func @decode_gqa
+// CHECK: intensity_fused = 7.98{{[0-9]*}} : f64
+// CHECK-SAME: bound_naive = "memory", bound_fused = "memory"
+func.func @decode_gqa(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.088)
+      : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16>
+      -> tensor<1x64x1x128xbf16>
+  return %o : tensor<1x64x1x128xbf16>
+}
+
+// -----
+
+// Causal halves the FLOPs (convention) and skips K/V tiles above the diagonal:
+// query tile i (64 rows) reads ceil((i+1)/2)·128 keys, 135168 in all, so
+// SRAM<-L2 = 2·16·(2·4096·64 + 135168·128) = 570425344.
+// CHECK-LABEL: func.func @causal
+// CHECK: flops = 34359738368, naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 570425344
+func.func @causal(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
+      : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>
+      -> tensor<1x16x4096x64xbf16>
+  return %o : tensor<1x16x4096x64xbf16>
+}
+
+// -----
+
+// Negative: the graph primitives are reported, not annotated; dynamic
+// attention is left alone (see attn-io-cost-diagnostics.mlir for its warning).
+// CHECK-LABEL: func.func @primitives_untouched
+// CHECK-NOT: io_cost
+// CHECK: return
+func.func @primitives_untouched(%q: tensor<128x64xf32>) -> tensor<128x128xf32> {
+  %s = attn.matmul %q, %q transpose_rhs : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x128xf32>
+  %p = attn.softmax %s dim 1 : tensor<128x128xf32>
+  return %p : tensor<128x128xf32>
+}
