@@ -14,7 +14,7 @@
 // SMALL-LABEL: func.func @fa2_anchor
 // M = 16 KB: Bc = ceil(8192/256) = 32, Br = 32; 2·(32·64 + 2·32·128) > 16384,
 // so Br halves to 16, then Bc to 16: 2·(16·64 + 2·16·128) = 10240.
-// SMALL-SAME: block_q = 16, block_kv = 16
+// SMALL: block_q = 16, block_kv = 16
 func.func @fa2_anchor(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
   %o = attn.attention %q, %q, %q scale(0.125)
       : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>
