@@ -1,0 +1,3 @@
+// Not MLIR at all.
+
+this is not { valid mlir

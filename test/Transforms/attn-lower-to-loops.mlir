@@ -1,0 +1,78 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-loops="decompose-only" | FileCheck %s --check-prefix=LINALG
+// RUN: attn-opt %s -split-input-file --attn-lower-to-loops | FileCheck %s --check-prefix=LOOPS
+// RUN: attn-opt %s -split-input-file --attn-fuse --canonicalize --attn-lower-to-loops | FileCheck %s --check-prefix=FUSED
+
+// One online step decomposes into the recurrence on its tile: S = Q·Kᵀ,
+// row max, exp against the safe max, α rescaling, row sum, P·V.
+// LINALG-LABEL: func.func @online_step
+// LINALG: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// LINALG: arith.mulf
+// LINALG: linalg.generic
+// LINALG: arith.select
+// LINALG: arith.maximumf
+// LINALG: math.exp
+// LINALG: math.exp
+// LINALG-NOT: attn.
+// LOOPS-LABEL: func.func @online_step
+// LOOPS-NOT: attn.
+// LOOPS-NOT: linalg.
+// LOOPS: scf.for
+// LOOPS: math.exp
+// LOOPS: memref.store
+func.func @online_step(%q: tensor<16x8xf16>, %k: tensor<32x8xf16>, %v: tensor<32x4xf16>,
+                       %acc: tensor<16x4xf32>, %m: tensor<16xf32>, %l: tensor<16xf32>, %d: index)
+    -> (tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %a, %b, %c = attn.online_attention %q, %k, %v causal_diagonal(%d) scale(0.35) outs(%acc, %m, %l)
+      : tensor<16x8xf16>, tensor<32x8xf16>, tensor<32x4xf16> -> tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>
+  return %a, %b, %c : tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// attn.attention without --attn-fuse is the naive reference: it does
+// materialize the 256x256 scores (the positive twin of FUSED below).
+// LOOPS-LABEL: func.func @naive_vs_fused
+// LOOPS: memref.alloc() {{.*}} : memref<2x256x256xf32>
+// The fused form allocates tiles only: no buffer of Lq x Lk elements.
+// FUSED-LABEL: func.func @naive_vs_fused
+// FUSED-NOT: 256x256
+// FUSED: memref.alloc() {{.*}} : memref<64x64xf32>
+// FUSED-NOT: 256x256
+// FUSED: return
+func.func @naive_vs_fused(%q: tensor<2x256x32xf32>) -> tensor<2x256x32xf32> {
+  %o = attn.attention %q, %q, %q scale(0.17) causal(top_left)
+      : tensor<2x256x32xf32>, tensor<2x256x32xf32>, tensor<2x256x32xf32> -> tensor<2x256x32xf32>
+  return %o : tensor<2x256x32xf32>
+}
+
+// -----
+
+// Primitives lower one by one; softmax keeps its textbook form.
+// LINALG-LABEL: func.func @primitives
+// LINALG: linalg.generic
+// LINALG: arith.maximumf
+// LINALG: math.exp
+// LINALG: arith.divf
+// LOOPS-LABEL: func.func @primitives
+// LOOPS-NOT: attn.
+// LOOPS: scf.for
+func.func @primitives(%s: tensor<4x8xf32>, %m: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  %a = attn.scale %s by 2.0 : tensor<4x8xf32>
+  %b = attn.mask additive %a, %m : tensor<1x8xf32> : tensor<4x8xf32>
+  %c = attn.mask causal %b align bottom_right : tensor<4x8xf32>
+  %p = attn.softmax %c dim 1 : tensor<4x8xf32>
+  return %p : tensor<4x8xf32>
+}
+
+// -----
+
+// Negative: a function without attn ops passes through bufferized but
+// otherwise unchanged.
+// LINALG-LABEL: func.func @no_attention
+// LINALG-NEXT: arith.addf
+// LOOPS-LABEL: func.func @no_attention
+// LOOPS: arith.addf
+func.func @no_attention(%x: f32) -> f32 {
+  %y = arith.addf %x, %x : f32
+  return %y : f32
+}
