@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian packages, PyPI packages), configures and
+# builds attn-opt into build/. Idempotent: a second run only rebuilds.
+# Used by scripts/demo.sh and scripts/test.sh; run it alone to just build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LLVM_PREFIX=/usr/lib/llvm-22
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+              cmake ninja-build g++ libgtest-dev python3-pip)
+BUILD_DIR=${ATTN_BUILD_DIR:-build}
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+# Python packages for the numeric checks of the execution tests.
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "== installing numpy from PyPI"
+  python3 -m pip install -q numpy
+fi
+
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  echo "== configuring $BUILD_DIR"
+  cmake -G Ninja -S . -B "$BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
+    ${ATTN_CMAKE_ARGS:-}
+fi
+echo "== building"
+cmake --build "$BUILD_DIR"
