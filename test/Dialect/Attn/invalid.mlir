@@ -234,9 +234,9 @@ func.func @attention_mask_type(%q: tensor<8x4xf32>, %m: tensor<8x8xi8>) -> tenso
 
 // -----
 
-func.func @attention_mask_elt(%q: tensor<8x4xf32>, %m: tensor<8x8xf16>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{mask must be i1 (keep) or 'f32' (additive), got 'f16'}}
-  %0 = attn.attention %q, %q, %q mask(%m : tensor<8x8xf16>) scale(1.0) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+func.func @attention_mask_i32(%q: tensor<8x4xf32>, %m: tensor<8x8xi32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{operand #3 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer values}}
+  %0 = attn.attention %q, %q, %q mask(%m : tensor<8x8xi32>) scale(1.0) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
 
@@ -311,14 +311,6 @@ func.func @online_state_f16(%q: tensor<8x4xf32>, %acc: tensor<8x4xf16>, %m: tens
   // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit float values}}
   %a, %b, %c = attn.online_attention %q, %q, %q scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf16>, tensor<8xf32>, tensor<8xf32>
   return %a : tensor<8x4xf16>
-}
-
-// -----
-
-func.func @online_mask_elt(%q: tensor<8x4xf32>, %acc: tensor<8x4xf32>, %m: tensor<8xf32>, %mask: tensor<8x8xf16>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{mask tile must be i1 or 'f32'}}
-  %a, %b, %c = attn.online_attention %q, %q, %q mask(%mask : tensor<8x8xf16>) scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>, tensor<8xf32>, tensor<8xf32>
-  return %a : tensor<8x4xf32>
 }
 
 // -----

@@ -2,6 +2,7 @@
 #ifndef ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
 #define ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_H
 
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

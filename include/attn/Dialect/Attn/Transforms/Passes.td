@@ -4,6 +4,48 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttnDetectPass : Pass<"attn-detect", "func::FuncOp"> {
+  let summary = "Raise softmax(Q·Kᵀ·s + M)·V in attn, linalg or tosa IR to attn.attention";
+  let description = [{
+    Frameworks spell attention in many ways: the scale on S, on Q, or split
+    as √s on Q and K; mul or div; f16/bf16 cast to f32 around the softmax;
+    K stored transposed or transposed on the fly; softmax as one op, as
+    max/sub/exp/sum/div, with a reciprocal, with exp2 and log2(e) folded in,
+    or without the max subtraction. Matching each spelling separately does
+    not scale (Inductor keeps ~30 patterns and still misses new models).
+
+    This pass first *normalizes*: every op of the attn, linalg and tosa
+    dialects that can appear in the chain is read as one abstract node
+    (matmul, elementwise add/sub/mul/div/exp/exp2/select with its broadcast,
+    row reduction max/sum, softmax, cast, transpose), looking through casts
+    and tensor.cast. It then matches *one* canonical chain from each
+    candidate P·V product backwards:
+
+      P·V  ←  P = softmax_lastdim(X)          (any spelling above)
+      X    =  S·s (+ M | select(M, ·, -inf) | causal)  in any order
+      S    =  Q·Kᵀ                              (V's keys pair with K's)
+
+    and replaces the P·V result by one `attn.attention`. Causal masks built
+    from index comparisons (`linalg.index` i ≥ j) or a constant lower-
+    triangular tensor set the causal flag; the Lq×Lk mask tensor is dropped.
+
+    Look-alikes stay as they are: softmax over another axis than the one
+    P·V contracts, a normalizer that is not the row sum of the same exp, a
+    max subtracted per column instead of per row, sigmoid or unnormalized
+    exp, a V whose length differs from K's, or S/P read by another op (the
+    attention weights are returned, say). With `explain=true` each near miss
+    gets a remark naming the reason.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark at each near miss saying why it was not raised">
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
   let summary = "IO cost and roofline of each attention against SRAM size M";
   let description = [{

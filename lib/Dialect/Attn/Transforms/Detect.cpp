@@ -1,0 +1,1136 @@
+//===- Detect.cpp - --attn-detect: raise attention to attn.attention ------===//
+//
+// Two layers, kept apart on purpose:
+//
+//  1. Normalization (`classify`): any op of the attn, linalg or tosa dialects
+//     that can sit in an attention chain is read as one abstract `Node`:
+//     a matmul with its operand layout, an elementwise op with each operand's
+//     broadcast, a row reduction, a softmax, a cast, a transpose. Spelling
+//     differences (named op vs generic, maps vs explicit transposes, keepdim
+//     reductions, scalars in the payload vs splat constants) end here.
+//  2. Matching (`AttentionMatcher`): one canonical chain, walked backwards
+//     from each P·V candidate, on Nodes only.
+//
+// A new frontend spelling usually needs a new case in `classify`, never a new
+// pattern.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir {
+namespace attn {
+#define GEN_PASS_DEF_ATTNDETECTPASS
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace attn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Layer 1: normalization
+//===----------------------------------------------------------------------===//
+
+enum class NodeKind {
+  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal,
+  Select, MaxReduce, SumReduce, Cast, Transpose, CausalMask
+};
+
+/// One operand of a node. Either a tensor, with the result dims it varies
+/// along (false = broadcast), or a scalar constant.
+struct NodeOperand {
+  Value value;
+  std::optional<double> scalar;
+  SmallVector<bool> varies;
+  /// Index-comparison condition of a select, as "keep iff j <= i + offset".
+  std::optional<int64_t> causalOffset;
+};
+
+struct Node {
+  NodeKind kind = NodeKind::Unknown;
+  Operation *op = nullptr;
+  SmallVector<NodeOperand> operands;
+  int64_t axis = -1;          // reductions and softmax
+  bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
+  SmallVector<int64_t> perm;  // transpose
+  /// CausalMask: alignment of the diagonal.
+  std::optional<CausalAlignment> causal;
+  /// Select: true when the chain value is taken where the condition holds.
+  bool keepWhereTrue = true;
+  /// Select: index of the operand that continues the chain.
+  unsigned chainOperand = 0;
+};
+
+int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : 0;
+}
+
+/// Splat or scalar float constant behind `v`, if any.
+std::optional<double> scalarConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto d = dyn_cast<DenseFPElementsAttr>(attr))
+    if (d.isSplat())
+      return d.getSplatValue<APFloat>().convertToDouble();
+  if (auto d = dyn_cast<DenseIntElementsAttr>(attr))
+    if (d.isSplat() && d.getElementType().isInteger(1))
+      return d.getSplatValue<bool>() ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+/// Broadcast by shape (tosa, attn.mask): a dim of extent 1 against a larger
+/// result dim does not vary.
+SmallVector<bool> variesByShape(Value operand, Value result) {
+  auto ot = cast<RankedTensorType>(operand.getType());
+  auto rt = cast<RankedTensorType>(result.getType());
+  SmallVector<bool> v(rt.getRank(), true);
+  int64_t off = rt.getRank() - ot.getRank();
+  for (int64_t i = 0; i < rt.getRank(); ++i) {
+    int64_t od = i - off;
+    v[i] = od >= 0 && !(ot.getDimSize(od) == 1 && rt.getDimSize(i) != 1);
+  }
+  return v;
+}
+
+SmallVector<bool> variesByMap(AffineMap map) {
+  SmallVector<bool> v(map.getNumDims(), false);
+  for (AffineExpr e : map.getResults())
+    e.walk([&](AffineExpr sub) {
+      if (auto d = dyn_cast<AffineDimExpr>(sub))
+        v[d.getPosition()] = true;
+    });
+  return v;
+}
+
+bool isIdentityMap(AffineMap m) { return m.isIdentity(); }
+
+/// A value inside a generic's payload: a block argument (an input index), a
+/// constant, or something else.
+struct PayloadValue {
+  int inputIndex = -1;
+  std::optional<double> constant;
+  Value captured; // a value from outside the generic
+};
+
+PayloadValue payloadValue(Value v, linalg::GenericOp g) {
+  PayloadValue pv;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() == g.getBody() &&
+        arg.getArgNumber() < static_cast<unsigned>(g.getNumDpsInputs()))
+      pv.inputIndex = arg.getArgNumber();
+    return pv;
+  }
+  // Casts inside the payload are transparent.
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return payloadValue(ext.getIn(), g);
+  if (auto tr = v.getDefiningOp<arith::TruncFOp>())
+    return payloadValue(tr.getIn(), g);
+  pv.constant = scalarConstant(v);
+  if (!pv.constant && !g->isAncestor(v.getParentRegion()->getParentOp()))
+    pv.captured = v;
+  return pv;
+}
+
+/// The predicate that holds for (b, a) when `pred` holds for (a, b).
+arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt: return P::sgt;
+  case P::sgt: return P::slt;
+  case P::sle: return P::sge;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ugt: return P::ult;
+  case P::ule: return P::uge;
+  case P::uge: return P::ule;
+  default: return pred;
+  }
+}
+
+/// Reads `keep iff j <= i + offset` out of an index comparison, where i and
+/// j are linalg.index of the last two loop dims (possibly plus constants).
+std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWhenTrue) {
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::nullopt;
+  // An index expression: linalg.index d, optionally +/- a constant.
+  auto indexOf = [](Value v, int64_t &plus) -> std::optional<unsigned> {
+    plus = 0;
+    if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+      v = cast.getIn();
+    if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+      APInt c;
+      if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
+        plus = c.getSExtValue();
+        v = add.getLhs();
+      } else if (matchPattern(add.getLhs(), m_ConstantInt(&c))) {
+        plus = c.getSExtValue();
+        v = add.getRhs();
+      }
+    }
+    if (auto idx = v.getDefiningOp<linalg::IndexOp>())
+      return idx.getDim();
+    return std::nullopt;
+  };
+  int64_t pl = 0, pr = 0;
+  std::optional<unsigned> l = indexOf(cmp.getLhs(), pl), r = indexOf(cmp.getRhs(), pr);
+  if (!l || !r)
+    return std::nullopt;
+  unsigned qDim = rank - 2, kDim = rank - 1;
+  // Normalize to "lhs = j (key), rhs = i (query)".
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  if (*l == qDim && *r == kDim) {
+    std::swap(pl, pr);
+    pred = swapOperands(pred);
+  } else if (!(*l == kDim && *r == qDim)) {
+    return std::nullopt;
+  }
+  // Now: cmp(j + pl, i + pr).
+  switch (pred) {
+  case P::sle: case P::ule: keepWhenTrue = true; return pr - pl;      // j <= i + (pr-pl)
+  case P::slt: case P::ult: keepWhenTrue = true; return pr - pl - 1;  // j <  i + ..
+  case P::sgt: case P::ugt: keepWhenTrue = false; return pr - pl;     // masked iff j > i + ..
+  case P::sge: case P::uge: keepWhenTrue = false; return pr - pl - 1;
+  default: return std::nullopt;
+  }
+}
+
+/// The elementwise generic whose payload holds `v`, if `v` is a scalar
+/// computed inside one.
+linalg::GenericOp enclosingElementwise(Value v) {
+  auto g = dyn_cast_or_null<linalg::GenericOp>(v.getParentRegion()->getParentOp());
+  if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1)
+    return {};
+  return g;
+}
+
+/// An operand inside an elementwise generic's payload: block arguments are
+/// the generic's input tensors (with their broadcast), constants are
+/// scalars, and other payload values stay payload values, which vary along
+/// every loop. Elementwise fusion (sub+exp in one generic, say) therefore
+/// reads exactly like the unfused chain.
+std::optional<NodeOperand> payloadOperand(Value inner, linalg::GenericOp g) {
+  NodeOperand o;
+  if (auto arg = dyn_cast<BlockArgument>(inner)) {
+    if (arg.getOwner() != g.getBody() ||
+        arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
+      return std::nullopt; // the output's old value
+    o.value = g.getDpsInputs()[arg.getArgNumber()];
+    o.varies = variesByMap(g.getIndexingMapsArray()[arg.getArgNumber()]);
+    o.scalar = scalarConstant(o.value); // a splat tensor input
+    return o;
+  }
+  if ((o.scalar = scalarConstant(inner)))
+    return o;
+  if (!g->isAncestor(inner.getDefiningOp()))
+    return std::nullopt; // captured from outside
+  o.value = inner;
+  o.varies = SmallVector<bool>(g.getNumLoops(), true);
+  return o;
+}
+
+/// A scalar op in an elementwise generic's payload, as a node whose op is the
+/// generic itself.
+Node classifyPayload(Value y, linalg::GenericOp g) {
+  Node n;
+  n.op = g;
+  unsigned rank = g.getNumLoops();
+  if (auto arg = dyn_cast<BlockArgument>(y)) {
+    // A copy or broadcast of an input: a cast when the map is the identity,
+    // a transpose when it is a permutation.
+    auto o = payloadOperand(y, g);
+    if (!o || !o->value)
+      return n;
+    AffineMap map = g.getIndexingMapsArray()[arg.getArgNumber()];
+    if (map.isIdentity()) {
+      n.kind = NodeKind::Cast;
+      n.operands = {*o};
+    } else if (map.isPermutation() && g.getNumDpsInputs() == 1) {
+      n.kind = NodeKind::Transpose;
+      n.operands = {*o};
+      for (AffineExpr ex : inversePermutation(map).getResults())
+        n.perm.push_back(cast<AffineDimExpr>(ex).getPosition());
+    }
+    return n;
+  }
+  Operation *def = y.getDefiningOp();
+  if (!def || !g->isAncestor(def))
+    return n;
+  if (isa<arith::ExtFOp, arith::TruncFOp>(def)) {
+    if (auto o = payloadOperand(def->getOperand(0), g); o && o->value) {
+      n.kind = NodeKind::Cast;
+      n.operands = {*o};
+    }
+    return n;
+  }
+  if (auto sel = dyn_cast<arith::SelectOp>(def)) {
+    auto tv = payloadOperand(sel.getTrueValue(), g);
+    auto fv = payloadOperand(sel.getFalseValue(), g);
+    if (!tv || !fv)
+      return n;
+    NodeOperand cond;
+    bool keepWhenTrue = true;
+    if (auto c = causalFromCompare(sel.getCondition(), rank, keepWhenTrue)) {
+      cond.causalOffset = *c;
+    } else if (auto o = payloadOperand(sel.getCondition(), g); o && o->value) {
+      cond = *o;
+    } else {
+      return n;
+    }
+    n.kind = NodeKind::Select;
+    n.operands = {cond, *tv, *fv};
+    // For an index comparison, fold "keep when false" into the operands.
+    if (cond.causalOffset && !keepWhenTrue)
+      std::swap(n.operands[1], n.operands[2]);
+    return n;
+  }
+  NodeKind kind = NodeKind::Unknown;
+  if (isa<arith::AddFOp>(def)) kind = NodeKind::Add;
+  else if (isa<arith::SubFOp>(def)) kind = NodeKind::Sub;
+  else if (isa<arith::MulFOp>(def)) kind = NodeKind::Mul;
+  else if (isa<arith::DivFOp>(def)) kind = NodeKind::Div;
+  else if (isa<math::ExpOp>(def)) kind = NodeKind::Exp;
+  else if (isa<math::Exp2Op>(def)) kind = NodeKind::Exp2;
+  if (kind == NodeKind::Unknown)
+    return n;
+  for (Value operand : def->getOperands()) {
+    auto o = payloadOperand(operand, g);
+    if (!o)
+      return n;
+    n.operands.push_back(*o);
+  }
+  n.kind = kind;
+  // 1 / x is a reciprocal.
+  if (kind == NodeKind::Div && n.operands[0].scalar && *n.operands[0].scalar == 1.0 &&
+      n.operands[1].value) {
+    n.kind = NodeKind::Reciprocal;
+    n.operands = {n.operands[1]};
+  }
+  return n;
+}
+
+/// Row reduction generic: one input, one reduction loop, max or sum payload.
+Node classifyReductionGeneric(linalg::GenericOp g) {
+  Node n;
+  n.op = g;
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumReductionLoops() != 1)
+    return n;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  Operation *def = yield.getValues()[0].getDefiningOp();
+  if (!def || def->getNumOperands() != 2)
+    return n;
+  // The payload combines the input element and the accumulator.
+  bool usesIn = false, usesAcc = false;
+  for (Value v : def->getOperands()) {
+    PayloadValue pv = payloadValue(v, g);
+    usesIn |= pv.inputIndex == 0;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      usesAcc |= arg.getArgNumber() == 1;
+  }
+  if (!usesIn || !usesAcc)
+    return n;
+  SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
+  unsigned redLoop = 0;
+  for (auto [i, it] : llvm::enumerate(iters))
+    if (it == utils::IteratorType::reduction)
+      redLoop = i;
+  // The reduced loop, as a dim of the input.
+  AffineMap inMap = g.getIndexingMapsArray()[0];
+  std::optional<unsigned> inDim = inMap.getResultPosition(getAffineDimExpr(redLoop, g.getContext()));
+  if (!inDim || !inMap.isPermutation())
+    return n;
+  // The accumulator's initial value must be neutral: -inf/lowest or 0.
+  std::optional<double> init;
+  if (auto fill = g.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    init = scalarConstant(fill.getInputs()[0]);
+  else
+    init = scalarConstant(g.getDpsInits()[0]);
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def)) {
+    // Any init <= the row max keeps the result a per-row constant; -inf and
+    // the lowest finite value are what frontends emit.
+    if (!init || *init > -3.0e38)
+      return n;
+    n.kind = NodeKind::MaxReduce;
+  } else if (isa<arith::AddFOp>(def)) {
+    if (!init || *init != 0.0)
+      return n;
+    n.kind = NodeKind::SumReduce;
+  } else {
+    return n;
+  }
+  n.axis = *inDim;
+  NodeOperand o;
+  o.value = g.getDpsInputs()[0];
+  o.varies = SmallVector<bool>(rankOf(o.value), true);
+  n.operands = {o};
+  return n;
+}
+
+/// Matmul from any contraction: lhs [b.., m, k], rhs [b.., k, n] or [b.., n, k].
+Node classifyContraction(linalg::LinalgOp op) {
+  Node n;
+  n.op = op;
+  if (op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
+    return n;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return n;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  auto pos = [&](AffineMap m, unsigned d) {
+    return m.getResultPosition(getAffineDimExpr(d, op->getContext()));
+  };
+  unsigned r = out.getNumResults();
+  // Batch dims lead, in order, in every operand; m and n are the last two of
+  // the output, k the last of the lhs.
+  for (auto [i, b] : llvm::enumerate(dims->batch))
+    if (pos(lhs, b) != i || pos(rhs, b) != i || pos(out, b) != i)
+      return n;
+  if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1 ||
+      pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
+    return n;
+  if (pos(rhs, dims->k[0]) == r - 2 && pos(rhs, dims->n[0]) == r - 1)
+    n.rhsTransposed = false;
+  else if (pos(rhs, dims->n[0]) == r - 2 && pos(rhs, dims->k[0]) == r - 1)
+    n.rhsTransposed = true;
+  else
+    return n;
+  n.kind = NodeKind::MatMul;
+  for (Value v : op.getDpsInputs()) {
+    NodeOperand o;
+    o.value = v;
+    n.operands.push_back(o);
+  }
+  return n;
+}
+
+/// The normalization: one abstract node per op.
+Node classify(Value v) {
+  Node n;
+  // A scalar inside an elementwise generic's payload.
+  if (!isa<ShapedType>(v.getType()))
+    if (linalg::GenericOp g = enclosingElementwise(v))
+      return classifyPayload(v, g);
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return n;
+  n.op = def;
+  auto tensorOperand = [&](Value x) {
+    NodeOperand o;
+    o.value = x;
+    o.scalar = scalarConstant(x);
+    if (isa<RankedTensorType>(x.getType()) && rankOf(x) <= rankOf(v))
+      o.varies = variesByShape(x, v);
+    return o;
+  };
+  auto binary = [&](NodeKind k, Value a, Value b) {
+    n.kind = k;
+    n.operands = {tensorOperand(a), tensorOperand(b)};
+    return n;
+  };
+  auto unary = [&](NodeKind k, Value a) {
+    n.kind = k;
+    n.operands = {tensorOperand(a)};
+    return n;
+  };
+  // attn primitives.
+  if (auto mm = dyn_cast<MatmulOp>(def)) {
+    n.kind = NodeKind::MatMul;
+    n.rhsTransposed = mm.getTransposeRhs();
+    n.operands = {tensorOperand(mm.getLhs()), tensorOperand(mm.getRhs())};
+    return n;
+  }
+  if (auto sc = dyn_cast<ScaleOp>(def)) {
+    n.kind = NodeKind::Mul;
+    NodeOperand c;
+    c.scalar = sc.getFactor().convertToDouble();
+    n.operands = {tensorOperand(sc.getInput()), c};
+    return n;
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(def)) {
+    unary(NodeKind::Softmax, sm.getInput());
+    n.axis = sm.getDim();
+    return n;
+  }
+  if (auto mk = dyn_cast<MaskOp>(def)) {
+    if (mk.getKind() == MaskKind::causal) {
+      unary(NodeKind::CausalMask, mk.getInput());
+      n.causal = mk.getAlign().value_or(CausalAlignment::top_left);
+      return n;
+    }
+    if (mk.getKind() == MaskKind::additive)
+      return binary(NodeKind::Add, mk.getInput(), mk.getMask());
+    n.kind = NodeKind::Select;
+    NodeOperand negInf;
+    negInf.scalar = -std::numeric_limits<double>::infinity();
+    n.operands = {tensorOperand(mk.getMask()), tensorOperand(mk.getInput()), negInf};
+    return n;
+  }
+  // linalg.
+  if (auto sm = dyn_cast<linalg::SoftmaxOp>(def)) {
+    unary(NodeKind::Softmax, sm.getInput());
+    n.axis = sm.getDimension();
+    return n;
+  }
+  if (auto tr = dyn_cast<linalg::TransposeOp>(def)) {
+    unary(NodeKind::Transpose, tr.getInput());
+    n.perm = llvm::to_vector(tr.getPermutation());
+    return n;
+  }
+  if (auto lop = dyn_cast<linalg::LinalgOp>(def)) {
+    if (linalg::isaContractionOpInterface(lop))
+      return classifyContraction(lop);
+    if (auto g = dyn_cast<linalg::GenericOp>(def)) {
+      if (g.getNumReductionLoops() == 1)
+        return classifyReductionGeneric(g);
+      if (g.getNumReductionLoops() == 0 && g.getNumDpsInits() == 1)
+        return classifyPayload(g.getBody()->getTerminator()->getOperand(0), g);
+    }
+    return n;
+  }
+  // Elementwise arith/math directly on tensors.
+  if (isa<arith::ExtFOp, arith::TruncFOp, tensor::CastOp, tosa::CastOp>(def))
+    return unary(NodeKind::Cast, def->getOperand(0));
+  if (isa<arith::AddFOp, tosa::AddOp>(def))
+    return binary(NodeKind::Add, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::SubFOp, tosa::SubOp>(def))
+    return binary(NodeKind::Sub, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::MulFOp, tosa::MulOp>(def))
+    return binary(NodeKind::Mul, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::DivFOp>(def))
+    return binary(NodeKind::Div, def->getOperand(0), def->getOperand(1));
+  if (isa<math::ExpOp, tosa::ExpOp>(def))
+    return unary(NodeKind::Exp, def->getOperand(0));
+  if (isa<math::Exp2Op>(def))
+    return unary(NodeKind::Exp2, def->getOperand(0));
+  if (isa<tosa::ReciprocalOp>(def))
+    return unary(NodeKind::Reciprocal, def->getOperand(0));
+  if (auto sel = dyn_cast<tosa::SelectOp>(def)) {
+    n.kind = NodeKind::Select;
+    n.operands = {tensorOperand(sel->getOperand(0)), tensorOperand(sel->getOperand(1)),
+                  tensorOperand(sel->getOperand(2))};
+    return n;
+  }
+  if (isa<tosa::ReduceMaxOp, tosa::ReduceSumOp>(def)) {
+    unary(isa<tosa::ReduceMaxOp>(def) ? NodeKind::MaxReduce : NodeKind::SumReduce,
+          def->getOperand(0));
+    n.axis = cast<IntegerAttr>(def->getAttr("axis")).getInt();
+    return n;
+  }
+  if (auto mm = dyn_cast<tosa::MatMulOp>(def)) {
+    n.kind = NodeKind::MatMul;
+    n.rhsTransposed = false;
+    n.operands = {tensorOperand(mm->getOperand(0)), tensorOperand(mm->getOperand(1))};
+    return n;
+  }
+  if (auto tr = dyn_cast<tosa::TransposeOp>(def)) {
+    unary(NodeKind::Transpose, tr->getOperand(0));
+    for (int32_t p : tr.getPerms())
+      n.perm.push_back(p);
+    return n;
+  }
+  return n;
+}
+
+/// Looks through casts and copies; records the ops passed.
+Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr) {
+  while (true) {
+    Node n = classify(v);
+    if (n.kind != NodeKind::Cast || !n.operands[0].value)
+      return v;
+    if (chain)
+      chain->insert(n.op);
+    v = n.operands[0].value;
+  }
+}
+
+/// A tensor that is the causal pattern itself: a constant whose kept
+/// entries (non-zero for i1, finite for float) are exactly j <= i + offset.
+std::optional<int64_t> causalConstant(Value m) {
+  DenseElementsAttr attr;
+  if (!matchPattern(m, m_Constant(&attr)) || attr.isSplat())
+    return std::nullopt;
+  auto t = cast<RankedTensorType>(attr.getType());
+  if (t.getRank() < 2)
+    return std::nullopt;
+  int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
+  SmallVector<bool> keep;
+  if (t.getElementType().isInteger(1)) {
+    for (bool b : attr.getValues<bool>())
+      keep.push_back(b);
+  } else if (isa<FloatType>(t.getElementType())) {
+    for (APFloat f : attr.getValues<APFloat>()) {
+      double d = f.convertToDouble();
+      if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
+        return std::nullopt; // a real bias, not a pure mask
+      keep.push_back(d == 0.0);
+    }
+  } else {
+    return std::nullopt;
+  }
+  // The offset from the first row: number of kept keys minus one.
+  int64_t first = 0;
+  while (first < lk && keep[first])
+    ++first;
+  int64_t offset = first - 1;
+  for (size_t e = 0; e < keep.size(); ++e) {
+    int64_t i = (e / lk) % lq, j = e % lk;
+    if (keep[e] != (j <= i + offset))
+      return std::nullopt;
+  }
+  return offset;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer 2: the canonical chain
+//===----------------------------------------------------------------------===//
+
+struct AttentionMatch {
+  Value q, k, v;
+  bool kIsTransposed = false; // k given as [.., d, Lk]
+  Value mask;                 // additive (float) or keep (i1)
+  bool invertMask = false;    // keep mask given as "drop where true"
+  SmallVector<bool> maskVaries;
+  double scale = 1.0;
+  std::optional<int64_t> causalOffset;
+  std::optional<CausalAlignment> causal;
+  SmallPtrSet<Operation *, 16> chain; // ops that the attention replaces
+};
+
+class AttentionMatcher {
+public:
+  explicit AttentionMatcher(std::string &why) : why(why) {}
+
+  /// Matches the chain that ends in the P·V product `pv`.
+  std::optional<AttentionMatch> match(Operation *pvOp) {
+    Node pv = classify(pvOp->getResult(0));
+    if (pv.kind != NodeKind::MatMul)
+      return std::nullopt;
+    AttentionMatch m;
+    m.chain.insert(pvOp);
+    // Rank of the tensors of the chain (payload scalars have none).
+    int64_t rank = rankOf(pv.operands[0].value);
+    Value p = strip(pv.operands[0].value, &m.chain);
+    // Cheap exit for ordinary matmuls: the lhs must look like a softmax.
+    Node pn = classify(p);
+    if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
+      return fail("P is exp(S) without normalization, not a softmax");
+    if (!isSoftmaxLike(pn.kind))
+      return std::nullopt;
+    Value x;
+    if (!matchSoftmax(p, rank, m, x))
+      return fail();
+    if (!matchScores(x, rank, m))
+      return fail();
+    // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
+    m.v = pv.operands[1].value;
+    if (pv.rhsTransposed)
+      return fail("P·V's V operand is stored transposed; not supported yet");
+    return m;
+  }
+
+private:
+  static bool isSoftmaxLike(NodeKind k) {
+    return k == NodeKind::Softmax || k == NodeKind::Div || k == NodeKind::Mul;
+  }
+
+  std::optional<AttentionMatch> fail(StringRef reason = "") {
+    if (!reason.empty())
+      why = reason.str();
+    return std::nullopt;
+  }
+  bool failB(const Twine &reason) {
+    why = reason.str();
+    return false;
+  }
+
+  /// Per-row broadcast: varies along every dim but the softmax axis.
+  static bool isPerRow(const NodeOperand &o, int64_t rank) {
+    if (o.scalar)
+      return true;
+    if (o.varies.size() != static_cast<size_t>(rank))
+      return false;
+    return !o.varies[rank - 1];
+  }
+
+  /// P = softmax over the last dim of X, in any spelling.
+  bool matchSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &x) {
+    Node n = classify(p);
+    m.chain.insert(n.op);
+    if (n.kind == NodeKind::Softmax) {
+      if (n.axis != rank - 1)
+        return failB("softmax reduces over dim " + Twine(n.axis) +
+                     " but P·V contracts dim " + Twine(rank - 1));
+      x = strip(n.operands[0].value, &m.chain);
+      return true;
+    }
+    // e / sum(e), or e · (1 / sum(e)).
+    Value e, normalizer;
+    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
+      e = n.operands[0].value;
+      if (!isPerRow(n.operands[1], rank))
+        return failB("the normalizer varies along the key axis; not a softmax");
+      normalizer = n.operands[1].value;
+    } else if (n.kind == NodeKind::Mul && n.operands[0].value && n.operands[1].value) {
+      for (int side = 0; side < 2 && !normalizer; ++side) {
+        Node r = classify(strip(n.operands[1 - side].value));
+        if (r.kind == NodeKind::Reciprocal && isPerRow(n.operands[1 - side], rank)) {
+          m.chain.insert(r.op);
+          e = n.operands[side].value;
+          normalizer = r.operands[0].value;
+        }
+      }
+      if (!normalizer)
+        return failB("P is not a softmax (no row-sum normalizer)");
+    } else {
+      return failB("P is not a softmax");
+    }
+    Value eStripped = strip(e, &m.chain);
+    Node sum = classify(strip(normalizer, &m.chain));
+    if (sum.kind != NodeKind::SumReduce)
+      return failB("the normalizer is not a row sum");
+    m.chain.insert(sum.op);
+    if (sum.axis != rank - 1)
+      return failB("softmax reduces over dim " + Twine(sum.axis) +
+                   " but P·V contracts dim " + Twine(rank - 1));
+    if (strip(sum.operands[0].value, &m.chain) != eStripped)
+      return failB("the normalizer is not the sum of the same exp");
+    Node ex = classify(eStripped);
+    if (ex.kind != NodeKind::Exp && ex.kind != NodeKind::Exp2)
+      return failB("the normalized value is not an exp (sigmoid or another "
+                   "activation is not softmax)");
+    m.chain.insert(ex.op);
+    // exp2(y) = exp(y·ln 2): the ln 2 joins the scale.
+    if (ex.kind == NodeKind::Exp2)
+      m.scale *= std::log(2.0);
+    Value y = strip(ex.operands[0].value, &m.chain);
+    Node sub = classify(y);
+    if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
+      // exp(x - c) / Σ exp(x - c) is exact for any per-row c (the max).
+      if (!isPerRow(sub.operands[1], rank))
+        return failB("the value subtracted before exp varies along the key axis "
+                     "(a per-column max is not a softmax shift)");
+      m.chain.insert(sub.op);
+      if (Value c = sub.operands[1].value) {
+        Node mx = classify(strip(c, &m.chain));
+        if (mx.kind == NodeKind::MaxReduce) {
+          if (mx.axis != rank - 1)
+            return failB("the max is taken over dim " + Twine(mx.axis) +
+                         ", not the key axis " + Twine(rank - 1));
+          m.chain.insert(mx.op);
+        }
+      }
+      y = strip(sub.operands[0].value, &m.chain);
+    }
+    x = y;
+    return true;
+  }
+
+  /// X = S·s (+ masks), S = Q·Kᵀ; peels scale and masks in any order.
+  bool matchScores(Value x, int64_t rank, AttentionMatch &m) {
+    for (int depth = 0; depth < 16; ++depth) {
+      Node n = classify(x);
+      switch (n.kind) {
+      case NodeKind::MatMul:
+        m.chain.insert(n.op);
+        return matchQK(n, m);
+      case NodeKind::Mul:
+      case NodeKind::Div: {
+        int chainSide = n.operands[0].scalar ? 1 : 0;
+        const NodeOperand &other = n.operands[1 - chainSide];
+        if (!other.scalar || (n.kind == NodeKind::Div && chainSide == 1))
+          return failB("the scores are multiplied by a tensor, not a constant scale");
+        m.scale = n.kind == NodeKind::Mul ? m.scale * *other.scalar
+                                          : m.scale / *other.scalar;
+        m.chain.insert(n.op);
+        x = strip(n.operands[chainSide].value, &m.chain);
+        continue;
+      }
+      case NodeKind::CausalMask:
+        if (m.causal || m.causalOffset)
+          return failB("two causal masks");
+        m.causal = n.causal;
+        m.chain.insert(n.op);
+        x = strip(n.operands[0].value, &m.chain);
+        continue;
+      case NodeKind::Add: {
+        int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
+        const NodeOperand &mask = n.operands[1 - chainSide];
+        if (!mask.value)
+          return failB("a constant added to the scores is not a mask");
+        m.chain.insert(n.op);
+        if (auto off = causalConstant(strip(mask.value))) {
+          if (!setCausal(*off, m))
+            return false;
+        } else if (!setMask(mask, false, false, m)) {
+          return false;
+        }
+        x = strip(n.operands[chainSide].value, &m.chain);
+        continue;
+      }
+      case NodeKind::Select: {
+        // select(cond, x, -big) keeps x where cond; select(cond, -big, x) drops.
+        const NodeOperand &t = n.operands[1], &f = n.operands[2];
+        bool keepWhereTrue;
+        const NodeOperand *chainOp;
+        if (isMaskValue(f) && t.value) {
+          keepWhereTrue = true;
+          chainOp = &t;
+        } else if (isMaskValue(t) && f.value) {
+          keepWhereTrue = false;
+          chainOp = &f;
+        } else {
+          return failB("a select on the scores does not fill with -inf or a large negative value");
+        }
+        m.chain.insert(n.op);
+        const NodeOperand &cond = n.operands[0];
+        if (cond.causalOffset) {
+          if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
+            return failB("unsupported index-comparison mask");
+        } else if (auto off = causalConstant(strip(cond.value))) {
+          if (!keepWhereTrue || !setCausal(*off, m))
+            return failB("unsupported constant mask");
+        } else if (!setMask(cond, true, !keepWhereTrue, m)) {
+          return false;
+        }
+        x = strip(chainOp->value, &m.chain);
+        continue;
+      }
+      default:
+        return failB("the softmax input is not a scaled, masked Q·Kᵀ");
+      }
+    }
+    return failB("the scores chain is too long");
+  }
+
+  static bool isMaskValue(const NodeOperand &o) {
+    return o.scalar && *o.scalar <= -1e4;
+  }
+
+  bool reachesMatmul(Value v, int depth = 0) {
+    if (!v || depth > 12)
+      return false;
+    Node n = classify(strip(v));
+    if (n.kind == NodeKind::MatMul)
+      return true;
+    for (const NodeOperand &o : n.operands)
+      if (o.value && reachesMatmul(o.value, depth + 1))
+        return true;
+    return false;
+  }
+
+  bool setCausal(int64_t offset, AttentionMatch &m) {
+    if (m.causal || m.causalOffset)
+      return failB("two causal masks");
+    m.causalOffset = offset;
+    return true;
+  }
+
+  bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m) {
+    if (m.mask)
+      return failB("more than one mask tensor; only one is supported");
+    auto t = cast<RankedTensorType>(mask.value.getType());
+    if (isBool != t.getElementType().isInteger(1))
+      return failB(isBool ? "a select mask must be i1" : "an additive mask must be a float tensor");
+    m.mask = mask.value;
+    m.invertMask = invert;
+    m.maskVaries = mask.varies;
+    return true;
+  }
+
+  bool matchQK(const Node &s, AttentionMatch &m) {
+    // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
+    m.q = peelScale(s.operands[0].value, m);
+    Value rhs = strip(s.operands[1].value);
+    if (s.rhsTransposed) {
+      m.k = peelScale(rhs, m);
+      return true;
+    }
+    // Kᵀ materialized by a transpose of the last two dims: look through it.
+    Node t = classify(rhs);
+    int64_t r = rankOf(rhs);
+    if (t.kind == NodeKind::Transpose) {
+      bool swapsLastTwo = t.perm.size() == static_cast<size_t>(r);
+      for (int64_t i = 0; i < r && swapsLastTwo; ++i)
+        swapsLastTwo = t.perm[i] == (i == r - 2 ? r - 1 : i == r - 1 ? r - 2 : i);
+      if (swapsLastTwo) {
+        m.k = peelScale(t.operands[0].value, m);
+        return true;
+      }
+    }
+    // K stored pre-transposed: the rewrite transposes it back.
+    m.k = peelScale(rhs, m);
+    m.kIsTransposed = true;
+    return true;
+  }
+
+  /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
+  Value peelScale(Value v, AttentionMatch &m) {
+    for (int depth = 0; depth < 4; ++depth) {
+      v = strip(v);
+      Node n = classify(v);
+      if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
+        return v;
+      int side = n.operands[0].scalar ? 1 : 0;
+      const NodeOperand &c = n.operands[1 - side];
+      if (!c.scalar || !n.operands[side].value || (n.kind == NodeKind::Div && side == 1))
+        return v;
+      m.scale = n.kind == NodeKind::Mul ? m.scale * *c.scalar : m.scale / *c.scalar;
+      v = n.operands[side].value;
+    }
+    return v;
+  }
+
+  std::string &why;
+};
+
+//===----------------------------------------------------------------------===//
+// The rewrite
+//===----------------------------------------------------------------------===//
+
+/// Elementwise cast of a tensor with a linalg.generic.
+Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType() == elt)
+    return v;
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, v);
+  Value init = tensor::EmptyOp::create(b, loc, shape, elt);
+  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value c = a[0];
+               if (elt.isInteger(1))
+                 c = arith::XOrIOp::create(
+                     nb, nl, c, arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true)));
+               else if (cast<FloatType>(a[0].getType()).getWidth() < cast<FloatType>(elt).getWidth())
+                 c = arith::ExtFOp::create(nb, nl, elt, c);
+               else
+                 c = arith::TruncFOp::create(nb, nl, elt, c);
+               linalg::YieldOp::create(nb, nl, c);
+             })
+      .getResult(0);
+}
+
+/// Swaps the last two dims.
+Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t r = t.getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  std::swap(perm[r - 1], perm[r - 2]);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  std::swap(sizes[r - 1], sizes[r - 2]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+}
+
+/// Brings a mask to the scores' rank, with size-1 dims where it broadcasts.
+FailureOr<Value> canonicalMask(OpBuilder &b, Location loc, Value mask,
+                               ArrayRef<bool> varies, int64_t rank) {
+  auto t = cast<RankedTensorType>(mask.getType());
+  if (t.getRank() == rank)
+    return mask;
+  if (varies.size() != static_cast<size_t>(rank))
+    return failure();
+  // The mask's dims are the varying dims of the scores, in order.
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> reassoc;
+  int64_t src = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (varies[i]) {
+      if (src >= t.getRank())
+        return failure();
+      shape.push_back(t.getDimSize(src));
+      reassoc.push_back({});
+      ++src;
+    } else {
+      shape.push_back(1);
+    }
+  }
+  if (src != t.getRank())
+    return failure();
+  // Group each unit dim with the next source dim (or the last group).
+  reassoc.assign(t.getRank(), {});
+  int64_t group = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    reassoc[std::min<int64_t>(group, t.getRank() - 1)].push_back(i);
+    if (varies[i])
+      ++group;
+  }
+  if (t.getRank() == 0)
+    return failure();
+  auto resultType = RankedTensorType::get(shape, t.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, resultType, mask, reassoc).getResult();
+}
+
+struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
+  using AttnDetectPassBase::AttnDetectPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Candidates: every matmul, latest first, so that a chain's ops are
+    // still in place when its P·V is rewritten.
+    SmallVector<Operation *> candidates;
+    func.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 && classify(op->getResult(0)).kind == NodeKind::MatMul)
+        candidates.push_back(op);
+    });
+    for (Operation *pv : llvm::reverse(candidates)) {
+      if (!pv->getBlock())
+        continue; // erased with an earlier chain
+      std::string why;
+      AttentionMatcher matcher(why);
+      std::optional<AttentionMatch> m = matcher.match(pv);
+      if (!m) {
+        if (explain && !why.empty())
+          pv->emitRemark("attn-detect: not raised: ") << why;
+        continue;
+      }
+      if (failed(rewrite(pv, *m, why))) {
+        if (explain)
+          pv->emitRemark("attn-detect: not raised: ") << why;
+      }
+    }
+  }
+
+  LogicalResult rewrite(Operation *pv, AttentionMatch &m, std::string &why) {
+    // Never drop a value someone reads: every chain op but P·V must be used
+    // only inside the chain.
+    for (Operation *op : m.chain) {
+      if (op == pv)
+        continue;
+      for (Operation *user : op->getUsers())
+        if (!m.chain.contains(user)) {
+          why = "an intermediate of the chain ('" + op->getName().getStringRef().str() +
+                "') is also used outside it, e.g. attention weights returned to the caller";
+          return failure();
+        }
+    }
+    OpBuilder b(pv);
+    Location loc = pv->getLoc();
+    Value q = m.q, k = m.k, v = m.v;
+    auto qt = cast<RankedTensorType>(q.getType());
+    int64_t rank = qt.getRank();
+    if (rankOf(k) != rank || rankOf(v) != rank) {
+      why = "Q, K and V have different ranks";
+      return failure();
+    }
+    // One element type for Q, K, V: the widest of the three.
+    Type elt = qt.getElementType();
+    for (Value x : {k, v}) {
+      Type e = cast<RankedTensorType>(x.getType()).getElementType();
+      if (cast<FloatType>(e).getWidth() > cast<FloatType>(elt).getWidth())
+        elt = e;
+    }
+    auto kShape = cast<RankedTensorType>(k.getType()).getShape();
+    auto vShape = cast<RankedTensorType>(v.getType()).getShape();
+    int64_t lk = m.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
+    if (!ShapedType::isDynamic(lk) && !ShapedType::isDynamic(vShape[rank - 2]) &&
+        lk != vShape[rank - 2]) {
+      why = "V has " + std::to_string(vShape[rank - 2]) + " rows but K has " +
+            std::to_string(lk) + " keys: V does not pair with K";
+      return failure();
+    }
+    for (int64_t i = 0; i < rank - 2; ++i)
+      if (qt.getDimSize(i) != kShape[i] || qt.getDimSize(i) != vShape[i]) {
+        why = "batch dim " + std::to_string(i) + " differs between Q·Kᵀ and P·V";
+        return failure();
+      }
+    int64_t lq = qt.getDimSize(rank - 2);
+    std::optional<CausalAlignment> causal = m.causal;
+    if (m.causalOffset) {
+      if (*m.causalOffset == 0)
+        causal = CausalAlignment::top_left;
+      else if (!ShapedType::isDynamic(lq) && !ShapedType::isDynamic(lk) &&
+               *m.causalOffset == lk - lq)
+        causal = CausalAlignment::bottom_right;
+      else {
+        why = "a banded mask (keys j <= i + " + std::to_string(*m.causalOffset) +
+              ") is neither causal alignment";
+        return failure();
+      }
+    }
+    Value mask;
+    if (m.mask) {
+      FailureOr<Value> cm = canonicalMask(b, loc, m.mask, m.maskVaries, rank);
+      if (failed(cm)) {
+        why = "the mask does not broadcast to the scores";
+        return failure();
+      }
+      mask = *cm;
+      if (m.invertMask)
+        mask = castTensor(b, loc, mask, b.getI1Type()); // xor with true
+    }
+    q = castTensor(b, loc, q, elt);
+    k = castTensor(b, loc, k, elt);
+    v = castTensor(b, loc, v, elt);
+    if (m.kIsTransposed)
+      k = transposeLastTwo(b, loc, k);
+    SmallVector<int64_t> outShape(qt.getShape());
+    outShape[rank - 1] = vShape[rank - 1];
+    auto outType = RankedTensorType::get(outShape, elt);
+    CausalAlignmentAttr causalAttr;
+    if (causal)
+      causalAttr = CausalAlignmentAttr::get(b.getContext(), *causal);
+    auto attn = AttentionOp::create(b, loc, outType, q, k, v, mask,
+                                    b.getF64FloatAttr(m.scale), causalAttr);
+    if (failed(attn.verify())) {
+      why = "the matched shapes do not form a valid attention";
+      attn.erase();
+      return failure();
+    }
+    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
+    Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
+    pv->getResult(0).replaceAllUsesWith(result);
+    // Erase the chain, then whatever only fed it (fills, empties,
+    // transposes, constants), users before producers.
+    std::vector<Operation *> worklist(m.chain.begin(), m.chain.end());
+    llvm::DenseSet<Operation *> seen(m.chain.begin(), m.chain.end());
+    auto addProducers = [&](Operation *op) {
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            if (!op->isAncestor(def) && seen.insert(def).second)
+              worklist.push_back(def);
+      });
+    };
+    for (Operation *op : m.chain)
+      addProducers(op);
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (size_t i = 0; i < worklist.size(); ++i) {
+        Operation *op = worklist[i];
+        if (!op || !isOpTriviallyDead(op))
+          continue;
+        addProducers(op);
+        worklist[i] = nullptr;
+        op->erase();
+        progress = true;
+      }
+    }
+    return success();
+  }
+};
+} // namespace
