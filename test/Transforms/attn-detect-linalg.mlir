@@ -67,3 +67,326 @@ func.func @decomposed_softmax_bf16(%q: tensor<8x128x64xbf16>, %k: tensor<8x128x6
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x128x128xbf16>, tensor<8x128x64xbf16>) outs(%oinit : tensor<8x128x64xbf16>) -> tensor<8x128x64xbf16>
   return %o : tensor<8x128x64xbf16>
 }
+
+// -----
+
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+
+// linalg.softmax; Q·Kᵀ as linalg.matmul with transposed indexing maps; the
+// 1/√d scale split as d^-1/4 on Q and on K; cross-attention, dv != d.
+// CHECK-LABEL: func.func @named_softmax_transposed_maps
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(2.500000e-01) : tensor<32x16xf32>, tensor<48x16xf32>, tensor<48x8xf32> -> tensor<32x8xf32>
+// CHECK-NOT: linalg.softmax
+func.func @named_softmax_transposed_maps(%q: tensor<32x16xf32>, %k: tensor<48x16xf32>, %v: tensor<48x8xf32>) -> tensor<32x8xf32> {
+  %half = arith.constant dense<0.5> : tensor<32x16xf32>
+  %halfk = arith.constant dense<0.5> : tensor<48x16xf32>
+  %eq = tensor.empty() : tensor<32x16xf32>
+  %ek = tensor.empty() : tensor<48x16xf32>
+  %qs = linalg.mul ins(%q, %half : tensor<32x16xf32>, tensor<32x16xf32>) outs(%eq : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %ks = linalg.mul ins(%k, %halfk : tensor<48x16xf32>, tensor<48x16xf32>) outs(%ek : tensor<48x16xf32>) -> tensor<48x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo]
+      ins(%qs, %ks : tensor<32x16xf32>, tensor<48x16xf32>) outs(%acc : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<32x48xf32>) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %eo = tensor.empty() : tensor<32x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<32x8xf32>) -> tensor<32x8xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<32x48xf32>, tensor<48x8xf32>) outs(%oacc : tensor<32x8xf32>) -> tensor<32x8xf32>
+  return %o : tensor<32x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Causal mask from an index comparison (GPT-2's `where(i >= j, s, -inf)`),
+// maxnumf with the lowest finite init, exp2 with log2(e) folded into the
+// scale, and reciprocal-then-multiply. The 64x64 mask is never built.
+// scale: 0.18033688 · ln 2 = 0.125.
+// CHECK-LABEL: func.func @causal_index_exp2_reciprocal
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(0.12499999{{[0-9]*}}) causal(top_left) : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32> -> tensor<64x32xf32>
+// CHECK-NOT: linalg.index
+func.func @causal_index_exp2_reciprocal(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>, %v: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%q, %k : tensor<64x32xf32>, tensor<64x32xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = arith.constant 0.18033688 : f32
+  %sm = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %keep = arith.cmpi sge, %i, %j : index
+    %x = arith.mulf %in, %c : f32
+    %y = arith.select %keep, %x, %ninf : f32
+    linalg.yield %y : f32
+  } -> tensor<64x64xf32>
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %er = tensor.empty() : tensor<64xf32>
+  %mi = linalg.fill ins(%lowest : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%sm : tensor<64x64xf32>) outs(%mi : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maxnumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sm, %mx : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %x = math.exp2 %d : f32
+    linalg.yield %x : f32
+  } -> tensor<64x64xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<64x64xf32>) outs(%si : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<64xf32>
+  %one = arith.constant 1.0 : f32
+  %rcp = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%sum : tensor<64xf32>) outs(%er : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %one, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %rcp : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %r: f32, %out: f32):
+    %x = arith.mulf %in, %r : f32
+    linalg.yield %x : f32
+  } -> tensor<64x64xf32>
+  %eo = tensor.empty() : tensor<64x32xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<64x64xf32>, tensor<64x32xf32>) outs(%oacc : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %o : tensor<64x32xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#pad = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// BERT-style additive padding mask [B, Lk] broadcast over queries by the
+// map; masked_fill-style boolean mask (drop where true); no max subtraction.
+// CHECK-LABEL: func.func @padding_masks_no_max
+// CHECK-DAG: %[[PAD:.+]] = tensor.expand_shape %arg3 {{\[\[}}0], [1, 2]] output_shape [2, 1, 40] : tensor<2x40xf32> into tensor<2x1x40xf32>
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%[[PAD]] : tensor<2x1x40xf32>) scale(1.000000e+00)
+func.func @padding_masks_no_max(%q: tensor<2x24x16xf32>, %k: tensor<2x40x16xf32>, %v: tensor<2x40x16xf32>, %bias: tensor<2x40xf32>) -> tensor<2x24x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x24x40xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x24x40xf32>) -> tensor<2x24x40xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : tensor<2x24x16xf32>, tensor<2x40x16xf32>) outs(%acc : tensor<2x24x40xf32>) -> tensor<2x24x40xf32>
+  %sb = linalg.generic {indexing_maps = [#id3, #pad, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %bias : tensor<2x24x40xf32>, tensor<2x40xf32>) outs(%e : tensor<2x24x40xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %x = arith.addf %in, %b : f32
+    linalg.yield %x : f32
+  } -> tensor<2x24x40xf32>
+  %ex = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sb : tensor<2x24x40xf32>) outs(%e : tensor<2x24x40xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<2x24x40xf32>
+  %er = tensor.empty() : tensor<2x24xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<2x24xf32>) -> tensor<2x24xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<2x24x40xf32>) outs(%si : tensor<2x24xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<2x24xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<2x24x40xf32>, tensor<2x24xf32>) outs(%e : tensor<2x24x40xf32>) {
+  ^bb0(%in: f32, %sm: f32, %out: f32):
+    %x = arith.divf %in, %sm : f32
+    linalg.yield %x : f32
+  } -> tensor<2x24x40xf32>
+  %eo = tensor.empty() : tensor<2x24x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x24x16xf32>) -> tensor<2x24x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x24x40xf32>, tensor<2x40x16xf32>) outs(%oacc : tensor<2x24x16xf32>) -> tensor<2x24x16xf32>
+  return %o : tensor<2x24x16xf32>
+}
+
+// -----
+// Look-alikes: each stays as it is, with a remark saying why.
+
+#mt = affine_map<(m, n, k) -> (n, k)>
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+
+// CHECK-LABEL: func.func @softmax_over_query_axis
+// CHECK-NOT: attn.attention
+// CHECK: linalg.softmax dimension(0)
+func.func @softmax_over_query_axis(%q: tensor<32x16xf32>, %v: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mt, #mo] ins(%q, %q : tensor<32x16xf32>, tensor<32x16xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %p = linalg.softmax dimension(0) ins(%s : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %eo = tensor.empty() : tensor<32x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: softmax reduces over dim 0 but P·V contracts dim 1}}
+  %o = linalg.matmul ins(%p, %v : tensor<32x32xf32>, tensor<32x16xf32>) outs(%oacc : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %o : tensor<32x16xf32>
+}
+
+// -----
+
+#mt = affine_map<(m, n, k) -> (n, k)>
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+
+// The attention weights are returned too: raising would lose nothing, but
+// the chain would have to stay for them; it is left alone.
+// CHECK-LABEL: func.func @weights_returned
+// CHECK-NOT: attn.attention
+func.func @weights_returned(%q: tensor<32x16xf32>, %v: tensor<32x16xf32>) -> (tensor<32x16xf32>, tensor<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mt, #mo] ins(%q, %q : tensor<32x16xf32>, tensor<32x16xf32>) outs(%acc : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %eo = tensor.empty() : tensor<32x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: an intermediate of the chain ('linalg.softmax') is also used outside it}}
+  %o = linalg.matmul ins(%p, %v : tensor<32x32xf32>, tensor<32x16xf32>) outs(%oacc : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %o, %p : tensor<32x16xf32>, tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A max taken per column (over the query axis) and subtracted: not a
+// per-row shift, so exp(x - c) / sum is not softmax(x).
+// CHECK-LABEL: func.func @max_over_wrong_axis
+// CHECK-NOT: attn.attention
+func.func @max_over_wrong_axis(%s: tensor<16x16xf32>, %v: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%mi : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %mx : tensor<16x16xf32>, tensor<16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %x = math.exp %d : f32
+    linalg.yield %x : f32
+  } -> tensor<16x16xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<16x16xf32>) outs(%si : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %sum : tensor<16x16xf32>, tensor<16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %sm: f32, %out: f32):
+    %x = arith.divf %in, %sm : f32
+    linalg.yield %x : f32
+  } -> tensor<16x16xf32>
+  %eo = tensor.empty() : tensor<16x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the value subtracted before exp varies along the key axis (a per-column max is not a softmax shift)}}
+  %o = linalg.matmul ins(%p, %v : tensor<16x16xf32>, tensor<16x8xf32>) outs(%oacc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %o : tensor<16x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Sigmoid attention: P = 1 / (1 + exp(-S)). Not a softmax.
+// CHECK-LABEL: func.func @sigmoid_attention
+// CHECK-NOT: attn.attention
+func.func @sigmoid_attention(%s: tensor<16x16xf32>, %v: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %x = math.exp %n : f32
+    %d = arith.addf %one, %x : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<16x16xf32>
+  %eo = tensor.empty() : tensor<16x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: P is computed from an exp but is not a softmax (sigmoid or log_softmax attention?)}}
+  %o = linalg.matmul ins(%p, %v : tensor<16x16xf32>, tensor<16x8xf32>) outs(%oacc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %o : tensor<16x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// The normalizer sums a different exp than the one it divides.
+// CHECK-LABEL: func.func @normalizer_of_another_exp
+// CHECK-NOT: attn.attention
+func.func @normalizer_of_another_exp(%s: tensor<16x16xf32>, %t: tensor<16x16xf32>, %v: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %es = linalg.exp ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %et = linalg.exp ins(%t : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%et : tensor<16x16xf32>) outs(%si : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%es, %sum : tensor<16x16xf32>, tensor<16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %sm: f32, %out: f32):
+    %x = arith.divf %in, %sm : f32
+    linalg.yield %x : f32
+  } -> tensor<16x16xf32>
+  %eo = tensor.empty() : tensor<16x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the normalizer is not the sum of the same exp}}
+  %o = linalg.matmul ins(%p, %v : tensor<16x16xf32>, tensor<16x8xf32>) outs(%oacc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %o : tensor<16x8xf32>
+}
+
+// -----
+
+// Two plain matmuls (an MLP): no softmax, no remark, unchanged.
+// CHECK-LABEL: func.func @mlp_untouched
+// CHECK-COUNT-2: linalg.matmul
+func.func @mlp_untouched(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %o = linalg.matmul ins(%h, %w : tensor<16x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %o : tensor<16x16xf32>
+}

@@ -216,8 +216,8 @@ std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWh
 
 /// The elementwise generic whose payload holds `v`, if `v` is a scalar
 /// computed inside one.
-linalg::GenericOp enclosingElementwise(Value v) {
-  auto g = dyn_cast_or_null<linalg::GenericOp>(v.getParentRegion()->getParentOp());
+linalg::LinalgOp enclosingElementwise(Value v) {
+  auto g = dyn_cast_or_null<linalg::LinalgOp>(v.getParentRegion()->getParentOp());
   if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1)
     return {};
   return g;
@@ -228,10 +228,10 @@ linalg::GenericOp enclosingElementwise(Value v) {
 /// scalars, and other payload values stay payload values, which vary along
 /// every loop. Elementwise fusion (sub+exp in one generic, say) therefore
 /// reads exactly like the unfused chain.
-std::optional<NodeOperand> payloadOperand(Value inner, linalg::GenericOp g) {
+std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
   NodeOperand o;
   if (auto arg = dyn_cast<BlockArgument>(inner)) {
-    if (arg.getOwner() != g.getBody() ||
+    if (arg.getOwner() != g.getBlock() ||
         arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
       return std::nullopt; // the output's old value
     o.value = g.getDpsInputs()[arg.getArgNumber()];
@@ -250,7 +250,7 @@ std::optional<NodeOperand> payloadOperand(Value inner, linalg::GenericOp g) {
 
 /// A scalar op in an elementwise generic's payload, as a node whose op is the
 /// generic itself.
-Node classifyPayload(Value y, linalg::GenericOp g) {
+Node classifyPayload(Value y, linalg::LinalgOp g) {
   Node n;
   n.op = g;
   unsigned rank = g.getNumLoops();
@@ -428,7 +428,7 @@ Node classify(Value v) {
   Node n;
   // A scalar inside an elementwise generic's payload.
   if (!isa<ShapedType>(v.getType()))
-    if (linalg::GenericOp g = enclosingElementwise(v))
+    if (linalg::LinalgOp g = enclosingElementwise(v))
       return classifyPayload(v, g);
   Operation *def = v.getDefiningOp();
   if (!def || def->getNumResults() != 1)
@@ -502,9 +502,12 @@ Node classify(Value v) {
     if (auto g = dyn_cast<linalg::GenericOp>(def)) {
       if (g.getNumReductionLoops() == 1)
         return classifyReductionGeneric(g);
-      if (g.getNumReductionLoops() == 0 && g.getNumDpsInits() == 1)
-        return classifyPayload(g.getBody()->getTerminator()->getOperand(0), g);
     }
+    // Elementwise generics and named elementwise ops (linalg.mul, ...) alike:
+    // read the payload.
+    if (lop.getNumReductionLoops() == 0 && lop.getNumDpsInits() == 1 &&
+        lop.getBlock())
+      return classifyPayload(lop.getBlock()->getTerminator()->getOperand(0), lop);
     return n;
   }
   // Elementwise arith/math directly on tensors.
@@ -634,8 +637,13 @@ public:
     Node pn = classify(p);
     if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
       return fail("P is exp(S) without normalization, not a softmax");
-    if (!isSoftmaxLike(pn.kind))
+    if (!isSoftmaxLike(pn.kind)) {
+      // Worth a remark only when an exp feeds P: sigmoid, log_softmax.
+      if (reachesKind(p, NodeKind::Exp) || reachesKind(p, NodeKind::Exp2))
+        return fail("P is computed from an exp but is not a softmax "
+                    "(sigmoid or log_softmax attention?)");
       return std::nullopt;
+    }
     Value x;
     if (!matchSoftmax(p, rank, m, x))
       return fail();
@@ -824,6 +832,18 @@ private:
 
   static bool isMaskValue(const NodeOperand &o) {
     return o.scalar && *o.scalar <= -1e4;
+  }
+
+  bool reachesKind(Value v, NodeKind kind, int depth = 0) {
+    if (!v || depth > 6)
+      return false;
+    Node n = classify(strip(v));
+    if (n.kind == kind)
+      return true;
+    for (const NodeOperand &o : n.operands)
+      if (o.value && reachesKind(o.value, kind, depth + 1))
+        return true;
+    return false;
   }
 
   bool reachesMatmul(Value v, int depth = 0) {
