@@ -15,6 +15,9 @@ using namespace mlir::attn;
 
 void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &options) {
+  // Detection reads attn, linalg and tosa as the frontend wrote them.
+  if (options.detect)
+    pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
   // Frameworks' tosa becomes linalg on tensors. tosa-to-linalg leaves
   // tosa.const/reshape/const_shape behind; tosa-to-tensor/arith take them.
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());

@@ -19,6 +19,10 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<int64_t> blockKV{
       *this, "block-kv", llvm::cl::desc("K/V tile length (0: from io-cost)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> detect{
+      *this, "detect",
+      llvm::cl::desc("Raise attention chains first (false: run them as written)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse attention (false: run the naive reference)"),

@@ -701,7 +701,10 @@ private:
     } else if (n.kind == NodeKind::Mul && n.operands[0].value && n.operands[1].value) {
       for (int side = 0; side < 2 && !normalizer; ++side) {
         Node r = classify(strip(n.operands[1 - side].value));
-        if (r.kind == NodeKind::Reciprocal && isPerRow(n.operands[1 - side], rank)) {
+        if (r.kind == NodeKind::Reciprocal && !isPerRow(n.operands[1 - side], rank))
+          return failB("the normalizer varies along the key axis: the softmax "
+                       "is over another dim than the one P·V contracts");
+        if (r.kind == NodeKind::Reciprocal) {
           m.chain.insert(r.op);
           e = n.operands[side].value;
           normalizer = r.operands[0].value;

@@ -36,6 +36,20 @@ constexpr const char *kBufferizeToLoops =
     "buffer-deallocation-pipeline,"
     "canonicalize";
 
+/// linalg.softmax has no loop lowering upstream; its AggregatedOpInterface
+/// spells it as max/sub/exp/sum/div generics.
+struct DecomposeLinalgSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+    if (failed(parts))
+      return failure();
+    rewriter.replaceOp(op, *parts);
+    return success();
+  }
+};
+
 struct AttnLowerToLoopsPass
     : public attn::impl::AttnLowerToLoopsPassBase<AttnLowerToLoopsPass> {
   using AttnLowerToLoopsPassBase::AttnLowerToLoopsPassBase;
@@ -53,9 +67,11 @@ struct AttnLowerToLoopsPass
 
     RewritePatternSet patterns(ctx);
     populateAttnDecomposeToLinalgPatterns(patterns);
+    patterns.add<DecomposeLinalgSoftmax>(ctx);
     // Each attn op must go: a partial conversion reports any that remain.
     ConversionTarget target(*ctx);
     target.addIllegalDialect<AttnDialect>();
+    target.addIllegalOp<linalg::SoftmaxOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -1,0 +1,68 @@
+// RUN: attn-opt %s -split-input-file --attn-detect="explain=true" -verify-diagnostics | FileCheck %s
+// Detection on TOSA 1.0 as legalized from frameworks: rank-3 tosa.matmul
+// with zero points, tosa.transpose, keepdim reductions, reciprocal + mul
+// with a shift operand, and an f16 -> f32 cast sandwich.
+
+// CHECK-LABEL: func.func @tosa_chain
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x64x32xf16>, %[[K:.+]]: tensor<4x64x32xf16>, %[[V:.+]]: tensor<4x64x32xf16>)
+// CHECK: %[[O:.+]] = attn.attention %[[Q]], %[[K]], %[[V]] scale(0.17677669{{[0-9]*}}) : tensor<4x64x32xf16>, tensor<4x64x32xf16>, tensor<4x64x32xf16> -> tensor<4x64x32xf16>
+// CHECK-NOT: tosa.matmul
+// CHECK-NOT: tosa.exp
+// CHECK: return %[[O]]
+func.func @tosa_chain(%q: tensor<4x64x32xf16>, %k: tensor<4x64x32xf16>, %v: tensor<4x64x32xf16>) -> tensor<4x64x32xf16> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<4x64x32xf16>) -> tensor<4x32x64xf16>
+  %s16 = tosa.matmul %q, %kt, %zp, %zp : (tensor<4x64x32xf16>, tensor<4x32x64xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<4x64x64xf16>
+  %s = tosa.cast %s16 : (tensor<4x64x64xf16>) -> tensor<4x64x64xf32>
+  %c = "tosa.const"() <{values = dense<0.17677669> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s1 = tosa.mul %s, %c, %shift : (tensor<4x64x64xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<4x64x64xf32>
+  %mx = tosa.reduce_max %s1 {axis = 2 : i32} : (tensor<4x64x64xf32>) -> tensor<4x64x1xf32>
+  %d = tosa.sub %s1, %mx : (tensor<4x64x64xf32>, tensor<4x64x1xf32>) -> tensor<4x64x64xf32>
+  %e = tosa.exp %d : (tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<4x64x64xf32>) -> tensor<4x64x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<4x64x1xf32>) -> tensor<4x64x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<4x64x64xf32>, tensor<4x64x1xf32>, tensor<1xi8>) -> tensor<4x64x64xf32>
+  %p16 = tosa.cast %p : (tensor<4x64x64xf32>) -> tensor<4x64x64xf16>
+  %o = tosa.matmul %p16, %v, %zp, %zp : (tensor<4x64x64xf16>, tensor<4x64x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<4x64x32xf16>
+  return %o : tensor<4x64x32xf16>
+}
+
+// -----
+
+// An additive mask tensor, broadcast over the batch.
+// CHECK-LABEL: func.func @tosa_additive_mask
+// CHECK: attn.attention %arg0, %{{.*}}, %arg2 mask(%arg3 : tensor<1x16x16xf32>) scale(1.000000e+00)
+func.func @tosa_additive_mask(%q: tensor<2x16x8xf32>, %kt: tensor<2x8x16xf32>, %v: tensor<2x16x8xf32>, %m: tensor<1x16x16xf32>) -> tensor<2x16x8xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %k = tosa.transpose %kt {perms = array<i32: 0, 2, 1>} : (tensor<2x8x16xf32>) -> tensor<2x16x8xf32>
+  %ktt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x16x8xf32>) -> tensor<2x8x16xf32>
+  %s = tosa.matmul %q, %ktt, %zp, %zp : (tensor<2x16x8xf32>, tensor<2x8x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x16xf32>
+  %sm = tosa.add %s, %m : (tensor<2x16x16xf32>, tensor<1x16x16xf32>) -> tensor<2x16x16xf32>
+  %mx = tosa.reduce_max %sm {axis = 2 : i32} : (tensor<2x16x16xf32>) -> tensor<2x16x1xf32>
+  %d = tosa.sub %sm, %mx : (tensor<2x16x16xf32>, tensor<2x16x1xf32>) -> tensor<2x16x16xf32>
+  %e = tosa.exp %d : (tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x16x16xf32>) -> tensor<2x16x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<2x16x1xf32>) -> tensor<2x16x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x16x16xf32>, tensor<2x16x1xf32>, tensor<1xi8>) -> tensor<2x16x16xf32>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x16x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x8xf32>
+  return %o : tensor<2x16x8xf32>
+}
+
+// -----
+
+// Look-alike: the reductions run over the query axis (axis 1).
+// CHECK-LABEL: func.func @tosa_softmax_over_queries
+// CHECK-NOT: attn.attention
+func.func @tosa_softmax_over_queries(%s: tensor<2x16x16xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %e = tosa.exp %s : (tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %sum = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<2x16x16xf32>) -> tensor<2x1x16xf32>
+  %r = tosa.reciprocal %sum : (tensor<2x1x16xf32>) -> tensor<2x1x16xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x16x16xf32>, tensor<2x1x16xf32>, tensor<1xi8>) -> tensor<2x16x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the normalizer varies along the key axis: the softmax is over another dim than the one P·V contracts}}
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x16x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x8xf32>
+  return %o : tensor<2x16x8xf32>
+}
