@@ -554,9 +554,34 @@ Node classify(Value v) {
   return n;
 }
 
-/// Looks through casts and copies; records the ops passed.
+/// Whether a reshape only merges or splits the leading (batch and head)
+/// dims and keeps the last two: the [B·H, L, d] round trips of frontends.
+bool reshapeKeepsLastTwo(Value from, Value to) {
+  auto a = dyn_cast<RankedTensorType>(from.getType());
+  auto b = dyn_cast<RankedTensorType>(to.getType());
+  if (!a || !b || a.getRank() < 2 || b.getRank() < 2 || !a.hasStaticShape() ||
+      !b.hasStaticShape())
+    return false;
+  auto lead = [](RankedTensorType t) {
+    int64_t p = 1;
+    for (int64_t i = 0; i < t.getRank() - 2; ++i)
+      p *= t.getDimSize(i);
+    return p;
+  };
+  return a.getShape().take_back(2) == b.getShape().take_back(2) && lead(a) == lead(b);
+}
+
+/// Looks through casts, copies and batch reshapes; records the ops passed.
 Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr) {
   while (true) {
+    if (Operation *def = v.getDefiningOp();
+        def && isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
+        reshapeKeepsLastTwo(def->getOperand(0), v)) {
+      if (chain)
+        chain->insert(def);
+      v = def->getOperand(0);
+      continue;
+    }
     Node n = classify(v);
     if (n.kind != NodeKind::Cast || !n.operands[0].value)
       return v;
@@ -630,9 +655,13 @@ public:
       return std::nullopt;
     AttentionMatch m;
     m.chain.insert(pvOp);
-    // Rank of the tensors of the chain (payload scalars have none).
-    int64_t rank = rankOf(pv.operands[0].value);
     Value p = strip(pv.operands[0].value, &m.chain);
+    // Rank of the scores (payload scalars have the rank of their loops);
+    // batch reshapes may make it differ from P·V's.
+    int64_t rank = rankOf(p);
+    if (!isa<ShapedType>(p.getType()))
+      if (linalg::LinalgOp g = enclosingElementwise(p))
+        rank = g.getNumLoops();
     // Cheap exit for ordinary matmuls: the lhs must look like a softmax.
     Node pn = classify(p);
     if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
@@ -650,7 +679,7 @@ public:
     if (!matchScores(x, rank, m))
       return fail();
     // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
-    m.v = pv.operands[1].value;
+    m.v = foldHeadRepeat(strip(pv.operands[1].value));
     if (pv.rhsTransposed)
       return fail("P·V's V operand is stored transposed; not supported yet");
     return m;
@@ -885,7 +914,7 @@ private:
     m.q = peelScale(s.operands[0].value, m);
     Value rhs = strip(s.operands[1].value);
     if (s.rhsTransposed) {
-      m.k = peelScale(rhs, m);
+      m.k = foldHeadRepeat(peelScale(rhs, m));
       return true;
     }
     // Kᵀ materialized by a transpose of the last two dims: look through it.
@@ -896,7 +925,7 @@ private:
       for (int64_t i = 0; i < r && swapsLastTwo; ++i)
         swapsLastTwo = t.perm[i] == (i == r - 2 ? r - 1 : i == r - 1 ? r - 2 : i);
       if (swapsLastTwo) {
-        m.k = peelScale(t.operands[0].value, m);
+        m.k = foldHeadRepeat(peelScale(t.operands[0].value, m));
         return true;
       }
     }
@@ -904,6 +933,21 @@ private:
     m.k = peelScale(rhs, m);
     m.kIsTransposed = true;
     return true;
+  }
+
+  /// GQA written as a repeat: K/V [B, Hkv, L, d] broadcast to
+  /// [B, Hkv, G, L, d] (then merged to Hkv·G heads, which strip() looked
+  /// through). attn.attention reads head h from K/V head h / G natively, so
+  /// the repeat is dropped instead of copying K/V G times.
+  static Value foldHeadRepeat(Value v) {
+    auto bc = v.getDefiningOp<linalg::BroadcastOp>();
+    if (!bc)
+      return v;
+    int64_t r = rankOf(v);
+    ArrayRef<int64_t> dims = bc.getDimensions();
+    if (r < 5 || dims.size() != 1 || dims[0] != r - 3)
+      return v;
+    return bc.getInput();
   }
 
   /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
@@ -1075,7 +1119,8 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
             std::to_string(lk) + " keys: V does not pair with K";
       return failure();
     }
-    for (int64_t i = 0; i < rank - 2; ++i)
+    // The head dim (rank - 3) may differ: GQA, checked by the op verifier.
+    for (int64_t i = 0; i < rank - 3; ++i)
       if (qt.getDimSize(i) != kShape[i] || qt.getDimSize(i) != vShape[i]) {
         why = "batch dim " + std::to_string(i) + " differs between Q·Kᵀ and P·V";
         return failure();
@@ -1125,6 +1170,28 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
     }
     auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
     Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
+    // The chain ran at another batch rank ([B·H, L, d] round trip): reshape
+    // the result to P·V's shape.
+    if (pvType.getRank() != rank) {
+      auto rt = cast<RankedTensorType>(result.getType());
+      if (pvType.getRank() < rank) {
+        SmallVector<ReassociationIndices> groups(pvType.getRank());
+        int64_t extra = rank - pvType.getRank();
+        for (int64_t i = 0; i < rank; ++i)
+          groups[std::max<int64_t>(0, i - extra)].push_back(i);
+        result = tensor::CollapseShapeOp::create(
+            b, loc, RankedTensorType::get(pvType.getShape(), rt.getElementType()),
+            result, groups);
+      } else {
+        SmallVector<ReassociationIndices> groups(rank);
+        int64_t extra = pvType.getRank() - rank;
+        for (int64_t i = 0; i < pvType.getRank(); ++i)
+          groups[std::max<int64_t>(0, i - extra)].push_back(i);
+        result = tensor::ExpandShapeOp::create(
+            b, loc, RankedTensorType::get(pvType.getShape(), rt.getElementType()),
+            result, groups);
+      }
+    }
     pv->getResult(0).replaceAllUsesWith(result);
     // Erase the chain, then whatever only fed it (fills, empties,
     // transposes, constants), users before producers.
