@@ -82,7 +82,16 @@ def main():
         lines.append("  %%u%d = memref.cast %%b%d : %s to memref<*xf32>" % (i, i, mt))
         lines.append("  call @printMemrefF32(%%u%d) : (memref<*xf32>) -> ()" % i)
     lines.append("  return\n}")
-    module = section + "\n" + "\n".join(lines) + "\n"
+    main_text = "\n".join(lines) + "\n"
+    # Frontend fixtures wrap their function in `module { ... }` and may end in
+    # a {-# dialect_resources #-} block: @main goes inside that module.
+    body, sep, resources = section.partition("{-#")
+    if re.search(r"^module\b.*\{", body, re.M):
+        close = body.rstrip().rfind("}")
+        body = body[:close] + main_text + "}\n"
+    else:
+        body = body + "\n" + main_text
+    module = body + sep + resources
 
     outputs = []
     for detect in ("false", "true"):

@@ -332,8 +332,13 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
 Node classifyReductionGeneric(linalg::GenericOp g) {
   Node n;
   n.op = g;
-  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumReductionLoops() != 1)
+  // Extra results are allowed if nothing reads them: torch's max.dim also
+  // computes the argmax, which softmax never uses.
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() < 1 || g.getNumReductionLoops() != 1)
     return n;
+  for (OpResult r : g->getResults().drop_front())
+    if (!r.use_empty())
+      return n;
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
   Operation *def = yield.getValues()[0].getDefiningOp();
   if (!def || def->getNumOperands() != 2)
@@ -431,7 +436,12 @@ Node classify(Value v) {
     if (linalg::LinalgOp g = enclosingElementwise(v))
       return classifyPayload(v, g);
   Operation *def = v.getDefiningOp();
-  if (!def || def->getNumResults() != 1)
+  if (!def)
+    return n;
+  if (auto g = dyn_cast<linalg::GenericOp>(def);
+      g && g.getNumReductionLoops() == 1 && v == def->getResult(0))
+    return classifyReductionGeneric(g);
+  if (def->getNumResults() != 1)
     return n;
   n.op = def;
   auto tensorOperand = [&](Value x) {
@@ -571,6 +581,22 @@ bool reshapeKeepsLastTwo(Value from, Value to) {
   return a.getShape().take_back(2) == b.getShape().take_back(2) && lead(a) == lead(b);
 }
 
+/// Whether a reshape only adds or drops unit dims (keepdim reductions).
+bool reshapeOnlyUnitDims(Value from, Value to) {
+  auto a = dyn_cast<RankedTensorType>(from.getType());
+  auto b = dyn_cast<RankedTensorType>(to.getType());
+  if (!a || !b)
+    return false;
+  auto nonUnit = [](RankedTensorType t) {
+    SmallVector<int64_t> d;
+    for (int64_t e : t.getShape())
+      if (e != 1)
+        d.push_back(e);
+    return d;
+  };
+  return nonUnit(a) == nonUnit(b);
+}
+
 /// Looks through casts, copies and batch reshapes; records the ops passed.
 Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr) {
   while (true) {
@@ -593,27 +619,58 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr) {
 
 /// A tensor that is the causal pattern itself: a constant whose kept
 /// entries (non-zero for i1, finite for float) are exactly j <= i + offset.
-std::optional<int64_t> causalConstant(Value m) {
-  DenseElementsAttr attr;
-  if (!matchPattern(m, m_Constant(&attr)) || attr.isSplat())
+std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false) {
+  // `buffer.bool()` of a constant 0/1 buffer (GPT-2's tril bias) is a
+  // generic computing `x != 0` of a constant: read the constant, with
+  // non-zero entries as the kept ones.
+  if (auto g = m.getDefiningOp<linalg::GenericOp>()) {
+    auto cmp = dyn_cast_or_null<arith::CmpFOp>(
+        g.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    if (g.getNumDpsInputs() == 1 && g.getNumReductionLoops() == 0 && cmp &&
+        (cmp.getPredicate() == arith::CmpFPredicate::UNE ||
+         cmp.getPredicate() == arith::CmpFPredicate::ONE) &&
+        cmp.getLhs() == g.getBody()->getArgument(0) &&
+        scalarConstant(cmp.getRhs()) == 0.0 &&
+        g.getIndexingMapsArray()[0].isIdentity()) {
+      m = g.getDpsInputs()[0];
+      nonZeroKeeps = true;
+    }
+  }
+  // Values of the constant: inline dense elements, or a dense_resource blob
+  // (torch-mlir stores buffers that way).
+  Attribute cst;
+  if (!matchPattern(m, m_Constant(&cst)))
     return std::nullopt;
-  auto t = cast<RankedTensorType>(attr.getType());
-  if (t.getRank() < 2)
+  auto t = dyn_cast<RankedTensorType>(cast<TypedAttr>(cst).getType());
+  if (!t || t.getRank() < 2)
     return std::nullopt;
   int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
-  SmallVector<bool> keep;
-  if (t.getElementType().isInteger(1)) {
-    for (bool b : attr.getValues<bool>())
-      keep.push_back(b);
-  } else if (isa<FloatType>(t.getElementType())) {
-    for (APFloat f : attr.getValues<APFloat>()) {
-      double d = f.convertToDouble();
-      if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
-        return std::nullopt; // a real bias, not a pure mask
-      keep.push_back(d == 0.0);
-    }
-  } else {
+  SmallVector<double> values;
+  bool isBool = t.getElementType().isInteger(1);
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst)) {
+    if (dense.isSplat())
+      return std::nullopt;
+    if (isBool)
+      for (bool b : dense.getValues<bool>())
+        values.push_back(b ? 1.0 : 0.0);
+    else if (isa<FloatType>(t.getElementType()))
+      for (APFloat f : dense.getValues<APFloat>())
+        values.push_back(f.convertToDouble());
+  } else if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(cst)) {
+    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
+      values.assign(data->begin(), data->end());
+  }
+  if (values.empty() || static_cast<int64_t>(values.size()) != t.getNumElements())
     return std::nullopt;
+  SmallVector<bool> keep;
+  for (double d : values) {
+    if (isBool || nonZeroKeeps) {
+      keep.push_back(d != 0.0);
+      continue;
+    }
+    if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
+      return std::nullopt; // a real bias, not a pure mask
+    keep.push_back(d == 0.0);
   }
   // The offset from the first row: number of kept keys minus one.
   int64_t first = 0;
@@ -687,7 +744,8 @@ public:
 
 private:
   static bool isSoftmaxLike(NodeKind k) {
-    return k == NodeKind::Softmax || k == NodeKind::Div || k == NodeKind::Mul;
+    return k == NodeKind::Softmax || k == NodeKind::Div || k == NodeKind::Mul ||
+           k == NodeKind::Select; // the fully-masked-row guard of safe softmax
   }
 
   std::optional<AttentionMatch> fail(StringRef reason = "") {
@@ -700,6 +758,18 @@ private:
     return false;
   }
 
+  /// Row statistics come with keepdim reshapes ([.., L] <-> [.., L, 1]).
+  static Value stripUnitReshapes(Value v, AttentionMatch &m) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) ||
+          !reshapeOnlyUnitDims(def->getOperand(0), v))
+        break;
+      m.chain.insert(def);
+      v = strip(def->getOperand(0), &m.chain);
+    }
+    return v;
+  }
+
   /// Per-row broadcast: varies along every dim but the softmax axis.
   static bool isPerRow(const NodeOperand &o, int64_t rank) {
     if (o.scalar)
@@ -710,7 +780,53 @@ private:
   }
 
   /// P = softmax over the last dim of X, in any spelling.
+  /// PyTorch's `_safe_softmax` (what SDPA decomposes to): where every score
+  /// of a row is -inf, P is 0 instead of NaN. That is attn.attention's own
+  /// definition for fully masked rows, so the select is absorbed. Returns the
+  /// softmax branch, and in `scores` the value the -inf test reads.
+  Value peelSafeSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &scores) {
+    Node sel = classify(p);
+    if (sel.kind != NodeKind::Select || sel.operands[0].causalOffset ||
+        !sel.operands[0].value || !isPerRow(sel.operands[0], rank))
+      return p;
+    const NodeOperand &t = sel.operands[1], &f = sel.operands[2];
+    if (!(t.scalar && *t.scalar == 0.0 && f.value))
+      return p;
+    // cond = all(x == -inf) over the key axis.
+    SmallPtrSet<Operation *, 4> local;
+    auto all = stripUnitReshapes(sel.operands[0].value, m).getDefiningOp<linalg::GenericOp>();
+    if (!all || all.getNumDpsInputs() != 1 || all.getNumReductionLoops() != 1 ||
+        !isa_and_nonnull<arith::AndIOp>(
+            all.getBody()->getTerminator()->getOperand(0).getDefiningOp()))
+      return p;
+    auto eq = all.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    if (!eq || eq.getNumDpsInputs() != 1)
+      return p;
+    auto cmp = dyn_cast_or_null<arith::CmpFOp>(
+        eq.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ)
+      return p;
+    std::optional<double> c = scalarConstant(cmp.getRhs());
+    if (!c || !std::isinf(*c) || *c > 0)
+      return p;
+    scores = strip(eq.getDpsInputs()[0]);
+    m.chain.insert(sel.op);
+    m.chain.insert(all);
+    m.chain.insert(eq);
+    return strip(f.value, &m.chain);
+  }
+
   bool matchSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &x) {
+    Value safeScores;
+    p = peelSafeSoftmax(p, rank, m, safeScores);
+    if (!matchSoftmaxCore(p, rank, m, x))
+      return false;
+    if (safeScores && safeScores != x)
+      return failB("a fully-masked-row guard tests other scores than the softmax reads");
+    return true;
+  }
+
+  bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x) {
     Node n = classify(p);
     m.chain.insert(n.op);
     if (n.kind == NodeKind::Softmax) {
@@ -745,7 +861,7 @@ private:
       return failB("P is not a softmax");
     }
     Value eStripped = strip(e, &m.chain);
-    Node sum = classify(strip(normalizer, &m.chain));
+    Node sum = classify(stripUnitReshapes(strip(normalizer, &m.chain), m));
     if (sum.kind != NodeKind::SumReduce)
       return failB("the normalizer is not a row sum");
     m.chain.insert(sum.op);
@@ -771,7 +887,7 @@ private:
                      "(a per-column max is not a softmax shift)");
       m.chain.insert(sub.op);
       if (Value c = sub.operands[1].value) {
-        Node mx = classify(strip(c, &m.chain));
+        Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
         if (mx.kind == NodeKind::MaxReduce) {
           if (mx.axis != rank - 1)
             return failB("the max is taken over dim " + Twine(mx.axis) +
@@ -849,6 +965,10 @@ private:
         } else if (auto off = causalConstant(strip(cond.value))) {
           if (!keepWhereTrue || !setCausal(*off, m))
             return failB("unsupported constant mask");
+        } else if (auto off = droppedWhereZero(cond.value);
+                   off && !keepWhereTrue) {
+          if (!setCausal(*off, m))
+            return false;
         } else if (!setMask(cond, true, !keepWhereTrue, m)) {
           return false;
         }
@@ -860,6 +980,20 @@ private:
       }
     }
     return failB("the scores chain is too long");
+  }
+
+  /// `C == 0` of a constant 0/1 tril buffer (tosa's spelling of GPT-2's
+  /// mask): dropping where it holds keeps where C != 0.
+  static std::optional<int64_t> droppedWhereZero(Value cond) {
+    auto eq = cond.getDefiningOp<tosa::EqualOp>();
+    if (!eq)
+      return std::nullopt;
+    Value a = eq->getOperand(0), b = eq->getOperand(1);
+    if (scalarConstant(a) == 0.0)
+      return causalConstant(b, /*nonZeroKeeps=*/true);
+    if (scalarConstant(b) == 0.0)
+      return causalConstant(a, /*nonZeroKeeps=*/true);
+    return std::nullopt;
   }
 
   static bool isMaskValue(const NodeOperand &o) {
@@ -940,14 +1074,26 @@ private:
   /// through). attn.attention reads head h from K/V head h / G natively, so
   /// the repeat is dropped instead of copying K/V G times.
   static Value foldHeadRepeat(Value v) {
-    auto bc = v.getDefiningOp<linalg::BroadcastOp>();
-    if (!bc)
-      return v;
     int64_t r = rankOf(v);
-    ArrayRef<int64_t> dims = bc.getDimensions();
-    if (r < 5 || dims.size() != 1 || dims[0] != r - 3)
+    if (r < 5)
       return v;
-    return bc.getInput();
+    if (auto bc = v.getDefiningOp<linalg::BroadcastOp>()) {
+      ArrayRef<int64_t> dims = bc.getDimensions();
+      return dims.size() == 1 && dims[0] == r - 3 ? bc.getInput() : v;
+    }
+    // The same broadcast as a generic: the input map drops loop r-3.
+    auto g = v.getDefiningOp<linalg::GenericOp>();
+    if (!g || g.getNumDpsInputs() != 1 || g.getNumReductionLoops() != 0 ||
+        g.getBody()->getTerminator()->getOperand(0) != g.getBody()->getArgument(0))
+      return v;
+    SmallVector<AffineExpr> expected;
+    for (int64_t d = 0; d < r; ++d)
+      if (d != r - 3)
+        expected.push_back(getAffineDimExpr(d, v.getContext()));
+    AffineMap in = g.getIndexingMapsArray()[0];
+    if (llvm::to_vector(in.getResults()) != expected)
+      return v;
+    return g.getDpsInputs()[0];
   }
 
   /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
@@ -974,7 +1120,7 @@ private:
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-/// Elementwise cast of a tensor with a linalg.generic.
+/// Elementwise float cast of a tensor with a linalg.generic.
 Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getElementType() == elt)
@@ -988,14 +1134,29 @@ Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
              SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                Value c = a[0];
-               if (elt.isInteger(1))
-                 c = arith::XOrIOp::create(
-                     nb, nl, c, arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true)));
-               else if (cast<FloatType>(a[0].getType()).getWidth() < cast<FloatType>(elt).getWidth())
+               if (cast<FloatType>(a[0].getType()).getWidth() < cast<FloatType>(elt).getWidth())
                  c = arith::ExtFOp::create(nb, nl, elt, c);
                else
                  c = arith::TruncFOp::create(nb, nl, elt, c);
                linalg::YieldOp::create(nb, nl, c);
+             })
+      .getResult(0);
+}
+
+/// Logical not of an i1 tensor: a "drop where true" mask becomes a keep mask.
+Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v),
+                                       t.getElementType());
+  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
+               linalg::YieldOp::create(nb, nl,
+                                       arith::XOrIOp::create(nb, nl, a[0], one).getResult());
              })
       .getResult(0);
 }
@@ -1148,7 +1309,7 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       }
       mask = *cm;
       if (m.invertMask)
-        mask = castTensor(b, loc, mask, b.getI1Type()); // xor with true
+        mask = invertBoolTensor(b, loc, mask);
     }
     q = castTensor(b, loc, q, elt);
     k = castTensor(b, loc, k, elt);
