@@ -23,11 +23,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# Python packages for the numeric checks of the execution tests.
-if ! python3 -c "import numpy" 2>/dev/null; then
-  echo "== installing numpy from PyPI"
-  python3 -m pip install -q numpy
-fi
+# Python packages: numpy for the execution tests' numeric checks, nanobind
+# for the attnopt extension, pytest for its tests.
+for mod in numpy nanobind pytest; do
+  if ! python3 -c "import $mod" 2>/dev/null; then
+    echo "== installing $mod from PyPI"
+    python3 -m pip install -q "$mod"
+  fi
+done
 
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   echo "== configuring $BUILD_DIR"
@@ -35,6 +38,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
+    -DATTN_BUILD_PYTHON=ON \
     ${ATTN_CMAKE_ARGS:-}
 fi
 echo "== building"

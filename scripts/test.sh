@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Every test: builds (installing what is missing), then runs the lit suite
 # (FileCheck, -verify-diagnostics, CPU execution, the cost model's unit tests,
-# the find_package consumer) through ctest, with lit's own output shown.
+# the find_package consumer) through ctest, with lit's own output shown, then
+# the attnopt Python package's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-ctest --test-dir "${ATTN_BUILD_DIR:-build}" --output-on-failure -V
+BUILD_DIR=${ATTN_BUILD_DIR:-build}
+ctest --test-dir "$BUILD_DIR" --output-on-failure -V
+echo "== attnopt Python package (pytest)"
+PYTHONPATH="$BUILD_DIR/python" ATTN_OPT="$BUILD_DIR/bin/attn-opt" \
+  python3 -m pytest -q python-bindings/tests

@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <optional>
@@ -158,6 +159,13 @@ struct OpCost {
 /// CUDA cores when `tensorCores` is false) and moving `bytes` through DRAM.
 OpCost rooflineOp(llvm::StringRef name, int64_t flops, int64_t bytes,
                   DType dtype, bool tensorCores, const TargetSpec &target);
+
+/// The JSON object of one attention in the --attn-io-cost report (keys
+/// `op`, `B`, `H`, `Hkv`, `Lq`, `Lk`, `d`, `dv`, `dtype`, `causal`, `flops`,
+/// `naive_hbm_bytes`, `fused_sram_l2_bytes`, `fused_dram_bytes`, ...).
+llvm::json::Object attentionCostToJSON(llvm::StringRef name, const AttentionCost &c);
+/// The report's top-level `target` object.
+llvm::json::Object targetToJSON(const TargetSpec &t);
 
 } // namespace attn
 } // namespace mlir

@@ -216,7 +216,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
               c.intensityFused, c.ridge, c.naiveMemoryBound ? "memory" : "compute",
               c.intensityNaive, c.predictedSpeedup(), c.tiles.blockQ,
               c.tiles.blockKV));
-        attentionReports.push_back(toJSON(name, c));
+        attentionReports.push_back(attentionCostToJSON(name, c));
         plotDType = shape->dtype;
         points.push_back({name + " fused", c.intensityFused,
                           double(c.flops) / c.predictedTimeFusedSec, true});
@@ -313,56 +313,5 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     return success();
   }
 
-  static llvm::json::Object targetToJSON(const TargetSpec &t) {
-    return llvm::json::Object{
-        {"name", t.name},
-        {"sram_bytes_per_block", t.sramBytesPerBlock},
-        {"sm_count", t.smCount},
-        {"l2_bytes", t.l2Bytes},
-        {"hbm_bytes_per_s", t.hbmBytesPerSec},
-        {"l2_bytes_per_s", t.l2BytesPerSec},
-        {"peak_tensor_flops",
-         llvm::json::Object{{"f16", t.tensorF16}, {"bf16", t.tensorBF16},
-                            {"f32", t.tensorF32}, {"f64", t.tensorF64}}},
-        {"peak_scalar_f32_flops", t.scalarF32},
-        {"ridge_bf16", t.ridge(DType::BF16)}};
-  }
-
-  static llvm::json::Object toJSON(StringRef name, const AttentionCost &c) {
-    const AttentionShape &s = c.shape;
-    return llvm::json::Object{
-        {"op", name.str()}, // json::Value does not own a StringRef
-        {"B", s.batch},
-        {"H", s.headsQ},
-        {"Hkv", s.headsKV},
-        {"Lq", s.seqQ},
-        {"Lk", s.seqKV},
-        {"d", s.headDim},
-        {"dv", s.headDimV},
-        {"dtype", stringifyDType(s.dtype)},
-        {"causal", s.causal},
-        {"flops", c.flops},
-        {"exp_count", c.expCount},
-        {"naive_hbm_bytes", c.naiveHbmBytes},
-        {"fused_sram_l2_bytes", c.fusedSramL2Bytes},
-        {"fused_dram_bytes", c.fusedDramBytes()},
-        {"fused_dram_read_bytes", c.fusedDramReadBytes},
-        {"fused_dram_write_bytes", c.fusedDramWriteBytes},
-        {"kv_working_set_bytes", c.kvWorkingSetBytes},
-        {"dram_regime", c.dramRegime == DramRegime::KVFitsL2
-                            ? "kv_fits_l2"
-                            : "kv_streams_from_dram"},
-        {"intensity_naive", c.intensityNaive},
-        {"intensity_fused", c.intensityFused},
-        {"intensity_fused_l2", c.intensityFusedL2},
-        {"ridge", c.ridge},
-        {"bound_naive", c.naiveMemoryBound ? "memory" : "compute"},
-        {"bound_fused", c.fusedMemoryBound ? "memory" : "compute"},
-        {"block_q", c.tiles.blockQ},
-        {"block_kv", c.tiles.blockKV},
-        {"predicted_time_naive_s", c.predictedTimeNaiveSec},
-        {"predicted_time_fused_s", c.predictedTimeFusedSec},
-        {"predicted_speedup", c.predictedSpeedup()}};
-  }
 };
 } // namespace

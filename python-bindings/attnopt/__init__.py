@@ -1,0 +1,117 @@
+"""attnopt: attn-opt's attention compiler from Python.
+
+Text in, text out. Each call builds its own MLIRContext, parses the input,
+runs attn-opt passes and returns text (or a report). Nothing here needs a
+GPU; `attnopt.runtime` (which would) is imported lazily.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from . import graph
+from ._core import MLIRError
+from ._core import run_pipeline as _run_pipeline
+from ._core import run_pipeline_with_remarks as _run_with_remarks
+
+__all__ = ["MLIRError", "DetectResult", "run_pipeline", "detect", "io_cost", "graph"]
+
+
+def run_pipeline(mlir_text: str, pipeline: str) -> str:
+    """Runs any registered pass pipeline on `mlir_text` and returns the IR.
+
+    `pipeline` is anchored on the module, e.g.
+    ``"func.func(attn-detect),attn-io-cost{target=h100},func.func(attn-fuse)"``.
+    Parse errors, verifier errors and pass failures raise `MLIRError`, whose
+    message carries each diagnostic with its location.
+    """
+    return _run_pipeline(mlir_text, pipeline)
+
+
+@dataclass
+class DetectResult:
+    """What --attn-detect did."""
+    ir: str
+    """The transformed module."""
+    count: int
+    """How many attn.attention ops the module holds afterwards."""
+    remarks: List[str] = field(default_factory=list)
+    """Near misses ('loc: remark: attn-detect: not raised: <reason>'); only
+    collected with explain=True."""
+
+
+def detect(mlir_text: str, explain: bool = False) -> DetectResult:
+    """Raises softmax(Q·Kᵀ)·V chains in attn, linalg or tosa IR to attn.attention."""
+    pipeline = "func.func(attn-detect{explain=%s})" % ("true" if explain else "false")
+    ir, remarks = _run_with_remarks(mlir_text, pipeline)
+    count = sum(1 for line in ir.splitlines() if "attn.attention" in line and "=" in line)
+    return DetectResult(ir=ir, count=count, remarks=list(remarks))
+
+
+# Pass-option spelling of io_cost's keyword overrides.
+_OVERRIDES = {
+    "sram_bytes": "sram-bytes", "sm_count": "sm-count", "l2_bytes": "l2-bytes",
+    "hbm_bandwidth": "hbm-bandwidth", "l2_bandwidth": "l2-bandwidth",
+    "peak_f16": "peak-f16", "peak_bf16": "peak-bf16", "peak_f32": "peak-f32",
+    "peak_f64": "peak-f64", "peak_scalar": "peak-scalar",
+}
+
+
+def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
+            H: Optional[int] = None, Lq: Optional[int] = None,
+            Lk: Optional[int] = None, d: Optional[int] = None,
+            dv: Optional[int] = None, dtype: str = "bf16", causal: bool = False,
+            hkv: Optional[int] = None, target: str = "h200",
+            **overrides: float) -> Dict[str, Any]:
+    """The --attn-io-cost report, computed by the same pass as attn-opt's.
+
+    With `mlir_text`, returns the whole JSON report (``target``,
+    ``attention``: one object per op, ``unfused_ops``, ``unfused_total``).
+    With shapes instead (B, H, Lq, Lk, d and optionally dv, hkv, dtype,
+    causal), returns that one attention's object (``flops``,
+    ``naive_hbm_bytes``, ``fused_dram_bytes``, ``bound_fused``, ``block_q``,
+    ...) with the ``target`` object added.
+
+    Keyword overrides replace fields of the target preset: sram_bytes,
+    sm_count, l2_bytes, hbm_bandwidth, l2_bandwidth, peak_f16, peak_bf16,
+    peak_f32, peak_f64, peak_scalar.
+    """
+    from_shapes = mlir_text is None
+    if from_shapes:
+        missing = [n for n, v in dict(B=B, H=H, Lq=Lq, Lk=Lk, d=d).items() if v is None]
+        if missing:
+            raise ValueError("io_cost needs mlir_text or the shapes; missing: %s"
+                             % ", ".join(missing))
+        mlir_text = graph.attention(B, H, Lq, d, Lk=Lk, dv=dv, hkv=hkv,
+                                    dtype=dtype, causal=causal)
+    options = ["target=%s" % target]
+    for key, value in overrides.items():
+        if key not in _OVERRIDES:
+            raise TypeError("io_cost() got an unknown override '%s' (known: %s)"
+                            % (key, ", ".join(sorted(_OVERRIDES))))
+        options.append("%s=%s" % (_OVERRIDES[key], value))
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="attnopt-iocost-")
+    os.close(fd)
+    try:
+        options.append("report=%s" % path)
+        run_pipeline(mlir_text, "attn-io-cost{%s}" % " ".join(options))
+        with open(path) as f:
+            report = json.load(f)
+    finally:
+        os.unlink(path)
+    if not from_shapes:
+        return report
+    result = dict(report["attention"][0])
+    result["target"] = report["target"]
+    return result
+
+
+def __getattr__(name: str):
+    if name in ("runtime", "compile"):
+        raise AttributeError(
+            "attnopt.%s needs the GPU pipeline (--attn-gpu-pipeline), which "
+            "attn-opt does not have yet" % name)
+    raise AttributeError("module 'attnopt' has no attribute '%s'" % name)
