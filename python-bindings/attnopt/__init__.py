@@ -57,6 +57,7 @@ _OVERRIDES = {
     "hbm_bandwidth": "hbm-bandwidth", "l2_bandwidth": "l2-bandwidth",
     "peak_f16": "peak-f16", "peak_bf16": "peak-bf16", "peak_f32": "peak-f32",
     "peak_f64": "peak-f64", "peak_scalar": "peak-scalar",
+    "block_q": "block-q", "block_kv": "block-kv",
 }
 
 
@@ -77,7 +78,8 @@ def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
 
     Keyword overrides replace fields of the target preset: sram_bytes,
     sm_count, l2_bytes, hbm_bandwidth, l2_bandwidth, peak_f16, peak_bf16,
-    peak_f32, peak_f64, peak_scalar.
+    peak_f32, peak_f64, peak_scalar; block_q and block_kv cost a kernel with
+    those tiles instead of the ones the model would choose.
     """
     from_shapes = mlir_text is None
     if from_shapes:

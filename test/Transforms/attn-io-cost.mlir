@@ -1,6 +1,7 @@
 // RUN: attn-opt %s -split-input-file --attn-io-cost | FileCheck %s
 // RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100" | FileCheck %s --check-prefix=A100
 // RUN: attn-opt %s -split-input-file --attn-io-cost="sram-bytes=16384" | FileCheck %s --check-prefix=SMALL
+// RUN: attn-opt %s -split-input-file --attn-io-cost="block-q=128 block-kv=128" | FileCheck %s --check-prefix=FA2
 
 // The ANCHORS.md counter case: B=1, H=16, N=4096, d=64, bf16, on the H200.
 // Q+K+V read once (25165824 B) + O written (8388608 B) = 33554432 B of DRAM.
@@ -73,4 +74,17 @@ func.func @primitives_untouched(%q: tensor<128x64xf32>) -> tensor<128x128xf32> {
   %s = attn.matmul %q, %q transpose_rhs : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x128xf32>
   %p = attn.softmax %s dim 1 : tensor<128x128xf32>
   return %p : tensor<128x128xf32>
+}
+
+// -----
+
+// Costing a given kernel's tiles (FlashAttention-2 runs 128x128 at d=64):
+// SRAM<-L2 = 2·16·(2·4096·64 + 32·4096·128) = 553648128.
+// FA2-LABEL: func.func @fixed_tiles
+// FA2: fused_sram_l2_bytes = 553648128, {{.*}} block_q = 128, block_kv = 128>
+func.func @fixed_tiles(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125)
+      : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>
+      -> tensor<1x16x4096x64xbf16>
+  return %o : tensor<1x16x4096x64xbf16>
 }

@@ -187,7 +187,15 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
           attn.emitWarning("io-cost skipped: the cost model needs static shapes");
           return;
         }
-        llvm::Expected<AttentionCost> cost = computeAttentionCost(*shape, tgt);
+        // Fixed tiles cost a given kernel (e.g. FlashAttention-2's 128x128)
+        // instead of the one attn-opt would build.
+        std::optional<TileSizes> tiles;
+        if (blockQ > 0 || blockKV > 0) {
+          TileSizes chosen = chooseTileSizes(*shape, tgt);
+          tiles = TileSizes{blockQ > 0 ? int64_t(blockQ) : chosen.blockQ,
+                            blockKV > 0 ? int64_t(blockKV) : chosen.blockKV};
+        }
+        llvm::Expected<AttentionCost> cost = computeAttentionCost(*shape, tgt, tiles);
         if (!cost) {
           attn.emitError("io-cost failed: ") << llvm::toString(cost.takeError());
           failedAny = true;
