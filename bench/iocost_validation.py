@@ -93,8 +93,10 @@ def parse(path):
         def val(metric):
             x = float(r[col[metric]].replace(",", ""))
             unit = units[col[metric]]
-            scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 32,
-                     "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "": 1}
+            scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3,
+                     "MB": 1e6, "GB": 1e9, "sector": 32, "ns": 1e-9, "us": 1e-6,
+                     "ms": 1e-3, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
+                     "": 1}
             return x * scale.get(unit, 1)
         segments[current].append(dict(
             kernel=kernel[:60],

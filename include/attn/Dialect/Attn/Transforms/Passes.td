@@ -60,7 +60,7 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     with FLOPs, unfused DRAM bytes, fused SRAM<-L2 bytes and fused DRAM bytes,
     intensities, the ridge point, the bound class of each path, and the tile
     sizes. Fused DRAM bytes have two regimes: when the K/V of the heads in
-    flight fit in half the L2, the K/V re-reads of successive query tiles hit
+    flight fit in 3/4 of the L2, the K/V re-reads of successive query tiles hit
     L2 and DRAM sees Q, K and V once (what the H200's counters show for
     FlashAttention-2); otherwise every re-read is a DRAM read.
 
