@@ -193,4 +193,51 @@ def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// GPU (implemented in lib/Conversion/AttnToGPU)
+//===----------------------------------------------------------------------===//
+
+def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
+  let summary = "Lower attn.attention to a tensor-core FlashAttention-2 GPU kernel";
+  let description = [{
+    Each `attn.attention` becomes a `gpu.launch_func` of its own kernel in its
+    own `gpu.module`, built from mma.sync (m16n8k16) as FlashAttention-2
+    does: one CTA per (batch·head, 64 query rows), 4 warps of 16 rows; Q
+    fragments in registers; K/V tiles of 64 keys staged through shared memory
+    with a padded pitch (conflict-free fragment loads), V read with
+    `ldmatrix.trans`; S and P in registers, P reused as the A operand of P·V;
+    the online softmax in exp2 with the scale folded in; f32 accumulators;
+    K/V tiles above the causal diagonal skipped; GQA by index arithmetic.
+
+    The kernel's launch manifest (grid and block as formulas and values,
+    parameters, shapes, tiles, causal, scale) is recorded on the module as
+    `attn.kernel_manifests` for `--attn-dump-gpu-kernels`.
+
+    Preconditions, each reported as an error at the op when violated: static
+    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, Lq and Lk
+    multiples of 64, no mask tensor (causal is supported).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def AttnDumpGPUKernelsPass : Pass<"attn-dump-gpu-kernels", "ModuleOp"> {
+  let summary = "Write each compiled kernel's PTX and launch manifest to a directory";
+  let description = [{
+    After `gpu-module-to-binary` in isa format, writes `<kernel>.ptx` (the
+    gpu.binary's PTX text) and `<kernel>.json` (the launch manifest recorded
+    by `--attn-lower-to-gpu`) for every attention kernel, so that a runner on
+    a GPU machine without MLIR can load and launch it.
+  }];
+  let options = [
+    Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
+           "Directory for the .ptx and .json files (created if missing)">
+  ];
+}
+
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD

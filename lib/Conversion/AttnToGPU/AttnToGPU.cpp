@@ -1,0 +1,245 @@
+//===- AttnToGPU.cpp - --attn-lower-to-gpu and --attn-dump-gpu-kernels ----===//
+//
+// The pass picks a kernel builder per op (today: the mma.sync
+// FlashAttention-2 kernel of FlashAttentionMmaSync.cpp; a Hopper wgmma + TMA
+// builder is the planned sibling) and replaces the op by a launch of it.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace attn {
+#define GEN_PASS_DEF_ATTNLOWERTOGPUPASS
+#define GEN_PASS_DEF_ATTNDUMPGPUKERNELSPASS
+#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace attn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// Checks the mma.sync kernel's preconditions and fills the spec.
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, int index) {
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  auto k = cast<RankedTensorType>(op.getKey().getType());
+  auto v = cast<RankedTensorType>(op.getValue().getType());
+  int64_t r = q.getRank();
+  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
+    op.emitError("attn-lower-to-gpu: ") << why;
+    return failure();
+  };
+  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+    return fail("the GPU kernel needs static shapes");
+  if (r != 3 && r != 4)
+    return fail("the GPU kernel takes [H, L, d] or [B, H, L, d], got rank " + Twine(r));
+  Type elt = q.getElementType();
+  if (!elt.isF16() && !elt.isBF16())
+    return fail("mma.sync needs f16 or bf16 inputs, got " + Twine(r == 0 ? "" : "") +
+                (elt.isF32() ? "f32" : "this element type"));
+  if (op.getMask())
+    return fail("mask tensors are not supported by the GPU kernel yet (causal is)");
+  FlashKernelSpec s;
+  s.name = "attn_fa2_mma_" + std::to_string(index);
+  s.batch = r == 4 ? q.getDimSize(0) : 1;
+  s.headsQ = q.getDimSize(r - 3);
+  s.headsKV = k.getDimSize(r - 3);
+  s.seqQ = q.getDimSize(r - 2);
+  s.seqKV = k.getDimSize(r - 2);
+  s.headDim = q.getDimSize(r - 1);
+  s.headDimV = v.getDimSize(r - 1);
+  s.elementType = elt;
+  s.scale = op.getScale().convertToDouble();
+  s.causal = op.isCausal();
+  s.causalBottomRight = op.getCausal() == CausalAlignment::bottom_right;
+  for (int64_t hd : {s.headDim, s.headDimV})
+    if (hd != 64 && hd != 128)
+      return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
+  if (s.seqQ % s.blockQ || s.seqKV % s.blockKV)
+    return fail("Lq and Lk must be multiples of " + Twine(s.blockQ) + " for the GPU kernel, got " +
+                Twine(s.seqQ) + " and " + Twine(s.seqKV));
+  return s;
+}
+
+/// [H, L, d] -> [1, H, L, d], so that one kernel form serves both ranks.
+Value toRank4(OpBuilder &b, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() == 4)
+    return v;
+  SmallVector<int64_t> shape{1};
+  shape.append(t.getShape().begin(), t.getShape().end());
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()),
+                                       v, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+}
+
+llvm::json::Object manifestFor(const FlashKernelSpec &s) {
+  auto shape = [](std::initializer_list<int64_t> dims) {
+    llvm::json::Array a;
+    for (int64_t x : dims)
+      a.push_back(x);
+    return a;
+  };
+  std::string dtype = s.elementType.isF16() ? "f16" : "bf16";
+  auto param = [&](const char *name, llvm::json::Array dims) {
+    return llvm::json::Object{{"name", name}, {"type", dtype + "*"}, {"shape", std::move(dims)}};
+  };
+  return llvm::json::Object{
+      {"kernel", s.name},
+      {"grid", llvm::json::Object{{"formula", "[Lq / block_q, B * Hq, 1]"},
+                                  {"value", shape({s.seqQ / s.blockQ, s.batch * s.headsQ, 1})}}},
+      {"block", llvm::json::Object{{"formula", "[32 * block_q / 16, 1, 1]"},
+                                   {"value", shape({32 * s.numWarps(), 1, 1})}}},
+      {"dynamic_shared_memory_bytes", 0},
+      {"static_shared_memory_bytes",
+       int64_t(2) * s.blockKV * (s.smemPitch(s.headDim) + s.smemPitch(s.headDimV))},
+      {"params",
+       llvm::json::Array{
+           param("q", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
+           param("k", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
+           param("v", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
+           param("o", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))}},
+      {"calling_convention", "bare pointers, in params order"},
+      {"dtype", dtype},
+      {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
+      {"d", s.headDim}, {"dv", s.headDimV},
+      {"block_q", s.blockQ}, {"block_kv", s.blockKV},
+      {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
+      {"scale", s.scale},
+      {"instruction", "mma.sync.m16n8k16"}};
+}
+
+struct AttnLowerToGPUPass
+    : public attn::impl::AttnLowerToGPUPassBase<AttnLowerToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<AttentionOp> ops;
+    module.walk([&](AttentionOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
+    SmallVector<Attribute> manifests;
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      FailureOr<FlashKernelSpec> spec = specFor(op, i);
+      if (failed(spec))
+        return signalPassFailure();
+      Location loc = op.getLoc();
+      OpBuilder b(module.getBodyRegion());
+      auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
+      gpu::GPUFuncOp kernel = buildFlashAttentionMmaSyncKernel(b, loc, gpuModule, *spec);
+
+      // Host side: tensors -> buffers, launch, buffer -> tensor.
+      b.setInsertionPoint(op);
+      auto asBuffer = [&](Value t) {
+        Value t4 = toRank4(b, loc, t);
+        auto tt = cast<RankedTensorType>(t4.getType());
+        return bufferization::ToBufferOp::create(
+            b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t4);
+      };
+      Value q = asBuffer(op.getQuery()), k = asBuffer(op.getKey()), v = asBuffer(op.getValue());
+      auto outType = cast<MemRefType>(kernel.getArgumentTypes()[3]);
+      Value out = memref::AllocOp::create(b, loc, outType);
+      auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
+      gpu::LaunchFuncOp::create(
+          b, loc, kernel, gpu::KernelDim3{c(spec->seqQ / spec->blockQ), c(spec->batch * spec->headsQ), c(1)},
+          gpu::KernelDim3{c(32 * spec->numWarps()), c(1), c(1)}, Value(), ValueRange{q, k, v, out});
+      Value result = bufferization::ToTensorOp::create(
+          b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
+          /*restrict=*/true, /*writable=*/true);
+      auto resultType = cast<RankedTensorType>(op.getResult().getType());
+      if (resultType.getRank() == 3)
+        result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
+                                                 SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+      op.replaceAllUsesWith(result);
+      op.erase();
+      // The manifest as an attribute: JSON text survives every later pass.
+      std::string json;
+      llvm::raw_string_ostream os(json);
+      os << llvm::json::Value(manifestFor(*spec));
+      manifests.push_back(StringAttr::get(&getContext(), json));
+    }
+    module->setAttr("attn.kernel_manifests", ArrayAttr::get(&getContext(), manifests));
+  }
+};
+
+struct AttnDumpGPUKernelsPass
+    : public attn::impl::AttnDumpGPUKernelsPassBase<AttnDumpGPUKernelsPass> {
+  using AttnDumpGPUKernelsPassBase::AttnDumpGPUKernelsPassBase;
+
+  LogicalResult write(StringRef path, StringRef text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return getOperation().emitError("attn-dump-gpu-kernels: cannot write '")
+             << path << "': " << ec.message();
+    os << text;
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (dumpDir.empty())
+      return;
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
+      module.emitError("attn-dump-gpu-kernels: cannot create '") << dumpDir << "': " << ec.message();
+      return signalPassFailure();
+    }
+    // Manifests by kernel name.
+    llvm::StringMap<std::string> manifests;
+    if (auto arr = module->getAttrOfType<ArrayAttr>("attn.kernel_manifests"))
+      for (Attribute a : arr) {
+        StringRef text = cast<StringAttr>(a).getValue();
+        llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+        if (!v) {
+          llvm::consumeError(v.takeError());
+          continue;
+        }
+        if (auto name = v->getAsObject()->getString("kernel"))
+          manifests[*name] = text.str();
+      }
+    WalkResult walk = module.walk([&](gpu::BinaryOp binary) {
+      StringRef moduleName = binary.getSymName();
+      std::string kernel = moduleName.str();
+      if (StringRef(kernel).ends_with("_module"))
+        kernel.resize(kernel.size() - strlen("_module"));
+      for (Attribute obj : binary.getObjects()) {
+        auto object = cast<gpu::ObjectAttr>(obj);
+        if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+          binary.emitError("attn-dump-gpu-kernels: expected PTX (cubin-format=isa)");
+          return WalkResult::interrupt();
+        }
+        SmallString<256> ptx(dumpDir.getValue());
+        llvm::sys::path::append(ptx, kernel + ".ptx");
+        if (failed(write(ptx, object.getObject().getValue())))
+          return WalkResult::interrupt();
+      }
+      auto it = manifests.find(kernel);
+      if (it != manifests.end()) {
+        SmallString<256> json(dumpDir.getValue());
+        llvm::sys::path::append(json, kernel + ".json");
+        llvm::Expected<llvm::json::Value> v = llvm::json::parse(it->second);
+        std::string pretty;
+        llvm::raw_string_ostream os(pretty);
+        os << llvm::formatv("{0:2}", *v) << "\n";
+        if (failed(write(json, pretty)))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,316 @@
+//===- FlashAttentionMmaSync.cpp - the mma.sync FlashAttention-2 kernel ---===//
+//
+// Emits the forward kernel as gpu/nvgpu/vector/memref/arith ops, to be lowered
+// by upstream's gpu-lower-to-nvvm pipeline. Fragment layouts are those of
+// mma.sync.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
+// g = lane / 4 and t = lane % 4:
+//   A (16x16): a[0] = (g, 2t..2t+1), a[1] = (g+8, 2t..), a[2] = (g, 2t+8..),
+//              a[3] = (g+8, 2t+8..)
+//   B (16x8):  b[0] = (k 2t..2t+1, n g), b[1] = (k 2t+8..2t+9, n g)
+//   C (16x8):  c[0] = (g, 2t..2t+1),    c[1] = (g+8, 2t..2t+1)
+// Two adjacent C tiles of S (keys 16kk..16kk+15) are exactly the A operand of
+// P·V, which is why P never leaves registers (FlashAttention-2, §3.1).
+//
+// This is the Ampere-style path; a Hopper wgmma/TMA kernel would be a sibling
+// builder selected by the same pass (see AttnToGPU.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+/// Small builder helpers, so that the kernel below reads like the algorithm.
+struct KernelBuilder {
+  OpBuilder &b;
+  Location loc;
+  Type elt, f32;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value f(double v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, idx(y)); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, idx(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, idx(y)); }
+  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  /// ex2.approx: the SFU instruction FlashAttention uses. Inline PTX because
+  /// the GPU-to-NVVM lowering maps exp2 to a libdevice call instead.
+  Value exp2(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x}, b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
+               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+               LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+  Value xorShuffle(Value v, int32_t offset) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// Max or sum over the 4 lanes of a quad (the lanes that share a row).
+  Value quadReduce(Value v, bool isMax) {
+    for (int32_t off : {1, 2}) {
+      Value other = xorShuffle(v, off);
+      v = isMax ? fmax(v, other) : fadd(v, other);
+    }
+    return v;
+  }
+  Value load(Type vec, Value mem, ValueRange indices) {
+    return vector::LoadOp::create(b, loc, cast<VectorType>(vec), mem, indices);
+  }
+  Value zeros(VectorType t) {
+    return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+  }
+  Value insert(Value v, Value into, int64_t pos) {
+    return vector::InsertOp::create(b, loc, v, into, ArrayRef<int64_t>{pos});
+  }
+  Value extract(Value v, int64_t i, int64_t j) {
+    return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i, j});
+  }
+  /// D = A·B + C, m16n8k16, f32 accumulators. f16 goes through
+  /// nvgpu.mma.sync; for bf16 the LLVM 22 lowering of nvgpu.mma.sync cannot
+  /// deduce the PTX types, so the same instruction is emitted as inline PTX.
+  Value mma(Value a, Value bb, Value c) {
+    if (elt.isF16())
+      return nvgpu::MmaSyncOp::create(b, loc, a, bb, c, ArrayRef<int64_t>{16, 8, 16});
+    Type i32 = b.getI32Type();
+    SmallVector<Value> operands;
+    auto packRows = [&](Value v, int64_t rows) {
+      for (int64_t r = 0; r < rows; ++r) {
+        Value row = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{r});
+        operands.push_back(LLVM::BitcastOp::create(b, loc, i32, row));
+      }
+    };
+    packRows(a, 4);
+    packRows(bb, 2);
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t e = 0; e < 2; ++e)
+        operands.push_back(extract(c, r, e));
+    auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    Value d = LLVM::InlineAsmOp::create(
+                  b, loc, resultType, operands,
+                  b.getStringAttr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                                  "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"),
+                  b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"), UnitAttr(), UnitAttr(),
+                  LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < 4; ++i)
+      elems.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));
+    return vector::FromElementsOp::create(b, loc, cast<VectorType>(c.getType()), elems);
+  }
+};
+} // namespace
+
+gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
+    OpBuilder &b, Location loc, gpu::GPUModuleOp module, const FlashKernelSpec &s) {
+  MLIRContext *ctx = b.getContext();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  KernelBuilder k{b, loc, s.elementType, b.getF32Type()};
+  Type T = s.elementType, f32 = k.f32;
+  const int64_t d = s.headDim, dv = s.headDimV, bq = s.blockQ, bkv = s.blockKV;
+  const int64_t threads = 32 * s.numWarps();
+
+  auto global = [&](int64_t h, int64_t l, int64_t cols) {
+    return MemRefType::get({s.batch, h, l, cols}, T);
+  };
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto kTileType = MemRefType::get({bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
+  auto vTileType = MemRefType::get({bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
+  auto fnType = b.getFunctionType({global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
+                                   global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)},
+                                  {});
+  auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, TypeRange{kTileType, vTileType});
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value Q = entry.getArgument(0), K = entry.getArgument(1), V = entry.getArgument(2),
+        O = entry.getArgument(3);
+  Value kTile = func.getWorkgroupAttributions()[0], vTile = func.getWorkgroupAttributions()[1];
+
+  // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x.
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value batch = k.div(bh, s.headsQ), head = k.rem(bh, s.headsQ);
+  // GQA: query head h reads K/V head h / (Hq/Hkv); no copy of K/V exists.
+  Value kvHead = k.div(head, s.headsQ / s.headsKV);
+  Value warp = k.div(tid, 32), lane = k.rem(tid, 32);
+  Value g = k.div(lane, 4), t = k.rem(lane, 4);
+  Value qStart = k.mul(qTileIdx, bq);
+  Value row[2];
+  row[0] = k.add(k.add(qStart, k.mul(warp, 16)), g);
+  row[1] = k.add(row[0], 8);
+  Value twoT = k.mul(t, 2);
+
+  // Q fragments stay in registers for the whole K/V loop.
+  auto aType = VectorType::get({4, 2}, T), bType = VectorType::get({2, 2}, T);
+  auto cType = VectorType::get({2, 2}, f32), pair = VectorType::get({2}, T);
+  SmallVector<Value> qFrag;
+  for (int64_t ks = 0; ks < d / 16; ++ks) {
+    Value col = k.add(twoT, ks * 16);
+    Value a = k.zeros(aType);
+    a = k.insert(k.load(pair, Q, {batch, head, row[0], col}), a, 0);
+    a = k.insert(k.load(pair, Q, {batch, head, row[1], col}), a, 1);
+    a = k.insert(k.load(pair, Q, {batch, head, row[0], k.add(col, 8)}), a, 2);
+    a = k.insert(k.load(pair, Q, {batch, head, row[1], k.add(col, 8)}), a, 3);
+    qFrag.push_back(a);
+  }
+
+  // K/V tiles to visit. Causal: stop after the tile holding the last key
+  // that the CTA's last query row sees (tiles above the diagonal skipped).
+  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+  Value kvEnd = k.idx(s.seqKV);
+  if (s.causal) {
+    Value lastSeen = k.add(k.add(qStart, bq), shift); // one past the last key
+    lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
+    Value tiles = arith::CeilDivUIOp::create(b, loc, lastSeen, k.idx(bkv));
+    kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, bkv), kvEnd);
+  }
+  const double negInf = -std::numeric_limits<double>::infinity();
+  SmallVector<Value> init;
+  for (int64_t nd = 0; nd < dv / 8; ++nd)
+    init.push_back(k.zeros(cType));
+  init.append({k.f(negInf), k.f(negInf), k.f(0.0), k.f(0.0)}); // m0, m1, l0, l1
+  auto loop = scf::ForOp::create(b, loc, k.idx(0), kvEnd, k.idx(bkv), init);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kvStart = loop.getInductionVar();
+  ValueRange state = loop.getRegionIterArgs();
+  SmallVector<Value> acc(state.begin(), state.begin() + dv / 8);
+  Value mOld[2] = {state[dv / 8], state[dv / 8 + 1]};
+  Value lOld[2] = {state[dv / 8 + 2], state[dv / 8 + 3]};
+
+  // Stage K and V tiles in shared memory, 16 bytes per thread and step.
+  auto stage = [&](Value src, Value tile, int64_t cols) {
+    auto chunk = VectorType::get({8}, T);
+    int64_t chunksPerRow = cols / 8, total = bkv * chunksPerRow;
+    for (int64_t i = 0; i < total / threads; ++i) {
+      Value c = k.add(tid, i * threads);
+      Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
+      Value vec = k.load(chunk, src, {batch, kvHead, k.add(kvStart, r), col});
+      vector::StoreOp::create(b, loc, vec, tile, ValueRange{r, col});
+    }
+  };
+  stage(K, kTile, d);
+  stage(V, vTile, dv);
+  gpu::BarrierOp::create(b, loc);
+
+  // S = Q·Kᵀ for this warp's 16 rows and the tile's bkv keys.
+  const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
+  Value scaleV = k.f(scaleLog2);
+  SmallVector<std::array<std::array<Value, 2>, 2>> sv(bkv / 8);
+  for (int64_t nb = 0; nb < bkv / 8; ++nb) {
+    Value c = k.zeros(cType);
+    Value keyRow = k.add(g, nb * 8);
+    for (int64_t ks = 0; ks < d / 16; ++ks) {
+      Value col = k.add(twoT, ks * 16);
+      Value bf = k.zeros(bType);
+      bf = k.insert(k.load(pair, kTile, {keyRow, col}), bf, 0);
+      bf = k.insert(k.load(pair, kTile, {keyRow, k.add(col, 8)}), bf, 1);
+      c = k.mma(qFrag[ks], bf, c);
+    }
+    for (int r = 0; r < 2; ++r)
+      for (int e = 0; e < 2; ++e) {
+        Value x = k.fmul(k.extract(c, r, e), scaleV);
+        if (s.causal) {
+          Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
+          Value limit = k.add(row[r], shift);
+          Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
+          x = arith::SelectOp::create(b, loc, above, k.f(negInf), x);
+        }
+        sv[nb][r][e] = x;
+      }
+  }
+
+  // Online softmax, per row (r = 0: row g, r = 1: row g + 8).
+  Value alpha[2], mNew[2], lNew[2];
+  for (int r = 0; r < 2; ++r) {
+    Value m = sv[0][r][0];
+    for (int64_t nb = 0; nb < bkv / 8; ++nb)
+      for (int e = 0; e < 2; ++e)
+        if (nb || e)
+          m = k.fmax(m, sv[nb][r][e]);
+    mNew[r] = k.fmax(mOld[r], k.quadReduce(m, /*isMax=*/true));
+    // A row that has seen only -inf keeps m = -inf; exp2 is taken against 0
+    // then, so P = 0 and alpha = 0 instead of NaN (fully masked rows -> 0).
+    Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew[r],
+                                           k.f(negInf));
+    Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mNew[r]);
+    alpha[r] = k.exp2(k.fsub(mOld[r], mSafe));
+    Value rowSum = k.f(0.0);
+    for (int64_t nb = 0; nb < bkv / 8; ++nb)
+      for (int e = 0; e < 2; ++e) {
+        sv[nb][r][e] = k.exp2(k.fsub(sv[nb][r][e], mSafe));
+        rowSum = k.fadd(rowSum, sv[nb][r][e]);
+      }
+    // l stays a per-lane partial sum; the quad reduces it once at the end.
+    lNew[r] = k.fadd(k.fmul(alpha[r], lOld[r]), rowSum);
+  }
+  Value alphaVec = vector::FromElementsOp::create(
+      b, loc, cType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+  for (Value &a : acc)
+    a = k.fmul(a, alphaVec);
+
+  // O += P·V: P (rounded to the input type) is the A operand straight from
+  // registers; V's B operand comes from shared memory through ldmatrix.trans.
+  auto toPair = [&](Value x0, Value x1) {
+    Value y0 = arith::TruncFOp::create(b, loc, T, x0), y1 = arith::TruncFOp::create(b, loc, T, x1);
+    return vector::FromElementsOp::create(b, loc, pair, ValueRange{y0, y1}).getResult();
+  };
+  Value laneRow = k.rem(lane, 16);
+  for (int64_t kk = 0; kk < bkv / 16; ++kk) {
+    Value a = k.zeros(aType);
+    a = k.insert(toPair(sv[2 * kk][0][0], sv[2 * kk][0][1]), a, 0);
+    a = k.insert(toPair(sv[2 * kk][1][0], sv[2 * kk][1][1]), a, 1);
+    a = k.insert(toPair(sv[2 * kk + 1][0][0], sv[2 * kk + 1][0][1]), a, 2);
+    a = k.insert(toPair(sv[2 * kk + 1][1][0], sv[2 * kk + 1][1][1]), a, 3);
+    for (int64_t nd = 0; nd < dv / 8; ++nd) {
+      Value vf = nvgpu::LdMatrixOp::create(b, loc, bType, vTile,
+                                           ValueRange{k.add(laneRow, kk * 16), k.idx(nd * 8)},
+                                           b.getBoolAttr(true), b.getI32IntegerAttr(2));
+      acc[nd] = k.mma(a, vf, acc[nd]);
+    }
+  }
+  // The next iteration overwrites the tiles.
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> yields(acc);
+  yields.append({mNew[0], mNew[1], lNew[0], lNew[1]});
+  scf::YieldOp::create(b, loc, yields);
+
+  // O = acc / l (0 where l = 0), written as pairs of the output type.
+  b.setInsertionPointAfter(loop);
+  Value inv[2];
+  for (int r = 0; r < 2; ++r) {
+    Value l = k.quadReduce(loop.getResult(dv / 8 + 2 + r), /*isMax=*/false);
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
+    Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l);
+    inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
+  }
+  for (int64_t nd = 0; nd < dv / 8; ++nd) {
+    Value c = loop.getResult(nd);
+    for (int r = 0; r < 2; ++r) {
+      Value out = toPair(k.fmul(k.extract(c, r, 0), inv[r]), k.fmul(k.extract(c, r, 1), inv[r]));
+      vector::StoreOp::create(b, loc, out, O,
+                              ValueRange{batch, head, row[r], k.add(twoT, nd * 8)});
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
