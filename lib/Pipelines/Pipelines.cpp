@@ -4,7 +4,10 @@
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -48,7 +51,39 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
+                                      const GpuPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
+  pm.addPass(createAttnLowerToGPUPass());
+  // The host function keeps tensors around the launch; bufferize it (and
+  // anything else it computes) before the host goes to LLVM.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  // Without +ptx80 the NVPTX backend defaults to PTX 6.0, which has no sm_90.
+  nvvm.cubinFeatures = "+ptx80";
+  nvvm.cubinFormat = "isa";
+  // One pointer per memref parameter: what the launch manifest promises.
+  nvvm.kernelUseBarePtrCallConv = true;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  if (!options.dumpDir.empty()) {
+    AttnDumpGPUKernelsPassOptions dump;
+    dump.dumpDir = options.dumpDir;
+    pm.addPass(createAttnDumpGPUKernelsPass(dump));
+  }
+}
+
 void mlir::attn::registerAttnPipelines() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "attn-gpu-pipeline",
+      "Detect attention and compile it to tensor-core PTX (gpu.binary), "
+      "optionally dumping each kernel's PTX and launch manifest",
+      buildAttnGpuPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "attn-cpu-pipeline",
       "Detect, cost, fuse and lower attention (and the surrounding "

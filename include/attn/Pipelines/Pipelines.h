@@ -34,7 +34,23 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// upstream conversions of scf/memref/arith/math/func to LLVM.
 void buildAttnCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `attn-cpu-pipeline` (and, later, `attn-gpu-pipeline`).
+/// Options of `--attn-gpu-pipeline`.
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> dumpDir{
+      *this, "dump-dir",
+      llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),
+      llvm::cl::init("")};
+};
+
+/// Any IR that --attn-detect accepts -> a module whose attention kernels are
+/// gpu.binary ops holding PTX (gpu-module-to-binary, isa format), with the
+/// host code lowered to LLVM and GPU runtime calls.
+void buildAttnGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// Registers `attn-cpu-pipeline` and `attn-gpu-pipeline`.
 void registerAttnPipelines();
 
 } // namespace attn

@@ -33,7 +33,7 @@ using namespace mlir::attn;
 namespace {
 
 /// Checks the mma.sync kernel's preconditions and fills the spec.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op, int index) {
+FailureOr<FlashKernelSpec> specFor(AttentionOp op) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
@@ -53,7 +53,6 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int index) {
   if (op.getMask())
     return fail("mask tensors are not supported by the GPU kernel yet (causal is)");
   FlashKernelSpec s;
-  s.name = "attn_fa2_mma_" + std::to_string(index);
   s.batch = r == 4 ? q.getDimSize(0) : 1;
   s.headsQ = q.getDimSize(r - 3);
   s.headsKV = k.getDimSize(r - 3);
@@ -65,6 +64,13 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int index) {
   s.scale = op.getScale().convertToDouble();
   s.causal = op.isCausal();
   s.causalBottomRight = op.getCausal() == CausalAlignment::bottom_right;
+  // The name spells the specialization, so that dumped kernels of different
+  // modules never collide and identical attentions share one kernel.
+  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}",
+                         elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
+                         s.seqQ, s.seqKV, s.headDim, s.headDimV,
+                         !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal")
+               .str();
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
       return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
@@ -131,15 +137,23 @@ struct AttnLowerToGPUPass
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
     SmallVector<Attribute> manifests;
-    for (auto [i, op] : llvm::enumerate(ops)) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, i);
+    llvm::StringMap<gpu::GPUFuncOp> kernels;
+    for (AttentionOp op : ops) {
+      FailureOr<FlashKernelSpec> spec = specFor(op);
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();
       OpBuilder b(module.getBodyRegion());
-      auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
-      gpu::GPUFuncOp kernel = buildFlashAttentionMmaSyncKernel(b, loc, gpuModule, *spec);
-
+      gpu::GPUFuncOp &kernel = kernels[spec->name];
+      if (!kernel) {
+        auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
+        kernel = buildFlashAttentionMmaSyncKernel(b, loc, gpuModule, *spec);
+        // The manifest as an attribute: JSON text survives every later pass.
+        std::string json;
+        llvm::raw_string_ostream os(json);
+        os << llvm::json::Value(manifestFor(*spec));
+        manifests.push_back(StringAttr::get(&getContext(), json));
+      }
       // Host side: tensors -> buffers, launch, buffer -> tensor.
       b.setInsertionPoint(op);
       auto asBuffer = [&](Value t) {
@@ -164,11 +178,6 @@ struct AttnLowerToGPUPass
                                                  SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
       op.replaceAllUsesWith(result);
       op.erase();
-      // The manifest as an attribute: JSON text survives every later pass.
-      std::string json;
-      llvm::raw_string_ostream os(json);
-      os << llvm::json::Value(manifestFor(*spec));
-      manifests.push_back(StringAttr::get(&getContext(), json));
     }
     module->setAttr("attn.kernel_manifests", ArrayAttr::get(&getContext(), manifests));
   }
