@@ -54,7 +54,9 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
 void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
                                       const GpuPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
-  pm.addPass(createAttnLowerToGPUPass());
+  AttnLowerToGPUPassOptions lowering;
+  lowering.blockQ = options.blockQ;
+  pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
   // anything else it computes) before the host goes to LLVM.
   bufferization::OneShotBufferizePassOptions bufferize;

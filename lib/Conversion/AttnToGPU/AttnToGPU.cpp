@@ -33,7 +33,7 @@ using namespace mlir::attn;
 namespace {
 
 /// Checks the mma.sync kernel's preconditions and fills the spec.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op) {
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
@@ -64,18 +64,23 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op) {
   s.scale = op.getScale().convertToDouble();
   s.causal = op.isCausal();
   s.causalBottomRight = op.getCausal() == CausalAlignment::bottom_right;
+  s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
+  // Two stages of 64-key K/V tiles at d = 128 would take 69 KB, over the
+  // 48 KB of static shared memory: use 32-key tiles there.
+  s.blockKV = std::max(s.headDim, s.headDimV) > 64 ? 32 : 64;
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
-  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}",
+  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}",
                          elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
-                         !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal")
+                         !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal",
+                         s.blockQ)
                .str();
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
       return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
-  if (s.seqQ % s.blockQ || s.seqKV % s.blockKV)
-    return fail("Lq and Lk must be multiples of " + Twine(s.blockQ) + " for the GPU kernel, got " +
+  if (s.seqQ % 64 || s.seqKV % 64)
+    return fail("Lq and Lk must be multiples of 64 for the GPU kernel, got " +
                 Twine(s.seqQ) + " and " + Twine(s.seqKV));
   return s;
 }
@@ -129,8 +134,13 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
 
 struct AttnLowerToGPUPass
     : public attn::impl::AttnLowerToGPUPassBase<AttnLowerToGPUPass> {
+  using AttnLowerToGPUPassBase::AttnLowerToGPUPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (blockQ != 64 && blockQ != 128) {
+      module.emitError("attn-lower-to-gpu: block-q must be 64 or 128, got ") << blockQ;
+      return signalPassFailure();
+    }
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) { ops.push_back(op); });
     if (ops.empty())
@@ -139,7 +149,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op);
+      FailureOr<FlashKernelSpec> spec = specFor(op, blockQ);
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -131,8 +132,9 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     return MemRefType::get({s.batch, h, l, cols}, T);
   };
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto kTileType = MemRefType::get({bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
-  auto vTileType = MemRefType::get({bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
+  const int64_t stages = s.doubleBuffer ? 2 : 1;
+  auto kTileType = MemRefType::get({stages, bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
+  auto vTileType = MemRefType::get({stages, bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
   auto fnType = b.getFunctionType({global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
                                    global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)},
                                   {});
@@ -189,6 +191,36 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   for (int64_t nd = 0; nd < dv / 8; ++nd)
     init.push_back(k.zeros(cType));
   init.append({k.f(negInf), k.f(negInf), k.f(0.0), k.f(0.0)}); // m0, m1, l0, l1
+  // Stage the K and V tiles that start at key `start` into stage `buf`,
+  // 16 bytes per thread and step: cp.async (L1 bypassed) when double
+  // buffering, plain vector loads and stores otherwise.
+  auto stage = [&](Value start, Value buf) -> Value {
+    SmallVector<Value> tokens;
+    auto chunk = VectorType::get({8}, T);
+    for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{K, kTile, d},
+                                   std::tuple<Value, Value, int64_t>{V, vTile, dv}}) {
+      int64_t chunksPerRow = cols / 8, total = bkv * chunksPerRow;
+      for (int64_t i = 0; i < total / threads; ++i) {
+        Value c = k.add(tid, i * threads);
+        Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
+        ValueRange srcIdx{batch, kvHead, k.add(start, r), col};
+        if (s.doubleBuffer) {
+          tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, tile, ValueRange{buf, r, col}, src, srcIdx, b.getIndexAttr(8),
+              Value(), b.getUnitAttr()));
+        } else {
+          Value vec = k.load(chunk, src, srcIdx);
+          vector::StoreOp::create(b, loc, vec, tile, ValueRange{buf, r, col});
+        }
+      }
+    }
+    if (tokens.empty())
+      return Value();
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens).getResult();
+  };
+  if (s.doubleBuffer)
+    stage(k.idx(0), k.idx(0)); // prologue: tile 0 into stage 0
+
   auto loop = scf::ForOp::create(b, loc, k.idx(0), kvEnd, k.idx(bkv), init);
   b.setInsertionPointToStart(loop.getBody());
   Value kvStart = loop.getInductionVar();
@@ -197,19 +229,19 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   Value mOld[2] = {state[dv / 8], state[dv / 8 + 1]};
   Value lOld[2] = {state[dv / 8 + 2], state[dv / 8 + 3]};
 
-  // Stage K and V tiles in shared memory, 16 bytes per thread and step.
-  auto stage = [&](Value src, Value tile, int64_t cols) {
-    auto chunk = VectorType::get({8}, T);
-    int64_t chunksPerRow = cols / 8, total = bkv * chunksPerRow;
-    for (int64_t i = 0; i < total / threads; ++i) {
-      Value c = k.add(tid, i * threads);
-      Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
-      Value vec = k.load(chunk, src, {batch, kvHead, k.add(kvStart, r), col});
-      vector::StoreOp::create(b, loc, vec, tile, ValueRange{r, col});
-    }
-  };
-  stage(K, kTile, d);
-  stage(V, vTile, dv);
+  Value buf = k.idx(0);
+  if (s.doubleBuffer) {
+    // Prefetch tile j+1 into the other stage (the last iteration re-fetches
+    // its own tile into the idle stage: branch-free, and nobody reads it),
+    // then wait until only that newest group is in flight: tile j is here.
+    buf = k.rem(k.div(kvStart, bkv), 2);
+    Value next = arith::MinUIOp::create(b, loc, k.add(kvStart, bkv),
+                                        arith::SubIOp::create(b, loc, kvEnd, k.idx(bkv)));
+    Value group = stage(next, arith::SubIOp::create(b, loc, k.idx(1), buf));
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
+  } else {
+    stage(kvStart, buf);
+  }
   gpu::BarrierOp::create(b, loc);
 
   // S = Q·Kᵀ for this warp's 16 rows and the tile's bkv keys.
@@ -222,8 +254,8 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     for (int64_t ks = 0; ks < d / 16; ++ks) {
       Value col = k.add(twoT, ks * 16);
       Value bf = k.zeros(bType);
-      bf = k.insert(k.load(pair, kTile, {keyRow, col}), bf, 0);
-      bf = k.insert(k.load(pair, kTile, {keyRow, k.add(col, 8)}), bf, 1);
+      bf = k.insert(k.load(pair, kTile, {buf, keyRow, col}), bf, 0);
+      bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.add(col, 8)}), bf, 1);
       c = k.mma(qFrag[ks], bf, c);
     }
     for (int r = 0; r < 2; ++r)
@@ -283,7 +315,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     a = k.insert(toPair(sv[2 * kk + 1][1][0], sv[2 * kk + 1][1][1]), a, 3);
     for (int64_t nd = 0; nd < dv / 8; ++nd) {
       Value vf = nvgpu::LdMatrixOp::create(b, loc, bType, vTile,
-                                           ValueRange{k.add(laneRow, kk * 16), k.idx(nd * 8)},
+                                           ValueRange{buf, k.add(laneRow, kk * 16), k.idx(nd * 8)},
                                            b.getBoolAttr(true), b.getI32IntegerAttr(2));
       acc[nd] = k.mma(a, vf, acc[nd]);
     }
@@ -296,6 +328,9 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
 
   // O = acc / l (0 where l = 0), written as pairs of the output type.
   b.setInsertionPointAfter(loop);
+  // Retire the last (unused) prefetch before the CTA's shared memory goes.
+  if (s.doubleBuffer)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   Value inv[2];
   for (int r = 0; r < 2; ++r) {
     Value l = k.quadReduce(loop.getResult(dv / 8 + 2 + r), /*isMax=*/false);

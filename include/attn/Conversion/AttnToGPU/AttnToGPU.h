@@ -25,6 +25,9 @@ struct FlashKernelSpec {
   bool causalBottomRight = false;
   int64_t blockQ = 64;       // 16 rows per warp
   int64_t blockKV = 64;
+  /// Two K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
+  /// tile j+1 overlaps the math on tile j.
+  bool doubleBuffer = true;
   int64_t numWarps() const { return blockQ / 16; }
   /// Row pitch of a K/V tile in shared memory, in elements: +8 halves shifts
   /// successive rows by 4 banks, so the 32-bit fragment loads of a warp's 8

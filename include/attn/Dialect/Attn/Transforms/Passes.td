@@ -216,7 +216,15 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Preconditions, each reported as an error at the op when violated: static
     shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, Lq and Lk
     multiples of 64, no mask tensor (causal is supported).
+
+    `block-q` sets the query rows per CTA (16 per warp). Larger tiles reuse
+    each staged K/V tile for more rows, halving the L2->SM traffic per FLOP
+    from 64 to 128 rows; when Lq is not a multiple of it, 64 is used.
   }];
+  let options = [
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"128",
+           "Query rows per CTA: 64 or 128 (16 per warp)">
+  ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
