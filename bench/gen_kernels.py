@@ -29,7 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", default=os.path.join(HERE, "kernels"))
-    ap.add_argument("--block-q", type=int, default=128)
+    ap.add_argument("--block-q", type=int, default=0, help="0: attn-opt's choice")
     ap.add_argument("--dtypes", default="bf16,f16")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)

@@ -40,8 +40,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<int64_t> blockQ{
-      *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (64 or 128)"),
-      llvm::cl::init(128)};
+      *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (64, 128; 0: auto)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

@@ -64,6 +64,11 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
   s.scale = op.getScale().convertToDouble();
   s.causal = op.isCausal();
   s.causalBottomRight = op.getCausal() == CausalAlignment::bottom_right;
+  // Measured on the H200 (bench/NOTES.md): 128-row CTAs win only for d = 64
+  // without causal; elsewhere 64-row CTAs (more of them per SM, finer causal
+  // skipping) are faster.
+  if (blockQ == 0)
+    blockQ = (std::max(s.headDim, s.headDimV) <= 64 && !s.causal) ? 128 : 64;
   s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
   // Two stages of 64-key K/V tiles at d = 128 would take 69 KB, over the
   // 48 KB of static shared memory: use 32-key tiles there.
@@ -137,8 +142,8 @@ struct AttnLowerToGPUPass
   using AttnLowerToGPUPassBase::AttnLowerToGPUPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockQ != 64 && blockQ != 128) {
-      module.emitError("attn-lower-to-gpu: block-q must be 64 or 128, got ") << blockQ;
+    if (blockQ != 0 && blockQ != 64 && blockQ != 128) {
+      module.emitError("attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got ") << blockQ;
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;

@@ -203,7 +203,8 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       for (int64_t i = 0; i < total / threads; ++i) {
         Value c = k.add(tid, i * threads);
         Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
-        ValueRange srcIdx{batch, kvHead, k.add(start, r), col};
+        // Owned storage: a ValueRange over a braced list would dangle.
+        SmallVector<Value> srcIdx{batch, kvHead, k.add(start, r), col};
         if (s.doubleBuffer) {
           tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
               b, loc, tile, ValueRange{buf, r, col}, src, srcIdx, b.getIndexAttr(8),
@@ -221,7 +222,17 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   if (s.doubleBuffer)
     stage(k.idx(0), k.idx(0)); // prologue: tile 0 into stage 0
 
-  auto loop = scf::ForOp::create(b, loc, k.idx(0), kvEnd, k.idx(bkv), init);
+  // Two f32 values rounded to the input type, as one 32-bit pair.
+  auto toPair = [&](Value x0, Value x1) {
+    Value y0 = arith::TruncFOp::create(b, loc, T, x0), y1 = arith::TruncFOp::create(b, loc, T, x1);
+    return vector::FromElementsOp::create(b, loc, pair, ValueRange{y0, y1}).getResult();
+  };
+
+  // One loop over the K/V tiles in [lo, hi); `masked` adds the causal
+  // element mask, which only the tiles crossing the diagonal need.
+  auto emitLoop = [&](Value lo, Value hi, ValueRange loopInit, bool masked) {
+  OpBuilder::InsertionGuard loopGuard(b);
+  auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(bkv), loopInit);
   b.setInsertionPointToStart(loop.getBody());
   Value kvStart = loop.getInductionVar();
   ValueRange state = loop.getRegionIterArgs();
@@ -261,7 +272,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     for (int r = 0; r < 2; ++r)
       for (int e = 0; e < 2; ++e) {
         Value x = k.fmul(k.extract(c, r, e), scaleV);
-        if (s.causal) {
+        if (masked) {
           Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
           Value limit = k.add(row[r], shift);
           Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
@@ -302,10 +313,6 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
 
   // O += P·V: P (rounded to the input type) is the A operand straight from
   // registers; V's B operand comes from shared memory through ldmatrix.trans.
-  auto toPair = [&](Value x0, Value x1) {
-    Value y0 = arith::TruncFOp::create(b, loc, T, x0), y1 = arith::TruncFOp::create(b, loc, T, x1);
-    return vector::FromElementsOp::create(b, loc, pair, ValueRange{y0, y1}).getResult();
-  };
   Value laneRow = k.rem(lane, 16);
   for (int64_t kk = 0; kk < bkv / 16; ++kk) {
     Value a = k.zeros(aType);
@@ -325,6 +332,23 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   SmallVector<Value> yields(acc);
   yields.append({mNew[0], mNew[1], lNew[0], lNew[1]});
   scf::YieldOp::create(b, loc, yields);
+  return loop;
+  };
+
+  // Causal: tiles wholly below the diagonal (last key <= first row + shift)
+  // need no mask; only the tiles from `diagStart` on pay for it.
+  scf::ForOp loop;
+  if (s.causal) {
+    Value firstMasked = k.add(k.add(qStart, shift), 1); // smallest masked key
+    firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
+    Value diagStart = k.mul(k.div(firstMasked, bkv), bkv);
+    diagStart = arith::MinUIOp::create(b, loc, diagStart, kvEnd);
+    scf::ForOp full = emitLoop(k.idx(0), diagStart, init, /*masked=*/false);
+    b.setInsertionPointAfter(full);
+    loop = emitLoop(diagStart, kvEnd, full.getResults(), /*masked=*/true);
+  } else {
+    loop = emitLoop(k.idx(0), kvEnd, init, /*masked=*/false);
+  }
 
   // O = acc / l (0 where l = 0), written as pairs of the output type.
   b.setInsertionPointAfter(loop);

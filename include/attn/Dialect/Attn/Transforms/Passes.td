@@ -217,13 +217,16 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, Lq and Lk
     multiples of 64, no mask tensor (causal is supported).
 
-    `block-q` sets the query rows per CTA (16 per warp). Larger tiles reuse
-    each staged K/V tile for more rows, halving the L2->SM traffic per FLOP
-    from 64 to 128 rows; when Lq is not a multiple of it, 64 is used.
+    `block-q` sets the query rows per CTA (16 per warp). 128 rows reuse each
+    staged K/V tile twice as often (half the L2->SM bytes per FLOP) but run
+    one 8-warp CTA per SM; 64 rows run several 4-warp CTAs and skip causal
+    tiles at a finer grain. `0` (the default) picks by measurement on the
+    H200 (bench/NOTES.md, 2026-11-29): 128 for d = 64 without causal, else
+    64. When Lq is not a multiple of 128, 64 is used.
   }];
   let options = [
-    Option<"blockQ", "block-q", "int64_t", /*default=*/"128",
-           "Query rows per CTA: 64 or 128 (16 per warp)">
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per CTA: 64, 128, or 0 to choose by head dim and causality">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",
