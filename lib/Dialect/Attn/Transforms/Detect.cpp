@@ -438,8 +438,11 @@ Node classify(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return n;
+  // Row reductions (possibly with unused extra results); contractions, which
+  // also have one reduction loop but two inputs, are matmuls below.
   if (auto g = dyn_cast<linalg::GenericOp>(def);
-      g && g.getNumReductionLoops() == 1 && v == def->getResult(0))
+      g && g.getNumReductionLoops() == 1 && g.getNumDpsInputs() == 1 &&
+      v == def->getResult(0))
     return classifyReductionGeneric(g);
   if (def->getNumResults() != 1)
     return n;

@@ -1,0 +1,48 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu -verify-diagnostics
+// Each precondition of the mma.sync kernel, reported at the op.
+
+func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
+  // expected-error @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f32}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
+
+// -----
+
+func.func @head_dim(%q: tensor<1x2x64x32xf16>) -> tensor<1x2x64x32xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: head dims must be 64 or 128 for the GPU kernel, got 32}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16> -> tensor<1x2x64x32xf16>
+  return %o : tensor<1x2x64x32xf16>
+}
+
+// -----
+
+func.func @remainder(%q: tensor<1x2x100x64xf16>) -> tensor<1x2x100x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: Lq and Lk must be multiples of 64 for the GPU kernel, got 100 and 100}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x100x64xf16>, tensor<1x2x100x64xf16>, tensor<1x2x100x64xf16> -> tensor<1x2x100x64xf16>
+  return %o : tensor<1x2x100x64xf16>
+}
+
+// -----
+
+func.func @mask(%q: tensor<1x2x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x2x64x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: mask tensors are not supported by the GPU kernel yet (causal is)}}
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64x64xi1>) scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+func.func @dynamic(%q: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>
+  return %o : tensor<1x2x?x64xf16>
+}
+
+// -----
+
+func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel takes [H, L, d] or [B, H, L, d], got rank 2}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
+  return %o : tensor<64x64xf16>
+}

@@ -1,0 +1,53 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64" | FileCheck %s --check-prefix=BQ64
+
+// One kernel per attention, in its own gpu.module, launched over
+// (Lq / block_q, B * Hq) CTAs of 32 * block_q / 16 threads.
+// CHECK: module attributes {attn.kernel_manifests = [{{.*}}\22kernel\22:\22attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128\22{{.*}}], gpu.container_module}
+// CHECK: gpu.module @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_module
+// CHECK: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128(
+// CHECK-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// Double-buffered cp.async stages, tensor-core products, V through ldmatrix.trans.
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_wait
+// CHECK: llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK-LABEL: func.func @gqa
+// CHECK: %[[Q:.+]] = bufferization.to_buffer %arg0
+// CHECK: %[[O:.+]] = memref.alloc() : memref<2x8x256x64xbf16>
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_module::@attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128 blocks in (%c2, %c16, %c1) threads in (%c256, %{{.*}}, %{{.*}}) args(%[[Q]] : {{.*}}, %[[O]] : memref<2x8x256x64xbf16>)
+// CHECK-NOT: attn.attention
+// BQ64: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq64(
+// BQ64: gpu.launch_func {{.*}} blocks in (%c4, %c16, %c1) threads in (%c128,
+func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.125)
+      : tensor<2x8x256x64xbf16>, tensor<2x2x256x64xbf16>, tensor<2x2x256x64xbf16> -> tensor<2x8x256x64xbf16>
+  return %o : tensor<2x8x256x64xbf16>
+}
+
+// -----
+
+// f16 uses nvgpu.mma.sync; causal at d=128 picks 64-row CTAs and 32-key
+// tiles; rank 3 is expanded to [1, H, L, d] around the launch.
+// CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b1_h4_kv4_q128_k128_d128_v128_causal_bq64_module
+// CHECK: workgroup(%{{.*}} : memref<2x32x136xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mma.sync
+// CHECK-LABEL: func.func @causal_rank3
+// CHECK: tensor.expand_shape
+// CHECK: gpu.launch_func
+// CHECK: tensor.collapse_shape
+func.func @causal_rank3(%q: tensor<4x128x128xf16>) -> tensor<4x128x128xf16> {
+  %o = attn.attention %q, %q, %q scale(0.088) causal(top_left)
+      : tensor<4x128x128xf16>, tensor<4x128x128xf16>, tensor<4x128x128xf16> -> tensor<4x128x128xf16>
+  return %o : tensor<4x128x128xf16>
+}
+
+// -----
+
+// Negative: a function without attention is left alone (no container module).
+// CHECK-LABEL: func.func @no_attention
+// CHECK-NOT: gpu.module
+func.func @no_attention(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
