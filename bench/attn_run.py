@@ -2,9 +2,10 @@
 """Runs an attn-opt kernel (PTX + launch manifest) on an NVIDIA GPU.
 
 The GPU machine has no MLIR: attn-opt writes <kernel>.ptx and <kernel>.json
-here (--attn-gpu-pipeline="dump-dir=..."), this module loads them there with
-CuPy (the CUDA driver's module loader, cuModuleLoadData underneath) and
-launches them on PyTorch tensors by bare pointers, as the manifest says.
+here (--attn-gpu-pipeline="dump-dir=..."), and attnopt's runtime module
+(python-bindings/attnopt/runtime.py) loads them there with CuPy (the CUDA
+driver's module loader) and launches them by bare pointers, as the manifest
+says.
 
     python3 bench/attn_run.py bench/kernels/<kernel>.json   # check + time one kernel
 """
@@ -12,23 +13,27 @@ import json
 import os
 import sys
 
-import cupy as cp
+import importlib.util
+
 import torch
 
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+# The launcher is attnopt's own runtime module, loaded by path: the GPU
+# machine has no MLIR, so the attnopt package (whose core links it) cannot
+# be imported there, but runtime.py imports nothing from it.
+_spec = importlib.util.spec_from_file_location(
+    "attnopt_runtime", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "python-bindings", "attnopt", "runtime.py"))
+runtime = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(runtime)
 
 
-class Kernel:
+class Kernel(runtime.LoadedKernel):
+    """A dumped kernel plus the benchmark's input maker."""
+
     def __init__(self, manifest_path):
-        with open(manifest_path) as f:
-            self.manifest = json.load(f)
-        ptx = os.path.splitext(manifest_path)[0] + ".ptx"
-        self.module = cp.RawModule(path=ptx)
-        self.function = self.module.get_function(self.manifest["kernel"])
-        self.grid = tuple(self.manifest["grid"]["value"])
-        self.block = tuple(self.manifest["block"]["value"])
-        self.dtype = DTYPES[self.manifest["dtype"]]
-        self.shapes = [tuple(p["shape"]) for p in self.manifest["params"]]
+        loaded = runtime.LoadedKernel.from_files(manifest_path)
+        self.__dict__.update(loaded.__dict__)
+        self.dtype = self.torch_dtype
 
     def inputs(self, generator=None):
         """Fresh random Q, K, V (never zeros) and an output poisoned with NaN."""
@@ -36,15 +41,6 @@ class Kernel:
                    for s in self.shapes[:3])
         o = torch.full(self.shapes[3], float("nan"), device="cuda", dtype=self.dtype)
         return q, k, v, o
-
-    def __call__(self, q, k, v, o):
-        for t, s in zip((q, k, v, o), self.shapes):
-            assert tuple(t.shape) == s and t.is_contiguous() and t.dtype == self.dtype
-        stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
-        with stream:
-            self.function(self.grid, self.block,
-                          tuple(cp.uint64(t.data_ptr()) for t in (q, k, v, o)))
-        return o
 
 
 def reference(q, k, v, causal, scale, heads=None):

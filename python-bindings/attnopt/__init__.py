@@ -17,7 +17,8 @@ from ._core import MLIRError
 from ._core import run_pipeline as _run_pipeline
 from ._core import run_pipeline_with_remarks as _run_with_remarks
 
-__all__ = ["MLIRError", "DetectResult", "run_pipeline", "detect", "io_cost", "graph"]
+__all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
+           "compile", "graph"]
 
 
 def run_pipeline(mlir_text: str, pipeline: str) -> str:
@@ -111,9 +112,42 @@ def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
     return result
 
 
+@dataclass
+class Kernel:
+    """One compiled attention kernel."""
+    name: str
+    ptx: str
+    """PTX for the target chip (what ptxas or the CUDA driver loads)."""
+    manifest: Dict[str, Any]
+    """Launch manifest: grid/block, parameters, shapes, dtype, tiles, causal, scale."""
+    cost: Optional[Dict[str, Any]] = None
+    """The --attn-io-cost entry of the attention this kernel computes."""
+
+
+def compile(mlir_text: str, target: str = "sm_90", block_q: int = 0,
+            cost_target: str = "h200") -> Kernel:
+    """Detects the attention in `mlir_text` and compiles it to a tensor-core
+    PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
+    attention. Launch the result with `attnopt.runtime.launch` on a GPU."""
+    with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
+        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s block-q=%d dump-dir=%s}"
+                     % (target, block_q, tmp))
+        manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
+        if len(manifests) != 1:
+            raise ValueError("compile() needs exactly one attention, found %d kernels"
+                             % len(manifests))
+        with open(os.path.join(tmp, manifests[0])) as f:
+            manifest = json.load(f)
+        with open(os.path.join(tmp, manifests[0][:-5] + ".ptx")) as f:
+            ptx = f.read()
+    report = io_cost(detect(mlir_text).ir, target=cost_target)
+    cost = report["attention"][0] if report["attention"] else None
+    return Kernel(name=manifest["kernel"], ptx=ptx, manifest=manifest, cost=cost)
+
+
 def __getattr__(name: str):
-    if name in ("runtime", "compile"):
-        raise AttributeError(
-            "attnopt.%s needs the GPU pipeline (--attn-gpu-pipeline), which "
-            "attn-opt does not have yet" % name)
+    # The GPU runtime needs CuPy and a CUDA driver: import it on first use.
+    if name == "runtime":
+        import importlib
+        return importlib.import_module(".runtime", __name__)
     raise AttributeError("module 'attnopt' has no attribute '%s'" % name)

@@ -98,6 +98,36 @@ def test_io_cost_equals_attn_opt_report(tmp_path):
     assert attnopt.io_cost(text, target="h100") == json.loads(report.read_text())
 
 
-def test_runtime_needs_the_gpu_pipeline():
-    with pytest.raises(AttributeError, match="GPU pipeline"):
-        attnopt.runtime
+def test_compile_gives_ptx_manifest_and_cost():
+    k = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True))
+    assert k.name.startswith("attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_causal")
+    assert ".target sm_90" in k.ptx and "mma.sync.aligned.m16n8k16" in k.ptx
+    assert k.manifest["grid"]["value"] == [4, 16, 1]
+    assert [p["name"] for p in k.manifest["params"]] == ["q", "k", "v", "o"]
+    assert k.cost["flops"] == 4 * 2 * 8 * 256 * 256 * 64 // 2
+
+
+def test_compile_errors():
+    with pytest.raises(attnopt.MLIRError, match="mma.sync needs f16 or bf16"):
+        attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f32"))
+    with pytest.raises(ValueError, match="exactly one attention"):
+        attnopt.compile("func.func @f() { return }")
+
+
+def _has_gpu():
+    try:
+        import cupy  # noqa: F401
+        import torch
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not _has_gpu(), reason="needs a CUDA GPU with CuPy and PyTorch")
+def test_runtime_matches_sdpa():
+    import torch
+    k = attnopt.compile(graph.attention(1, 4, 256, 64, causal=True))
+    q, kk, v = (torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    out = attnopt.runtime.launch(k, q, kk, v)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kk.float(), v.float(), is_causal=True)
+    assert ((out.float() - ref).norm() / ref.norm()).item() < 1e-2

@@ -1,0 +1,80 @@
+"""Launch attn-opt kernels on an NVIDIA GPU (pure Python; CuPy + PyTorch).
+
+Imported lazily by `attnopt.runtime`, and standalone by the benchmark on GPU
+machines that have no MLIR (this file imports nothing from attnopt).
+
+    kern = attnopt.compile(attnopt.graph.attention(4, 32, 4096, 64, causal=True))
+    out = attnopt.runtime.launch(kern, q, k, v)   # torch tensors on the GPU
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, Optional
+
+_DTYPES = {"bf16": "bfloat16", "f16": "float16"}
+
+
+class LoadedKernel:
+    """A kernel's PTX loaded with the CUDA driver (through CuPy), launched by
+    bare pointers in the manifest's parameter order."""
+
+    def __init__(self, manifest: Dict[str, Any], ptx: str):
+        import cupy as cp
+        self.manifest = manifest
+        # CuPy loads PTX from a *.ptx path (cuModuleLoadData underneath).
+        fd, path = tempfile.mkstemp(suffix=".ptx")
+        with os.fdopen(fd, "w") as f:
+            f.write(ptx)
+        try:
+            self.module = cp.RawModule(path=path)
+        finally:
+            os.unlink(path)
+        self.function = self.module.get_function(manifest["kernel"])
+        self.grid = tuple(manifest["grid"]["value"])
+        self.block = tuple(manifest["block"]["value"])
+        self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
+
+    @classmethod
+    def from_files(cls, manifest_path: str) -> "LoadedKernel":
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        with open(os.path.splitext(manifest_path)[0] + ".ptx") as f:
+            return cls(manifest, f.read())
+
+    @property
+    def torch_dtype(self):
+        import torch
+        return getattr(torch, _DTYPES[self.manifest["dtype"]])
+
+    def __call__(self, q, k, v, out=None):
+        """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
+        and dtype, contiguous, on the current stream; returns `out`."""
+        import cupy as cp
+        import torch
+        if out is None:
+            out = torch.empty(self.shapes[3], device="cuda", dtype=self.torch_dtype)
+        args = []
+        for name, t, shape in zip("qkvo", (q, k, v, out), self.shapes):
+            if tuple(t.shape) != shape:
+                raise ValueError("%s has shape %s, the kernel needs %s" % (name, tuple(t.shape), shape))
+            if isinstance(t, torch.Tensor):
+                if t.dtype != self.torch_dtype or not t.is_contiguous() or not t.is_cuda:
+                    raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, self.torch_dtype))
+                args.append(cp.uint64(t.data_ptr()))
+            else:
+                args.append(cp.uint64(t.data.ptr))
+        stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+        with stream:
+            self.function(self.grid, self.block, tuple(args))
+        return out
+
+
+def launch(kernel, q, k, v, out=None):
+    """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v."""
+    loaded = getattr(kernel, "_loaded", None)
+    if loaded is None:
+        loaded = LoadedKernel(kernel.manifest, kernel.ptx)
+        kernel._loaded = loaded
+    return loaded(q, k, v, out)
