@@ -28,10 +28,11 @@ class LoadedKernel:
         with os.fdopen(fd, "w") as f:
             f.write(ptx)
         try:
+            # CuPy reads the file lazily: look the kernel up before unlinking.
             self.module = cp.RawModule(path=path)
+            self.function = self.module.get_function(manifest["kernel"])
         finally:
             os.unlink(path)
-        self.function = self.module.get_function(manifest["kernel"])
         self.grid = tuple(manifest["grid"]["value"])
         self.block = tuple(manifest["block"]["value"])
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
