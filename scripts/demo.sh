@@ -27,3 +27,14 @@ python3 test/Integration/CPU/attn_exec.py --attn-opt "$OPT" \
   --runner /usr/lib/llvm-22/bin/mlir-runner \
   --shared-libs /usr/lib/llvm-22/lib/libmlir_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so \
   --rank 4 --B 1 --H 4 --Hkv 2 --Lq 64 --d 32 --causal top_left --keep-ir "$OUT/exec.mlir"
+
+echo
+echo "== 4. GPU: the same attention in bf16 to tensor-core PTX (+ launch manifest)"
+$OPT $EX --attn-gpu-pipeline="chip=sm_90 dump-dir=$OUT/kernels" -o /dev/null
+for f in "$OUT"/kernels/*.ptx; do
+  echo "   $(basename "$f"): $(grep -c 'mma.sync' "$f") mma.sync, $(grep -c 'ldmatrix' "$f") ldmatrix"
+  if [ -x /usr/local/cuda/bin/ptxas ]; then
+    /usr/local/cuda/bin/ptxas -arch=sm_90 -v "$f" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^/   /'
+  fi
+done
+echo "   run them on a GPU with: python3 bench/attn_run.py $OUT/kernels/<kernel>.json"
