@@ -52,18 +52,22 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
                 (elt.isF32() ? "f32" : "this element type"));
   if (op.getMask())
     return fail("mask tensors are not supported by the GPU kernel yet (causal is)");
+  // The same shape reading as the cost model's.
+  FailureOr<AttentionShape> shape = op.getCostShape();
+  if (failed(shape))
+    return fail("the GPU kernel needs static shapes");
   FlashKernelSpec s;
-  s.batch = r == 4 ? q.getDimSize(0) : 1;
-  s.headsQ = q.getDimSize(r - 3);
-  s.headsKV = k.getDimSize(r - 3);
-  s.seqQ = q.getDimSize(r - 2);
-  s.seqKV = k.getDimSize(r - 2);
-  s.headDim = q.getDimSize(r - 1);
-  s.headDimV = v.getDimSize(r - 1);
+  s.batch = shape->batch;
+  s.headsQ = shape->headsQ;
+  s.headsKV = shape->headsKV;
+  s.seqQ = shape->seqQ;
+  s.seqKV = shape->seqKV;
+  s.headDim = shape->headDim;
+  s.headDimV = shape->headDimV;
   s.elementType = elt;
   s.scale = op.getScale().convertToDouble();
-  s.causal = op.isCausal();
-  s.causalBottomRight = op.getCausal() == CausalAlignment::bottom_right;
+  s.causal = shape->causal;
+  s.causalBottomRight = shape->causalBottomRight;
   // Measured on the H200 (bench/NOTES.md): 128-row CTAs win only for d = 64
   // without causal; elsewhere 64-row CTAs (more of them per SM, finer causal
   // skipping) are faster.

@@ -1123,45 +1123,40 @@ private:
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-/// Elementwise float cast of a tensor with a linalg.generic.
-Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
+/// One elementwise linalg.generic over `v`, producing `elt` elements.
+Value mapElementwise(OpBuilder &b, Location loc, Value v, Type elt,
+                     function_ref<Value(OpBuilder &, Location, Value)> fn) {
   auto t = cast<RankedTensorType>(v.getType());
-  if (t.getElementType() == elt)
-    return v;
-  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, v);
-  Value init = tensor::EmptyOp::create(b, loc, shape, elt);
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), elt);
   AffineMap id = b.getMultiDimIdentityMap(t.getRank());
   return linalg::GenericOp::create(
              b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
              ArrayRef<AffineMap>{id, id},
              SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nl, ValueRange a) {
-               Value c = a[0];
-               if (cast<FloatType>(a[0].getType()).getWidth() < cast<FloatType>(elt).getWidth())
-                 c = arith::ExtFOp::create(nb, nl, elt, c);
-               else
-                 c = arith::TruncFOp::create(nb, nl, elt, c);
-               linalg::YieldOp::create(nb, nl, c);
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, a[0]));
              })
       .getResult(0);
 }
 
+/// Elementwise float cast of a tensor.
+Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
+  if (cast<RankedTensorType>(v.getType()).getElementType() == elt)
+    return v;
+  return mapElementwise(b, loc, v, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    if (cast<FloatType>(x.getType()).getWidth() < cast<FloatType>(elt).getWidth())
+      return arith::ExtFOp::create(nb, nl, elt, x);
+    return arith::TruncFOp::create(nb, nl, elt, x);
+  });
+}
+
 /// Logical not of an i1 tensor: a "drop where true" mask becomes a keep mask.
 Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v),
-                                       t.getElementType());
-  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
-               Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
-               linalg::YieldOp::create(nb, nl,
-                                       arith::XOrIOp::create(nb, nl, a[0], one).getResult());
-             })
-      .getResult(0);
+  return mapElementwise(b, loc, v, b.getI1Type(),
+                        [](OpBuilder &nb, Location nl, Value x) -> Value {
+                          Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
+                          return arith::XOrIOp::create(nb, nl, x, one);
+                        });
 }
 
 /// Swaps the last two dims.
