@@ -185,9 +185,11 @@ struct AttnLowerToGPUPass
       auto outType = cast<MemRefType>(kernel.getArgumentTypes()[3]);
       Value out = memref::AllocOp::create(b, loc, outType);
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
-      gpu::LaunchFuncOp::create(
-          b, loc, kernel, gpu::KernelDim3{c(spec->seqQ / spec->blockQ), c(spec->batch * spec->headsQ), c(1)},
-          gpu::KernelDim3{c(32 * spec->numWarps()), c(1), c(1)}, Value(), ValueRange{q, k, v, out});
+      // Named first: argument evaluation order is unspecified in C++, and
+      // the printed IR should not depend on the host compiler.
+      gpu::KernelDim3 grid{c(spec->seqQ / spec->blockQ), c(spec->batch * spec->headsQ), c(1)};
+      gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
+      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, Value(), ValueRange{q, k, v, out});
       Value result = bufferization::ToTensorOp::create(
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);
