@@ -600,11 +600,14 @@ bool reshapeOnlyUnitDims(Value from, Value to) {
   return nonUnit(a) == nonUnit(b);
 }
 
-/// Looks through casts, copies and batch reshapes; records the ops passed.
-Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr) {
+/// Looks through casts, copies and (unless told not to) batch reshapes;
+/// records the ops passed.
+Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
+            bool throughReshapes = true) {
   while (true) {
     if (Operation *def = v.getDefiningOp();
-        def && isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
+        throughReshapes && def &&
+        isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
         reshapeKeepsLastTwo(def->getOperand(0), v)) {
       if (chain)
         chain->insert(def);
@@ -698,10 +701,15 @@ struct AttentionMatch {
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
   SmallVector<bool> maskVaries;
-  double scale = 1.0;
+  double scale = 1.0;        // factors on S (and exp2's ln 2)
+  double qkScale = 1.0;      // factors peeled off Q and K
   std::optional<int64_t> causalOffset;
   std::optional<CausalAlignment> causal;
   SmallPtrSet<Operation *, 16> chain; // ops that the attention replaces
+  /// Q, K, V as the two matmuls see them (casts looked through, reshapes
+  /// not): the fallback when the reshape-stripped values disagree in rank.
+  Value qAtMatmul, kAtMatmul, vAtMatmul;
+  bool qkRhsTransposed = false;
 };
 
 class AttentionMatcher {
@@ -726,6 +734,14 @@ public:
     Node pn = classify(p);
     if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
       return fail("P is exp(S) without normalization, not a softmax");
+    // A product or quotient by a constant is a scaled Q (this matmul is
+    // Q·Kᵀ, not P·V): not a candidate, and not worth a remark.
+    bool scaledByConstant = (pn.kind == NodeKind::Mul || pn.kind == NodeKind::Div) &&
+                            llvm::any_of(pn.operands, [](const NodeOperand &o) {
+                              return o.scalar.has_value();
+                            });
+    if (scaledByConstant)
+      return std::nullopt;
     if (!isSoftmaxLike(pn.kind)) {
       // Worth a remark only when an exp feeds P: sigmoid, log_softmax.
       if (reachesKind(p, NodeKind::Exp) || reachesKind(p, NodeKind::Exp2))
@@ -740,6 +756,7 @@ public:
       return fail();
     // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
     m.v = foldHeadRepeat(strip(pv.operands[1].value));
+    m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false);
     if (pv.rhsTransposed)
       return fail("P·V's V operand is stored transposed; not supported yet");
     return m;
@@ -1049,6 +1066,9 @@ private:
   bool matchQK(const Node &s, AttentionMatch &m) {
     // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
     m.q = peelScale(s.operands[0].value, m);
+    m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false);
+    m.kAtMatmul = strip(s.operands[1].value, nullptr, /*throughReshapes=*/false);
+    m.qkRhsTransposed = s.rhsTransposed;
     Value rhs = strip(s.operands[1].value);
     if (s.rhsTransposed) {
       m.k = foldHeadRepeat(peelScale(rhs, m));
@@ -1110,7 +1130,7 @@ private:
       const NodeOperand &c = n.operands[1 - side];
       if (!c.scalar || !n.operands[side].value || (n.kind == NodeKind::Div && side == 1))
         return v;
-      m.scale = n.kind == NodeKind::Mul ? m.scale * *c.scalar : m.scale / *c.scalar;
+      m.qkScale = n.kind == NodeKind::Mul ? m.qkScale * *c.scalar : m.qkScale / *c.scalar;
       v = n.operands[side].value;
     }
     return v;
@@ -1255,6 +1275,22 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
     }
     OpBuilder b(pv);
     Location loc = pv->getLoc();
+    // Reshape round trips may have been stripped to different depths on Q,
+    // K and V (nn.MultiheadAttention splits heads differently for each).
+    // Then take them as the two matmuls see them: those values still carry
+    // any scale applied to Q and K, so only the scores' factors remain.
+    double scale = m.scale * m.qkScale;
+    if ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
+        rankOf(m.qAtMatmul) == rankOf(m.kAtMatmul) &&
+        rankOf(m.qAtMatmul) == rankOf(m.vAtMatmul)) {
+      Value kAt = m.kAtMatmul;
+      // A transposed-rhs matmul sees K as [.., Lk, d]; otherwise it sees Kᵀ.
+      m.kIsTransposed = !m.qkRhsTransposed;
+      m.q = m.qAtMatmul;
+      m.k = kAt;
+      m.v = m.vAtMatmul;
+      scale = m.scale;
+    }
     Value q = m.q, k = m.k, v = m.v;
     auto qt = cast<RankedTensorType>(q.getType());
     int64_t rank = qt.getRank();
@@ -1321,7 +1357,7 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
     if (causal)
       causalAttr = CausalAlignmentAttr::get(b.getContext(), *causal);
     auto attn = AttentionOp::create(b, loc, outType, q, k, v, mask,
-                                    b.getF64FloatAttr(m.scale), causalAttr);
+                                    b.getF64FloatAttr(scale), causalAttr);
     if (failed(attn.verify())) {
       why = "the matched shapes do not form a valid attention";
       attn.erase();
