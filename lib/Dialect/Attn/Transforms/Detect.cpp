@@ -812,9 +812,28 @@ private:
     const NodeOperand &t = sel.operands[1], &f = sel.operands[2];
     if (!(t.scalar && *t.scalar == 0.0 && f.value))
       return p;
-    // cond = all(x == -inf) over the key axis.
-    SmallPtrSet<Operation *, 4> local;
-    auto all = stripUnitReshapes(sel.operands[0].value, m).getDefiningOp<linalg::GenericOp>();
+    // cond = all(x == -inf) over the key axis, as linalg generics or tosa.
+    Value condV = stripUnitReshapes(sel.operands[0].value, m);
+    auto isNegInf = [](Value c) {
+      std::optional<double> v = scalarConstant(c);
+      return v && std::isinf(*v) && *v < 0;
+    };
+    if (auto all = condV.getDefiningOp<tosa::ReduceAllOp>()) {
+      auto eq = all->getOperand(0).getDefiningOp<tosa::EqualOp>();
+      if (!eq || all.getAxis() != rank - 1)
+        return p;
+      Value a = eq->getOperand(0), c = eq->getOperand(1);
+      if (isNegInf(a))
+        std::swap(a, c);
+      if (!isNegInf(c))
+        return p;
+      scores = strip(a, &m.chain);
+      m.chain.insert(sel.op);
+      m.chain.insert(all);
+      m.chain.insert(eq);
+      return strip(f.value, &m.chain);
+    }
+    auto all = condV.getDefiningOp<linalg::GenericOp>();
     if (!all || all.getNumDpsInputs() != 1 || all.getNumReductionLoops() != 1 ||
         !isa_and_nonnull<arith::AndIOp>(
             all.getBody()->getTerminator()->getOperand(0).getDefiningOp()))
@@ -824,10 +843,7 @@ private:
       return p;
     auto cmp = dyn_cast_or_null<arith::CmpFOp>(
         eq.getBody()->getTerminator()->getOperand(0).getDefiningOp());
-    if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ)
-      return p;
-    std::optional<double> c = scalarConstant(cmp.getRhs());
-    if (!c || !std::isinf(*c) || *c > 0)
+    if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ || !isNegInf(cmp.getRhs()))
       return p;
     scores = strip(eq.getDpsInputs()[0]);
     m.chain.insert(sel.op);
