@@ -33,6 +33,10 @@ class LoadedKernel:
             self.function = self.module.get_function(manifest["kernel"])
         finally:
             os.unlink(path)
+        self.shared_mem = int(manifest.get("dynamic_shared_memory_bytes", 0))
+        if self.shared_mem > 48 * 1024:
+            # Above 48 KB a kernel must opt in to its dynamic shared memory.
+            self.function.max_dynamic_shared_size_bytes = self.shared_mem
         self.grid = tuple(manifest["grid"]["value"])
         self.block = tuple(manifest["block"]["value"])
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
@@ -68,7 +72,7 @@ class LoadedKernel:
                 args.append(cp.uint64(t.data.ptr))
         stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
         with stream:
-            self.function(self.grid, self.block, tuple(args))
+            self.function(self.grid, self.block, tuple(args), shared_mem=self.shared_mem)
         return out
 
 

@@ -74,9 +74,11 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
   if (blockQ == 0)
     blockQ = (std::max(s.headDim, s.headDimV) <= 64 && !s.causal) ? 128 : 64;
   s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
-  // Two stages of 64-key K/V tiles at d = 128 would take 69 KB, over the
-  // 48 KB of static shared memory: use 32-key tiles there.
-  s.blockKV = std::max(s.headDim, s.headDimV) > 64 ? 32 : 64;
+  // Two stages of 64-key K/V tiles at d = 128 take 69 KB, over the 48 KB of
+  // static shared memory: they live in dynamic shared memory (opt-in size set
+  // by the runner from the manifest).
+  s.blockKV = 64;
+  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024;
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
   s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}",
@@ -122,9 +124,8 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
                                   {"value", shape({s.seqQ / s.blockQ, s.batch * s.headsQ, 1})}}},
       {"block", llvm::json::Object{{"formula", "[32 * block_q / 16, 1, 1]"},
                                    {"value", shape({32 * s.numWarps(), 1, 1})}}},
-      {"dynamic_shared_memory_bytes", 0},
-      {"static_shared_memory_bytes",
-       int64_t(2) * s.blockKV * (s.smemPitch(s.headDim) + s.smemPitch(s.headDimV))},
+      {"dynamic_shared_memory_bytes", s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0},
+      {"static_shared_memory_bytes", s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes()},
       {"params",
        llvm::json::Array{
            param("q", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
@@ -189,7 +190,12 @@ struct AttnLowerToGPUPass
       // the printed IR should not depend on the host compiler.
       gpu::KernelDim3 grid{c(spec->seqQ / spec->blockQ), c(spec->batch * spec->headsQ), c(1)};
       gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
-      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, Value(), ValueRange{q, k, v, out});
+      Value dynamicSmem;
+      if (spec->dynamicSharedMemory)
+        dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   spec->sharedMemoryBytes());
+      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem,
+                                ValueRange{q, k, v, out});
       Value result = bufferization::ToTensorOp::create(
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);

@@ -132,20 +132,35 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     return MemRefType::get({s.batch, h, l, cols}, T);
   };
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  const int64_t stages = s.doubleBuffer ? 2 : 1;
+  const int64_t stages = s.stages();
   auto kTileType = MemRefType::get({stages, bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
   auto vTileType = MemRefType::get({stages, bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
   auto fnType = b.getFunctionType({global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
                                    global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)},
                                   {});
-  auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, TypeRange{kTileType, vTileType});
+  SmallVector<Type> staticTiles;
+  if (!s.dynamicSharedMemory)
+    staticTiles = {kTileType, vTileType};
+  auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, staticTiles);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   Value Q = entry.getArgument(0), K = entry.getArgument(1), V = entry.getArgument(2),
         O = entry.getArgument(3);
-  Value kTile = func.getWorkgroupAttributions()[0], vTile = func.getWorkgroupAttributions()[1];
+  Value kTile, vTile;
+  if (s.dynamicSharedMemory) {
+    // One dynamic buffer, viewed as the K stages followed by the V stages.
+    auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+    Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+    int64_t kBytes = kTileType.getNumElements() * 2;
+    kTile = memref::ViewOp::create(b, loc, kTileType, raw, k.idx(0), ValueRange{});
+    vTile = memref::ViewOp::create(b, loc, vTileType, raw, k.idx(kBytes), ValueRange{});
+  } else {
+    kTile = func.getWorkgroupAttributions()[0];
+    vTile = func.getWorkgroupAttributions()[1];
+  }
 
   // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

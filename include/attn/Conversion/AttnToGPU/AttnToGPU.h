@@ -28,6 +28,14 @@ struct FlashKernelSpec {
   /// Two K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
   /// tile j+1 overlaps the math on tile j.
   bool doubleBuffer = true;
+  /// Place the K/V stages in dynamic shared memory (sized at launch) rather
+  /// than static workgroup buffers, which are capped at 48 KB per CTA.
+  bool dynamicSharedMemory = false;
+  int64_t stages() const { return doubleBuffer ? 2 : 1; }
+  /// Shared memory for the K and V stages, in bytes (2-byte elements).
+  int64_t sharedMemoryBytes() const {
+    return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
+  }
   int64_t numWarps() const { return blockQ / 16; }
   /// Row pitch of a K/V tile in shared memory, in elements: +8 halves shifts
   /// successive rows by 4 banks, so the 32-bit fragment loads of a warp's 8
