@@ -28,14 +28,18 @@ func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> ten
 
 // -----
 
-// f16 uses nvgpu.mma.sync; causal at d=128 picks 64-row CTAs and 32-key
-// tiles; rank 3 is expanded to [1, H, L, d] around the launch.
+// f16 uses nvgpu.mma.sync; causal at d=128 picks 64-row CTAs; the two
+// 64-key K/V stages (69 KB) live in dynamic shared memory, sized at the
+// launch; rank 3 is expanded to [1, H, L, d] around the launch.
 // CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b1_h4_kv4_q128_k128_d128_v128_causal_bq64_module
-// CHECK: workgroup(%{{.*}} : memref<2x32x136xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[RAW:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[RAW]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x136xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[RAW]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x136xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mma.sync
 // CHECK-LABEL: func.func @causal_rank3
 // CHECK: tensor.expand_shape
-// CHECK: gpu.launch_func
+// CHECK: %[[SMEM:.+]] = arith.constant 69632 : i32
+// CHECK: gpu.launch_func {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // CHECK: tensor.collapse_shape
 func.func @causal_rank3(%q: tensor<4x128x128xf16>) -> tensor<4x128x128xf16> {
   %o = attn.attention %q, %q, %q scale(0.088) causal(top_left)

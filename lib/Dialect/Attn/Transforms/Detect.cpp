@@ -1249,8 +1249,12 @@ FailureOr<Value> canonicalMask(OpBuilder &b, Location loc, Value mask,
 struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
   using AttnDetectPassBase::AttnDetectPassBase;
 
+  /// Ops this run has erased (candidates may be among them).
+  llvm::DenseSet<Operation *> erased;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    erased.clear();
     // Candidates: every matmul, latest first, so that a chain's ops are
     // still in place when its P·V is rewritten.
     SmallVector<Operation *> candidates;
@@ -1259,8 +1263,10 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
         candidates.push_back(op);
     });
     for (Operation *pv : llvm::reverse(candidates)) {
-      if (!pv->getBlock())
-        continue; // erased with an earlier chain
+      // Erased with an earlier chain: the pointer is dangling, so test the
+      // record of erased ops, never the op itself (ASan caught that).
+      if (erased.contains(pv))
+        continue;
       std::string why;
       AttentionMatcher matcher(why);
       std::optional<AttentionMatch> m = matcher.match(pv);
@@ -1427,6 +1433,7 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
           continue;
         addProducers(op);
         worklist[i] = nullptr;
+        erased.insert(op);
         op->erase();
         progress = true;
       }
