@@ -148,7 +148,8 @@ struct AttnLowerToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (blockQ != 0 && blockQ != 64 && blockQ != 128) {
-      module.emitError("attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got ") << blockQ;
+      module.emitError("attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got ")
+          << static_cast<int64_t>(blockQ);
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;

@@ -46,3 +46,12 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
   return %o : tensor<64x64xf16>
 }
+
+// -----
+
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=96" 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got 96
+func.func @option(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
