@@ -120,8 +120,6 @@ SmallVector<bool> variesByMap(AffineMap map) {
   return v;
 }
 
-bool isIdentityMap(AffineMap m) { return m.isIdentity(); }
-
 /// A value inside a generic's payload: a block argument (an input index), a
 /// constant, or something else.
 struct PayloadValue {
