@@ -35,7 +35,13 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-tools = ["attn-opt", "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
+# `lit --param roundtrip=1`: every attn-opt invocation also prints the IR it
+# parsed, parses that back and checks that it matches (MlirOptMain's
+# --verify-roundtrip), in the spirit of CIRCT's round-trip mode. Outputs are
+# round-tripped by the tests that pipe attn-opt into attn-opt.
+attn_opt = ToolSubst("attn-opt", extra_args=["--verify-roundtrip"]) \
+    if lit_config.params.get("roundtrip") else "attn-opt"
+tools = [attn_opt, "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
          ToolSubst("%attn_iocost_tests",
                    os.path.join(config.attn_obj_root, "test", "Analysis",
                                 "AttnIOCostTests"))]
