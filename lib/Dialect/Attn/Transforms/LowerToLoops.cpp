@@ -9,8 +9,12 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -26,15 +30,26 @@ using namespace mlir::attn;
 
 namespace {
 
-/// Identity layouts at function boundaries keep signatures plain memrefs, so
-/// that mlir-runner's entry points and C callers see what they expect.
-constexpr const char *kBufferizeToLoops =
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "canonicalize,"
-    "func.func(convert-linalg-to-loops, buffer-hoisting, buffer-loop-hoisting),"
-    "buffer-deallocation-pipeline,"
-    "canonicalize";
+/// The upstream half: one-shot bufferization, linalg -> scf loops, buffer
+/// hoisting and deallocation. It is built from the passes' create functions,
+/// not parsed from a pipeline string: a compiler that links our passes need
+/// not have registered upstream passes by name (the fuzz target found this).
+void buildBufferizeToLoops(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Identity layouts at function boundaries keep signatures plain memrefs, so
+  // that mlir-runner's entry points and C callers see what they expect.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createConvertLinalgToLoopsPass());
+  fpm.addPass(bufferization::createBufferHoistingPass());
+  fpm.addPass(bufferization::createBufferLoopHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createCanonicalizerPass());
+}
 
 /// linalg.softmax has no loop lowering upstream; its AggregatedOpInterface
 /// spells it as max/sub/exp/sum/div generics.
@@ -57,8 +72,8 @@ struct AttnLowerToLoopsPass
   void getDependentDialects(DialectRegistry &registry) const override {
     AttnLowerToLoopsPassBase::getDependentDialects(registry);
     OpPassManager pm(ModuleOp::getOperationName());
-    if (succeeded(parsePassPipeline(kBufferizeToLoops, pm)))
-      pm.getDependentDialects(registry);
+    buildBufferizeToLoops(pm);
+    pm.getDependentDialects(registry);
   }
 
   void runOnOperation() override {
@@ -79,10 +94,7 @@ struct AttnLowerToLoopsPass
       return;
 
     OpPassManager pm(ModuleOp::getOperationName());
-    if (failed(parsePassPipeline(kBufferizeToLoops, pm))) {
-      module.emitError("attn-lower-to-loops: internal pipeline did not parse");
-      return signalPassFailure();
-    }
+    buildBufferizeToLoops(pm);
     if (failed(runPipeline(pm, module)))
       return signalPassFailure();
   }
