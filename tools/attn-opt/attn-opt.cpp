@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/InitAttn.h"
+#include "../SanitizerDefaults.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
