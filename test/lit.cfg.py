@@ -12,7 +12,8 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attn_obj_root, "test")
 config.excludes = ["Inputs", "Consumer", "CMakeLists.txt", "lit.cfg.py",
-                   "lit.site.cfg.py", "fixtures"]
+                   "lit.site.cfg.py", "fixtures", "corpus", "upstream",
+                   "roundtrip.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
@@ -35,13 +36,18 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
-# `lit --param roundtrip=1`: every attn-opt invocation also prints the IR it
-# parsed, parses that back and checks that it matches (MlirOptMain's
-# --verify-roundtrip), in the spirit of CIRCT's round-trip mode. Outputs are
-# round-tripped by the tests that pipe attn-opt into attn-opt.
-attn_opt = ToolSubst("attn-opt", extra_args=["--verify-roundtrip"]) \
-    if lit_config.params.get("roundtrip") else "attn-opt"
-tools = [attn_opt, "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
+# `lit --param roundtrip=1`: every attn-opt invocation goes through
+# test/roundtrip.py, which adds --verify-roundtrip (the parsed input prints
+# and parses back to the same IR) and then checks that the IR attn-opt
+# printed round-trips too, in the spirit of CIRCT's round-trip mode.
+if lit_config.params.get("roundtrip"):
+    attn_opt = ToolSubst("attn-opt", command=config.python_executable,
+                         extra_args=[os.path.join(config.attn_src_root, "test",
+                                                  "roundtrip.py"),
+                                     os.path.join(config.attn_tools_dir, "attn-opt")])
+else:
+    attn_opt = "attn-opt"
+tools = [attn_opt, "attn-fuzz-replay", "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
          ToolSubst("%attn_iocost_tests",
                    os.path.join(config.attn_obj_root, "test", "Analysis",
                                 "AttnIOCostTests"))]
