@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "MaskEvaluator.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -621,51 +622,30 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
   }
 }
 
-/// A tensor that is the causal pattern itself: a constant whose kept
-/// entries (non-zero for i1, finite for float) are exactly j <= i + offset.
+/// Masks up to this many elements are folded to their values to test them
+/// for the causal pattern (2048 x 2048). Larger ones stay mask tensors:
+/// correct, only slower.
+constexpr int64_t kMaxFoldedMaskElements = int64_t(1) << 22;
+
+/// A tensor that is the causal pattern itself: a constant, or a tensor
+/// computed from loop indices and constants alone (arange, broadcast,
+/// subtract, compare, select: MaskEvaluator.h), whose kept entries
+/// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or a
+/// large negative value) are exactly j <= i + offset.
 std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false) {
-  // `buffer.bool()` of a constant 0/1 buffer (GPT-2's tril bias) is a
-  // generic computing `x != 0` of a constant: read the constant, with
-  // non-zero entries as the kept ones.
-  if (auto g = m.getDefiningOp<linalg::GenericOp>()) {
-    auto cmp = dyn_cast_or_null<arith::CmpFOp>(
-        g.getBody()->getTerminator()->getOperand(0).getDefiningOp());
-    if (g.getNumDpsInputs() == 1 && g.getNumReductionLoops() == 0 && cmp &&
-        (cmp.getPredicate() == arith::CmpFPredicate::UNE ||
-         cmp.getPredicate() == arith::CmpFPredicate::ONE) &&
-        cmp.getLhs() == g.getBody()->getArgument(0) &&
-        scalarConstant(cmp.getRhs()) == 0.0 &&
-        g.getIndexingMapsArray()[0].isIdentity()) {
-      m = g.getDpsInputs()[0];
-      nonZeroKeeps = true;
-    }
-  }
-  // Values of the constant: inline dense elements, or a dense_resource blob
-  // (torch-mlir stores buffers that way).
-  Attribute cst;
-  if (!matchPattern(m, m_Constant(&cst)))
+  auto t = dyn_cast<RankedTensorType>(m.getType());
+  if (!t || t.getRank() < 2 || !t.hasStaticShape())
     return std::nullopt;
-  auto t = dyn_cast<RankedTensorType>(cast<TypedAttr>(cst).getType());
-  if (!t || t.getRank() < 2)
+  std::optional<EvaluatedTensor> folded =
+      evaluateInputFreeTensor(m, kMaxFoldedMaskElements);
+  if (!folded || folded->data.empty())
+    return std::nullopt;
+  ArrayRef<double> values = folded->data;
+  // A uniform tensor keeps everything or nothing: not a causal mask.
+  if (llvm::all_equal(values))
     return std::nullopt;
   int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
-  SmallVector<double> values;
   bool isBool = t.getElementType().isInteger(1);
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    if (isBool)
-      for (bool b : dense.getValues<bool>())
-        values.push_back(b ? 1.0 : 0.0);
-    else if (isa<FloatType>(t.getElementType()))
-      for (APFloat f : dense.getValues<APFloat>())
-        values.push_back(f.convertToDouble());
-  } else if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(cst)) {
-    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
-      values.assign(data->begin(), data->end());
-  }
-  if (values.empty() || static_cast<int64_t>(values.size()) != t.getNumElements())
-    return std::nullopt;
   SmallVector<bool> keep;
   for (double d : values) {
     if (isBool || nonZeroKeeps) {
