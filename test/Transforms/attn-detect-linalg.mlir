@@ -442,3 +442,218 @@ func.func @gqa_collapse_round_trip(%q: tensor<1x8x32x64xf32>, %k: tensor<1x2x32x
   %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [1, 8, 32, 64] : tensor<8x32x64xf32> into tensor<1x8x32x64xf32>
   return %o : tensor<1x8x32x64xf32>
 }
+
+// -----
+
+// A causal mask built at run time from arange tensors, the way torch-mlir
+// spells tril/is_causal: keep iff j - i <= Lk - Lq. The mask is folded to
+// its values, found to be the bottom-right causal pattern and dropped.
+// CHECK-LABEL: func.func @iota_mask_causal_bottom_right
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) causal(bottom_right) : tensor<4x16xf32>, tensor<12x16xf32>, tensor<12x16xf32> -> tensor<4x16xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK: return
+func.func @iota_mask_causal_bottom_right(%q: tensor<4x16xf32>, %k: tensor<12x16xf32>, %v: tensor<12x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 8 : i64
+  %erows = tensor.empty() : tensor<4xi64>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<4xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<4xi64>
+  %ecols = tensor.empty() : tensor<12xi64>
+  %cols = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ecols : tensor<12xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<12xi64>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [4, 1] : tensor<4xi64> into tensor<4x1xi64>
+  %cols2 = tensor.expand_shape %cols [[0, 1]] output_shape [1, 12] : tensor<12xi64> into tensor<1x12xi64>
+  %ek = tensor.empty() : tensor<4x12xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x12xi64>, tensor<4x1xi64>) outs(%ek : tensor<4x12xi1>) {
+  ^bb0(%j: i64, %i: i64, %out: i1):
+    %diff = arith.subi %j, %i : i64
+    %b = arith.cmpi sle, %diff, %bound : i64
+    linalg.yield %b : i1
+  } -> tensor<4x12xi1>
+  %em = tensor.empty() : tensor<4x12xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<4x12xi1>) outs(%em : tensor<4x12xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<4x12xf32>
+  %es = tensor.empty() : tensor<4x12xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<4x12xf32>) -> tensor<4x12xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<4x16xf32>, tensor<12x16xf32>) outs(%acc : tensor<4x12xf32>) -> tensor<4x12xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<4x12xf32>, tensor<4x12xf32>) outs(%es : tensor<4x12xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<4x12xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<4x12xf32>) outs(%es : tensor<4x12xf32>) -> tensor<4x12xf32>
+  %eo = tensor.empty() : tensor<4x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<4x12xf32>, tensor<12x16xf32>) outs(%oacc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// The same with a strict comparison: j - i < 1 is j <= i.
+// CHECK-LABEL: func.func @iota_mask_causal_strict
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) causal(top_left) :
+// CHECK-NOT: arith.cmpi
+func.func @iota_mask_causal_strict(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 1 : i64
+  %erows = tensor.empty() : tensor<8xi64>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<8xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<8xi64>
+  %ecols = tensor.empty() : tensor<8xi64>
+  %cols = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ecols : tensor<8xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<8xi64>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+  %cols2 = tensor.expand_shape %cols [[0, 1]] output_shape [1, 8] : tensor<8xi64> into tensor<1x8xi64>
+  %ek = tensor.empty() : tensor<8x8xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x8xi64>, tensor<8x1xi64>) outs(%ek : tensor<8x8xi1>) {
+  ^bb0(%j: i64, %i: i64, %out: i1):
+    %diff = arith.subi %j, %i : i64
+    %b = arith.cmpi slt, %diff, %bound : i64
+    linalg.yield %b : i1
+  } -> tensor<8x8xi1>
+  %em = tensor.empty() : tensor<8x8xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<8x8xi1>) outs(%em : tensor<8x8xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  %es = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<8x16xf32>, tensor<8x16xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<8x8xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %eo = tensor.empty() : tensor<8x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// -----
+
+// Look-alike: keep iff j >= i (the upper triangle). Not causal: the mask
+// stays a mask operand, computed as before.
+// CHECK-LABEL: func.func @iota_mask_anti_causal
+// CHECK: arith.cmpi sge
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<8x8xf32>) scale(1.000000e+00) :
+// CHECK-NOT: causal(
+func.func @iota_mask_anti_causal(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 0 : i64
+  %erows = tensor.empty() : tensor<8xi64>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<8xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<8xi64>
+  %ecols = tensor.empty() : tensor<8xi64>
+  %cols = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ecols : tensor<8xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<8xi64>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+  %cols2 = tensor.expand_shape %cols [[0, 1]] output_shape [1, 8] : tensor<8xi64> into tensor<1x8xi64>
+  %ek = tensor.empty() : tensor<8x8xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x8xi64>, tensor<8x1xi64>) outs(%ek : tensor<8x8xi1>) {
+  ^bb0(%j: i64, %i: i64, %out: i1):
+    %diff = arith.subi %j, %i : i64
+    %b = arith.cmpi sge, %diff, %bound : i64
+    linalg.yield %b : i1
+  } -> tensor<8x8xi1>
+  %em = tensor.empty() : tensor<8x8xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<8x8xi1>) outs(%em : tensor<8x8xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  %es = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<8x16xf32>, tensor<8x16xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<8x8xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %eo = tensor.empty() : tensor<8x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// -----
+
+// Look-alike: the column indices come from an argument (positions a caller
+// passes in), so the mask depends on the inputs and cannot be folded.
+// CHECK-LABEL: func.func @arg_mask_not_folded
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<8x8xf32>) scale(1.000000e+00) :
+// CHECK-NOT: causal(
+func.func @arg_mask_not_folded(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>, %cols: tensor<8xi64>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 0 : i64
+  %erows = tensor.empty() : tensor<8xi64>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<8xi64>) {
+  ^bb0(%out: i64):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i64
+    linalg.yield %y : i64
+  } -> tensor<8xi64>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+  %cols2 = tensor.expand_shape %cols [[0, 1]] output_shape [1, 8] : tensor<8xi64> into tensor<1x8xi64>
+  %ek = tensor.empty() : tensor<8x8xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x8xi64>, tensor<8x1xi64>) outs(%ek : tensor<8x8xi1>) {
+  ^bb0(%j: i64, %i: i64, %out: i1):
+    %diff = arith.subi %j, %i : i64
+    %b = arith.cmpi sle, %diff, %bound : i64
+    linalg.yield %b : i1
+  } -> tensor<8x8xi1>
+  %em = tensor.empty() : tensor<8x8xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<8x8xi1>) outs(%em : tensor<8x8xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  %es = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<8x16xf32>, tensor<8x16xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<8x8xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<8x8xf32>) outs(%es : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %eo = tensor.empty() : tensor<8x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
