@@ -30,12 +30,15 @@ def main():
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", default=os.path.join(HERE, "kernels"))
     ap.add_argument("--block-q", type=int, default=0, help="0: attn-opt's choice")
+    ap.add_argument("--rows-per-warp", type=int, default=0, help="0: attn-opt's choice")
+    ap.add_argument("--block-kv", type=int, default=0, help="0: attn-opt's choice")
+    ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--dtypes", default="bf16,f16")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     index = []
     for dtype in a.dtypes.split(","):
-        for d in (64, 128):
+        for d in (int(x) for x in a.head_dims.split(",")):
             for n in (1024, 2048, 4096, 8192, 16384):
                 for causal in (False, True):
                     B, H = 16384 // n, 2048 // d
@@ -44,7 +47,8 @@ def main():
                         f.write(attention_ir(B, H, n, d, dtype, causal))
                     before = set(os.listdir(a.out))
                     t0 = time.perf_counter()
-                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90 block-q=%d dump-dir=%s" % (a.block_q, a.out),
+                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90 block-q=%d rows-per-warp=%d block-kv=%d dump-dir=%s"
+                                        % (a.block_q, a.rows_per_warp, a.block_kv, a.out),
                                         "-o", os.devnull], capture_output=True, text=True)
                     dt = time.perf_counter() - t0
                     if r.returncode:

@@ -50,7 +50,16 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--flex", default="4096", help="N values that also run FlexAttention (bf16)")
     ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--variants", default="",
+                    help="NAME=DIR,...: other kernel builds of the same grid (gen_kernels.py "
+                         "with other tile options), each checked and timed beside the main one")
     a = ap.parse_args()
+    variants = {}
+    for spec in filter(None, a.variants.split(",")):
+        name, vdir = spec.split("=", 1)
+        vindex = json.load(open(os.path.join(vdir, "index.json")))
+        variants[name] = {(c["dtype"], c["d"], c["N"], c["causal"]): os.path.join(vdir, c["kernel"] + ".json")
+                          for c in vindex}
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.recompile_limit = 256
     from torch.nn.attention.flex_attention import flex_attention, create_block_mask
@@ -81,6 +90,19 @@ def main():
                    unwritten=int(o.isnan().sum()))
         row["correct"] = row["unwritten"] == 0 and row["err"] <= 2 * row["err_flash"] + 1e-6
         times = {"attn_opt": bench(lambda: kern(q, k, v, o))}
+        row["variants"] = {}
+        for name, table in variants.items():
+            path = table.get((cfg["dtype"], d, N, causal))
+            if not path:
+                continue
+            vk = Kernel(path)
+            vo = torch.full_like(o, float("nan"))
+            vk(q, k, v, vo)
+            torch.cuda.synchronize()
+            verr = rel_err(vo[:1, :2], ref)
+            vok = int(vo.isnan().sum()) == 0 and verr <= 2 * row["err_flash"] + 1e-6
+            times["attn_opt@" + name] = bench(lambda: vk(q, k, v, vo))
+            row["variants"][name] = dict(kernel=os.path.basename(path), err=verr, correct=vok)
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             times["sdpa_flash"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
         try:
@@ -106,6 +128,10 @@ def main():
             tf["attn_opt"], tf["sdpa_flash"], "%.0f" % tf["sdpa_cudnn"] if tf.get("sdpa_cudnn") else "-",
             "%.0f" % tf["flex"] if tf.get("flex") else "-",
             "%.0f" % tf["unfused"] if tf.get("unfused") else "-"), flush=True)
+        for name, info in row["variants"].items():
+            print("      variant %-10s err %.1e %s | %5.0f TFLOP/s (%.2fx flash)" % (
+                name, info["err"], "ok" if info["correct"] else "WRONG",
+                tf["attn_opt@" + name], tf["attn_opt@" + name] / tf["sdpa_flash"]), flush=True)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("ceilings (same run): bf16 8192^3 matmul %.0f TFLOP/s; 2 GiB copy %.2f TB/s\n\n"
                 % (ceil["matmul_tflops"], ceil["copy_tbps"]))

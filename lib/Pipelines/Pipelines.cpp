@@ -56,6 +56,8 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
   AttnLowerToGPUPassOptions lowering;
   lowering.blockQ = options.blockQ;
+  lowering.rowsPerWarp = options.rowsPerWarp;
+  lowering.blockKV = options.blockKV;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
   // anything else it computes) before the host goes to LLVM.

@@ -125,13 +125,17 @@ class Kernel:
 
 
 def compile(mlir_text: str, target: str = "sm_90", block_q: int = 0,
-            cost_target: str = "h200") -> Kernel:
+            cost_target: str = "h200", rows_per_warp: int = 0,
+            block_kv: int = 0) -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
-    attention. Launch the result with `attnopt.runtime.launch` on a GPU."""
+    attention. Launch the result with `attnopt.runtime.launch` on a GPU.
+    block_q, rows_per_warp and block_kv override the kernel's tiles (0: the
+    measured defaults)."""
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
-        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s block-q=%d dump-dir=%s}"
-                     % (target, block_q, tmp))
+        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s block-q=%d rows-per-warp=%d "
+                     "block-kv=%d dump-dir=%s}"
+                     % (target, block_q, rows_per_warp, block_kv, tmp))
         manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
         if len(manifests) != 1:
             raise ValueError("compile() needs exactly one attention, found %d kernels"

@@ -42,6 +42,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockQ{
       *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (64, 128; 0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> rowsPerWarp{
+      *this, "rows-per-warp", llvm::cl::desc("Query rows per warp (16, 32; 0: auto)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile (32, 64; 0: auto)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

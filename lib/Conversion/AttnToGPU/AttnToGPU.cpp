@@ -32,8 +32,14 @@ using namespace mlir::attn;
 
 namespace {
 
+/// Tile choices from the pass options; 0 means "choose".
+struct TileChoice {
+  int64_t blockQ = 0, rowsPerWarp = 0, blockKV = 0;
+};
+
 /// Checks the mma.sync kernel's preconditions and fills the spec.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
+  int64_t blockQ = tiles.blockQ;
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
@@ -68,24 +74,26 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
   s.scale = op.getScale().convertToDouble();
   s.causal = shape->causal;
   s.causalBottomRight = shape->causalBottomRight;
-  // Measured on the H200 (bench/NOTES.md): 128-row CTAs win only for d = 64
-  // without causal; elsewhere 64-row CTAs (more of them per SM, finer causal
-  // skipping) are faster.
+  // Defaults measured on the H200 (bench/NOTES.md, v6): 4 warps of 32 rows
+  // (128-row CTAs) everywhere; 64-key tiles at d = 64, 32-key tiles at
+  // d = 128, where 64 keys of S next to 128 columns of O accumulators per
+  // row pair would spill. 64-row CTAs only when Lq is not a multiple of 128.
+  const bool wide = std::max(s.headDim, s.headDimV) > 64;
   if (blockQ == 0)
-    blockQ = (std::max(s.headDim, s.headDimV) <= 64 && !s.causal) ? 128 : 64;
+    blockQ = 128;
   s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
-  // Two stages of 64-key K/V tiles at d = 128 take 69 KB, over the 48 KB of
-  // static shared memory: they live in dynamic shared memory (opt-in size set
-  // by the runner from the manifest).
-  s.blockKV = 64;
-  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024;
+  s.blockKV = tiles.blockKV ? tiles.blockKV : (wide ? 32 : 64);
+  s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : 32;
+  // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
+  // shared memory, whose opt-in size the runner sets from the manifest.
+  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
-  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}",
+  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
                          elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
                          !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal",
-                         s.blockQ)
+                         s.blockQ, s.blockKV, s.rowsPerWarp)
                .str();
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
@@ -93,6 +101,13 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, int64_t blockQ) {
   if (s.seqQ % 64 || s.seqKV % 64)
     return fail("Lq and Lk must be multiples of 64 for the GPU kernel, got " +
                 Twine(s.seqQ) + " and " + Twine(s.seqKV));
+  // Invariants of the option values the pass accepts (block-q 64/128,
+  // rows-per-warp 16/32, block-kv 32/64, d 64/128, all powers of two): the
+  // warps split the query tile, and every thread copies the same number of
+  // 16-byte chunks of each K/V tile (bkv * d / 8 >= 256 >= threads).
+  assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
+  assert((s.blockKV * std::min(s.headDim, s.headDimV) / 8) % (32 * s.numWarps()) == 0 &&
+         "K/V tile copies must split evenly over the threads");
   return s;
 }
 
@@ -122,7 +137,7 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"kernel", s.name},
       {"grid", llvm::json::Object{{"formula", "[Lq / block_q, B * Hq, 1]"},
                                   {"value", shape({s.seqQ / s.blockQ, s.batch * s.headsQ, 1})}}},
-      {"block", llvm::json::Object{{"formula", "[32 * block_q / 16, 1, 1]"},
+      {"block", llvm::json::Object{{"formula", "[32 * block_q / rows_per_warp, 1, 1]"},
                                    {"value", shape({32 * s.numWarps(), 1, 1})}}},
       {"dynamic_shared_memory_bytes", s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0},
       {"static_shared_memory_bytes", s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes()},
@@ -136,7 +151,7 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"dtype", dtype},
       {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
       {"d", s.headDim}, {"dv", s.headDimV},
-      {"block_q", s.blockQ}, {"block_kv", s.blockKV},
+      {"block_q", s.blockQ}, {"block_kv", s.blockKV}, {"rows_per_warp", s.rowsPerWarp},
       {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
       {"scale", s.scale},
       {"instruction", "mma.sync.m16n8k16"}};
@@ -152,6 +167,16 @@ struct AttnLowerToGPUPass
           << static_cast<int64_t>(blockQ);
       return signalPassFailure();
     }
+    if (rowsPerWarp != 0 && rowsPerWarp != 16 && rowsPerWarp != 32) {
+      module.emitError("attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got ")
+          << static_cast<int64_t>(rowsPerWarp);
+      return signalPassFailure();
+    }
+    if (blockKV != 0 && blockKV != 32 && blockKV != 64) {
+      module.emitError("attn-lower-to-gpu: block-kv must be 0 (auto), 32 or 64, got ")
+          << static_cast<int64_t>(blockKV);
+      return signalPassFailure();
+    }
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) { ops.push_back(op); });
     if (ops.empty())
@@ -160,7 +185,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, blockQ);
+      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV});
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();

@@ -127,6 +127,10 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   Type T = s.elementType, f32 = k.f32;
   const int64_t d = s.headDim, dv = s.headDimV, bq = s.blockQ, bkv = s.blockKV;
   const int64_t threads = 32 * s.numWarps();
+  // Each warp owns `mt` m16 tiles of query rows. Every K/V fragment read
+  // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
+  // traffic per mma (FlashAttention-2's layout) at the price of registers.
+  const int64_t mt = s.mTiles();
 
   auto global = [&](int64_t h, int64_t l, int64_t cols) {
     return MemRefType::get({s.batch, h, l, cols}, T);
@@ -148,15 +152,22 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   b.setInsertionPointToStart(&entry);
   Value Q = entry.getArgument(0), K = entry.getArgument(1), V = entry.getArgument(2),
         O = entry.getArgument(3);
-  Value kTile, vTile;
+  Value kTile, vTile, qTile;
   if (s.dynamicSharedMemory) {
-    // One dynamic buffer, viewed as the K stages followed by the V stages.
+    // One dynamic buffer, viewed as the K stages, the V stages, then the Q
+    // tile when it is staged.
     auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                  MemRefLayoutAttrInterface(), workgroup);
     Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
     int64_t kBytes = kTileType.getNumElements() * 2;
     kTile = memref::ViewOp::create(b, loc, kTileType, raw, k.idx(0), ValueRange{});
     vTile = memref::ViewOp::create(b, loc, vTileType, raw, k.idx(kBytes), ValueRange{});
+    if (s.qInSharedMemory()) {
+      auto qTileType = MemRefType::get({bq, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(),
+                                       workgroup);
+      qTile = memref::ViewOp::create(b, loc, qTileType, raw, k.idx(s.kvSharedMemoryBytes()),
+                                     ValueRange{});
+    }
   } else {
     kTile = func.getWorkgroupAttributions()[0];
     vTile = func.getWorkgroupAttributions()[1];
@@ -172,24 +183,53 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   Value warp = k.div(tid, 32), lane = k.rem(tid, 32);
   Value g = k.div(lane, 4), t = k.rem(lane, 4);
   Value qStart = k.mul(qTileIdx, bq);
-  Value row[2];
-  row[0] = k.add(k.add(qStart, k.mul(warp, 16)), g);
-  row[1] = k.add(row[0], 8);
+  // row[mi][r]: the query row of this lane's C-fragment row r (g or g + 8)
+  // in the warp's m-tile mi.
+  SmallVector<std::array<Value, 2>> row(mt);
+  for (int64_t mi = 0; mi < mt; ++mi) {
+    row[mi][0] = k.add(k.add(qStart, k.mul(warp, s.rowsPerWarp)), mi * 16);
+    row[mi][0] = k.add(row[mi][0], g);
+    row[mi][1] = k.add(row[mi][0], 8);
+  }
   Value twoT = k.mul(t, 2);
 
   // Q fragments stay in registers for the whole K/V loop.
   auto aType = VectorType::get({4, 2}, T), bType = VectorType::get({2, 2}, T);
   auto cType = VectorType::get({2, 2}, f32), pair = VectorType::get({2}, T);
-  SmallVector<Value> qFrag;
-  for (int64_t ks = 0; ks < d / 16; ++ks) {
-    Value col = k.add(twoT, ks * 16);
-    Value a = k.zeros(aType);
-    a = k.insert(k.load(pair, Q, {batch, head, row[0], col}), a, 0);
-    a = k.insert(k.load(pair, Q, {batch, head, row[1], col}), a, 1);
-    a = k.insert(k.load(pair, Q, {batch, head, row[0], k.add(col, 8)}), a, 2);
-    a = k.insert(k.load(pair, Q, {batch, head, row[1], k.add(col, 8)}), a, 3);
-    qFrag.push_back(a);
+  SmallVector<SmallVector<Value>> qFrag(mt);
+  if (s.qInSharedMemory()) {
+    // Stage the CTA's Q tile, 16 bytes per thread and step; the barrier at
+    // the top of the first K/V iteration publishes it.
+    auto chunk = VectorType::get({8}, T);
+    int64_t chunksPerRow = d / 8;
+    for (int64_t i = 0; i < bq * chunksPerRow / threads; ++i) {
+      Value c = k.add(tid, i * threads);
+      Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
+      Value vec = k.load(chunk, Q, {batch, head, k.add(qStart, r), col});
+      vector::StoreOp::create(b, loc, vec, qTile, ValueRange{r, col});
+    }
   }
+  // The A fragment of Q for m-tile mi and k-step ks: ldmatrix.x4 from the
+  // staged tile (lanes 0-15 address rows 0-15 at column 0, lanes 16-31 the
+  // same rows at column 8), or the register copy.
+  auto qFragment = [&](int64_t mi, int64_t ks) -> Value {
+    if (!s.qInSharedMemory())
+      return qFrag[mi][ks];
+    Value r = k.add(k.add(k.mul(warp, s.rowsPerWarp), mi * 16), k.rem(lane, 16));
+    Value col = k.add(k.mul(k.div(lane, 16), 8), ks * 16);
+    return nvgpu::LdMatrixOp::create(b, loc, aType, qTile, ValueRange{r, col},
+                                     b.getBoolAttr(false), b.getI32IntegerAttr(4));
+  };
+  for (int64_t mi = 0; mi < mt && !s.qInSharedMemory(); ++mi)
+    for (int64_t ks = 0; ks < d / 16; ++ks) {
+      Value col = k.add(twoT, ks * 16);
+      Value a = k.zeros(aType);
+      a = k.insert(k.load(pair, Q, {batch, head, row[mi][0], col}), a, 0);
+      a = k.insert(k.load(pair, Q, {batch, head, row[mi][1], col}), a, 1);
+      a = k.insert(k.load(pair, Q, {batch, head, row[mi][0], k.add(col, 8)}), a, 2);
+      a = k.insert(k.load(pair, Q, {batch, head, row[mi][1], k.add(col, 8)}), a, 3);
+      qFrag[mi].push_back(a);
+    }
 
   // K/V tiles to visit. Causal: stop after the tile holding the last key
   // that the CTA's last query row sees (tiles above the diagonal skipped).
@@ -202,10 +242,15 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, bkv), kvEnd);
   }
   const double negInf = -std::numeric_limits<double>::infinity();
+  // Loop state: acc[mi][nd] (mt * dv/8 C tiles), then m[mi][r], then l[mi][r].
+  const int64_t numAcc = mt * (dv / 8), mBase = numAcc, lBase = numAcc + 2 * mt;
   SmallVector<Value> init;
-  for (int64_t nd = 0; nd < dv / 8; ++nd)
+  for (int64_t i = 0; i < numAcc; ++i)
     init.push_back(k.zeros(cType));
-  init.append({k.f(negInf), k.f(negInf), k.f(0.0), k.f(0.0)}); // m0, m1, l0, l1
+  for (int64_t i = 0; i < 2 * mt; ++i)
+    init.push_back(k.f(negInf));
+  for (int64_t i = 0; i < 2 * mt; ++i)
+    init.push_back(k.f(0.0));
   // Stage the K and V tiles that start at key `start` into stage `buf`,
   // 16 bytes per thread and step: cp.async (L1 bypassed) when double
   // buffering, plain vector loads and stores otherwise.
@@ -251,9 +296,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   b.setInsertionPointToStart(loop.getBody());
   Value kvStart = loop.getInductionVar();
   ValueRange state = loop.getRegionIterArgs();
-  SmallVector<Value> acc(state.begin(), state.begin() + dv / 8);
-  Value mOld[2] = {state[dv / 8], state[dv / 8 + 1]};
-  Value lOld[2] = {state[dv / 8 + 2], state[dv / 8 + 3]};
+  SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
 
   Value buf = k.idx(0);
   if (s.doubleBuffer) {
@@ -270,82 +313,102 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   }
   gpu::BarrierOp::create(b, loc);
 
-  // S = Q·Kᵀ for this warp's 16 rows and the tile's bkv keys.
+  // S = Q·Kᵀ for this warp's rows and the tile's bkv keys: each K fragment
+  // is loaded once and used by all mt m-tiles.
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
   Value scaleV = k.f(scaleLog2);
-  SmallVector<std::array<std::array<Value, 2>, 2>> sv(bkv / 8);
+  // sv[mi][nb][r][e]: score of row row[mi][r], key kvStart + 8nb + 2t + e.
+  using Quad = std::array<std::array<Value, 2>, 2>;
+  SmallVector<SmallVector<Quad>> sv(mt, SmallVector<Quad>(bkv / 8));
   for (int64_t nb = 0; nb < bkv / 8; ++nb) {
-    Value c = k.zeros(cType);
+    SmallVector<Value> c(mt);
+    for (int64_t mi = 0; mi < mt; ++mi)
+      c[mi] = k.zeros(cType);
     Value keyRow = k.add(g, nb * 8);
     for (int64_t ks = 0; ks < d / 16; ++ks) {
       Value col = k.add(twoT, ks * 16);
       Value bf = k.zeros(bType);
       bf = k.insert(k.load(pair, kTile, {buf, keyRow, col}), bf, 0);
       bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.add(col, 8)}), bf, 1);
-      c = k.mma(qFrag[ks], bf, c);
+      for (int64_t mi = 0; mi < mt; ++mi)
+        c[mi] = k.mma(qFragment(mi, ks), bf, c[mi]);
     }
-    for (int r = 0; r < 2; ++r)
-      for (int e = 0; e < 2; ++e) {
-        Value x = k.fmul(k.extract(c, r, e), scaleV);
-        if (masked) {
-          Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
-          Value limit = k.add(row[r], shift);
-          Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
-          x = arith::SelectOp::create(b, loc, above, k.f(negInf), x);
+    for (int64_t mi = 0; mi < mt; ++mi)
+      for (int r = 0; r < 2; ++r)
+        for (int e = 0; e < 2; ++e) {
+          Value x = k.fmul(k.extract(c[mi], r, e), scaleV);
+          if (masked) {
+            Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
+            Value limit = k.add(row[mi][r], shift);
+            Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
+            x = arith::SelectOp::create(b, loc, above, k.f(negInf), x);
+          }
+          sv[mi][nb][r][e] = x;
         }
-        sv[nb][r][e] = x;
-      }
   }
 
-  // Online softmax, per row (r = 0: row g, r = 1: row g + 8).
-  Value alpha[2], mNew[2], lNew[2];
-  for (int r = 0; r < 2; ++r) {
-    Value m = sv[0][r][0];
-    for (int64_t nb = 0; nb < bkv / 8; ++nb)
-      for (int e = 0; e < 2; ++e)
-        if (nb || e)
-          m = k.fmax(m, sv[nb][r][e]);
-    mNew[r] = k.fmax(mOld[r], k.quadReduce(m, /*isMax=*/true));
-    // A row that has seen only -inf keeps m = -inf; exp2 is taken against 0
-    // then, so P = 0 and alpha = 0 instead of NaN (fully masked rows -> 0).
-    Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew[r],
-                                           k.f(negInf));
-    Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mNew[r]);
-    alpha[r] = k.exp2(k.fsub(mOld[r], mSafe));
-    Value rowSum = k.f(0.0);
-    for (int64_t nb = 0; nb < bkv / 8; ++nb)
-      for (int e = 0; e < 2; ++e) {
-        sv[nb][r][e] = k.exp2(k.fsub(sv[nb][r][e], mSafe));
-        rowSum = k.fadd(rowSum, sv[nb][r][e]);
-      }
-    // l stays a per-lane partial sum; the quad reduces it once at the end.
-    lNew[r] = k.fadd(k.fmul(alpha[r], lOld[r]), rowSum);
+  // Online softmax, per row (r = 0: row g, r = 1: row g + 8 of each m-tile).
+  SmallVector<Value> mNew(2 * mt), lNew(2 * mt);
+  for (int64_t mi = 0; mi < mt; ++mi) {
+    Value alpha[2];
+    for (int r = 0; r < 2; ++r) {
+      Value mOld = state[mBase + 2 * mi + r], lOld = state[lBase + 2 * mi + r];
+      Value m = sv[mi][0][r][0];
+      for (int64_t nb = 0; nb < bkv / 8; ++nb)
+        for (int e = 0; e < 2; ++e)
+          if (nb || e)
+            m = k.fmax(m, sv[mi][nb][r][e]);
+      Value mRow = k.fmax(mOld, k.quadReduce(m, /*isMax=*/true));
+      // A row that has seen only -inf keeps m = -inf; exp2 is taken against
+      // 0 then, so P = 0 and alpha = 0 instead of NaN (fully masked rows ->
+      // 0).
+      Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mRow,
+                                             k.f(negInf));
+      Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
+      alpha[r] = k.exp2(k.fsub(mOld, mSafe));
+      Value rowSum = k.f(0.0);
+      for (int64_t nb = 0; nb < bkv / 8; ++nb)
+        for (int e = 0; e < 2; ++e) {
+          sv[mi][nb][r][e] = k.exp2(k.fsub(sv[mi][nb][r][e], mSafe));
+          rowSum = k.fadd(rowSum, sv[mi][nb][r][e]);
+        }
+      // l stays a per-lane partial sum; the quad reduces it once at the end.
+      mNew[2 * mi + r] = mRow;
+      lNew[2 * mi + r] = k.fadd(k.fmul(alpha[r], lOld), rowSum);
+    }
+    Value alphaVec = vector::FromElementsOp::create(
+        b, loc, cType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+    for (int64_t nd = 0; nd < dv / 8; ++nd)
+      acc[mi * (dv / 8) + nd] = k.fmul(acc[mi * (dv / 8) + nd], alphaVec);
   }
-  Value alphaVec = vector::FromElementsOp::create(
-      b, loc, cType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
-  for (Value &a : acc)
-    a = k.fmul(a, alphaVec);
 
   // O += P·V: P (rounded to the input type) is the A operand straight from
-  // registers; V's B operand comes from shared memory through ldmatrix.trans.
+  // registers; V's B operand comes from shared memory through ldmatrix.trans,
+  // once per mt m-tiles.
   Value laneRow = k.rem(lane, 16);
   for (int64_t kk = 0; kk < bkv / 16; ++kk) {
-    Value a = k.zeros(aType);
-    a = k.insert(toPair(sv[2 * kk][0][0], sv[2 * kk][0][1]), a, 0);
-    a = k.insert(toPair(sv[2 * kk][1][0], sv[2 * kk][1][1]), a, 1);
-    a = k.insert(toPair(sv[2 * kk + 1][0][0], sv[2 * kk + 1][0][1]), a, 2);
-    a = k.insert(toPair(sv[2 * kk + 1][1][0], sv[2 * kk + 1][1][1]), a, 3);
+    SmallVector<Value> a(mt);
+    for (int64_t mi = 0; mi < mt; ++mi) {
+      const auto &lo = sv[mi][2 * kk], &hi = sv[mi][2 * kk + 1];
+      a[mi] = k.zeros(aType);
+      a[mi] = k.insert(toPair(lo[0][0], lo[0][1]), a[mi], 0);
+      a[mi] = k.insert(toPair(lo[1][0], lo[1][1]), a[mi], 1);
+      a[mi] = k.insert(toPair(hi[0][0], hi[0][1]), a[mi], 2);
+      a[mi] = k.insert(toPair(hi[1][0], hi[1][1]), a[mi], 3);
+    }
     for (int64_t nd = 0; nd < dv / 8; ++nd) {
       Value vf = nvgpu::LdMatrixOp::create(b, loc, bType, vTile,
                                            ValueRange{buf, k.add(laneRow, kk * 16), k.idx(nd * 8)},
                                            b.getBoolAttr(true), b.getI32IntegerAttr(2));
-      acc[nd] = k.mma(a, vf, acc[nd]);
+      for (int64_t mi = 0; mi < mt; ++mi)
+        acc[mi * (dv / 8) + nd] = k.mma(a[mi], vf, acc[mi * (dv / 8) + nd]);
     }
   }
   // The next iteration overwrites the tiles.
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> yields(acc);
-  yields.append({mNew[0], mNew[1], lNew[0], lNew[1]});
+  yields.append(mNew.begin(), mNew.end());
+  yields.append(lNew.begin(), lNew.end());
   scf::YieldOp::create(b, loc, yields);
   return loop;
   };
@@ -370,19 +433,22 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   // Retire the last (unused) prefetch before the CTA's shared memory goes.
   if (s.doubleBuffer)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  Value inv[2];
-  for (int r = 0; r < 2; ++r) {
-    Value l = k.quadReduce(loop.getResult(dv / 8 + 2 + r), /*isMax=*/false);
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
-    Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l);
-    inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
-  }
-  for (int64_t nd = 0; nd < dv / 8; ++nd) {
-    Value c = loop.getResult(nd);
+  for (int64_t mi = 0; mi < mt; ++mi) {
+    Value inv[2];
     for (int r = 0; r < 2; ++r) {
-      Value out = toPair(k.fmul(k.extract(c, r, 0), inv[r]), k.fmul(k.extract(c, r, 1), inv[r]));
-      vector::StoreOp::create(b, loc, out, O,
-                              ValueRange{batch, head, row[r], k.add(twoT, nd * 8)});
+      Value l = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
+      Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l);
+      inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
+    }
+    for (int64_t nd = 0; nd < dv / 8; ++nd) {
+      Value c = loop.getResult(mi * (dv / 8) + nd);
+      for (int r = 0; r < 2; ++r) {
+        Value out = toPair(k.fmul(k.extract(c, r, 0), inv[r]),
+                           k.fmul(k.extract(c, r, 1), inv[r]));
+        vector::StoreOp::create(b, loc, out, O,
+                                ValueRange{batch, head, row[mi][r], k.add(twoT, nd * 8)});
+      }
     }
   }
   gpu::ReturnOp::create(b, loc);

@@ -51,6 +51,10 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=96" 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got 96
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=8" 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: error: attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got 8
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV
+// BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32 or 64, got 128
 func.func @option(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>

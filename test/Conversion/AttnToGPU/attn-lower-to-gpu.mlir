@@ -1,13 +1,16 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64" | FileCheck %s --check-prefix=BQ64
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64" | FileCheck %s --check-prefix=W16
 
 // One kernel per attention, in its own gpu.module, launched over
-// (Lq / block_q, B * Hq) CTAs of 32 * block_q / 16 threads.
-// CHECK: module attributes {attn.kernel_manifests = [{{.*}}\22kernel\22:\22attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128\22{{.*}}], gpu.container_module}
-// CHECK: gpu.module @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_module
-// CHECK: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128(
+// (Lq / block_q, B * Hq) CTAs of 32 * block_q / rows_per_warp threads. By
+// default 4 warps of 32 rows; at d = 64 the Q fragments stay in registers and
+// the K/V tiles hold 64 keys.
+// CHECK: module attributes {attn.kernel_manifests = [{{.*}}\22kernel\22:\22attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32\22{{.*}}], gpu.container_module}
+// CHECK: gpu.module @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_module
+// CHECK: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32(
 // CHECK-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // Double-buffered cp.async stages, tensor-core products, V through ldmatrix.trans.
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.device_async_wait
@@ -16,10 +19,13 @@
 // CHECK-LABEL: func.func @gqa
 // CHECK: %[[Q:.+]] = bufferization.to_buffer %arg0
 // CHECK: %[[O:.+]] = memref.alloc() : memref<2x8x256x64xbf16>
-// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_module::@attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128 blocks in (%c2, %c16, %c1) threads in (%c256, %{{.*}}, %{{.*}}) args(%[[Q]] : {{.*}}, %[[O]] : memref<2x8x256x64xbf16>)
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_module::@attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32 blocks in (%c2, %c16, %c1) threads in (%c128, %{{.*}}, %{{.*}}) args(%[[Q]] : {{.*}}, %[[O]] : memref<2x8x256x64xbf16>)
 // CHECK-NOT: attn.attention
-// BQ64: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq64(
-// BQ64: gpu.launch_func {{.*}} blocks in (%c4, %c16, %c1) threads in (%c128,
+// BQ64: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq64_bk64_w32(
+// BQ64: gpu.launch_func {{.*}} blocks in (%c4, %c16, %c1) threads in (%c64,
+// 16 rows per warp (the v4 layout): 8 warps for 128 rows.
+// W16: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w16(
+// W16: gpu.launch_func {{.*}} blocks in (%c2, %c16, %c1) threads in (%c256,
 func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.125)
       : tensor<2x8x256x64xbf16>, tensor<2x2x256x64xbf16>, tensor<2x2x256x64xbf16> -> tensor<2x8x256x64xbf16>
@@ -28,13 +34,17 @@ func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> ten
 
 // -----
 
-// f16 uses nvgpu.mma.sync; causal at d=128 picks 64-row CTAs; the two
-// 64-key K/V stages (69 KB) live in dynamic shared memory, sized at the
-// launch; rank 3 is expanded to [1, H, L, d] around the launch.
-// CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b1_h4_kv4_q128_k128_d128_v128_causal_bq64_module
+// f16 uses nvgpu.mma.sync. At d = 128 the K/V tiles hold 32 keys and the
+// Q tile is staged in shared memory once and re-read with ldmatrix.x4 (in
+// registers, 2 m-tiles x 128 columns of Q would crowd out the O
+// accumulators). K, V and Q share one dynamic buffer (69 KB, sized at the
+// launch); rank 3 is expanded to [1, H, L, d] around the launch.
+// CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b1_h4_kv4_q128_k128_d128_v128_causal_bq128_bk32_w32_module
 // CHECK: %[[RAW:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: memref.view %[[RAW]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x136xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view %[[RAW]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x136xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[RAW]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x136xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[RAW]][%c17408][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x136xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[QT:.+]] = memref.view %[[RAW]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x136xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix %[[QT]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.mma.sync
 // CHECK-LABEL: func.func @causal_rank3
 // CHECK: tensor.expand_shape

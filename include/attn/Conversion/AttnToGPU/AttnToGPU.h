@@ -23,8 +23,11 @@ struct FlashKernelSpec {
   double scale = 1.0;
   bool causal = false;
   bool causalBottomRight = false;
-  int64_t blockQ = 64;       // 16 rows per warp
+  int64_t blockQ = 64;
   int64_t blockKV = 64;
+  /// Query rows per warp: 16 (one m16 tile) or 32 (two; every K/V fragment
+  /// loaded from shared memory then feeds two mma's).
+  int64_t rowsPerWarp = 16;
   /// Two K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
   /// tile j+1 overlaps the math on tile j.
   bool doubleBuffer = true;
@@ -32,11 +35,23 @@ struct FlashKernelSpec {
   /// than static workgroup buffers, which are capped at 48 KB per CTA.
   bool dynamicSharedMemory = false;
   int64_t stages() const { return doubleBuffer ? 2 : 1; }
-  /// Shared memory for the K and V stages, in bytes (2-byte elements).
-  int64_t sharedMemoryBytes() const {
+  /// Q fragments live in registers for the whole K/V loop when they fit (64
+  /// registers at most: mTiles * headDim <= 128). Otherwise the Q tile is
+  /// staged in shared memory once and re-read with ldmatrix.x4 per use, as
+  /// FlashAttention-2 does at d = 128, leaving the registers to the O
+  /// accumulators.
+  bool qInSharedMemory() const { return mTiles() * headDim > 128; }
+  /// Bytes of the K and V stages (2-byte elements).
+  int64_t kvSharedMemoryBytes() const {
     return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
   }
-  int64_t numWarps() const { return blockQ / 16; }
+  /// Shared memory of the CTA in bytes: the K/V stages, then the Q tile when
+  /// it is staged.
+  int64_t sharedMemoryBytes() const {
+    return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0);
+  }
+  int64_t numWarps() const { return blockQ / rowsPerWarp; }
+  int64_t mTiles() const { return rowsPerWarp / 16; }
   /// Row pitch of a K/V tile in shared memory, in elements: +8 halves shifts
   /// successive rows by 4 banks, so the 32-bit fragment loads of a warp's 8
   /// rows x 4 columns hit 32 distinct banks.
@@ -44,7 +59,7 @@ struct FlashKernelSpec {
 };
 
 /// The mma.sync (m16n8k16) FlashAttention-2 forward kernel, one CTA per
-/// (batch·head, query tile of blockQ rows), 16 query rows per warp:
+/// (batch·head, query tile of blockQ rows), 16 or 32 query rows per warp:
 /// Q fragments in registers, K/V tiles staged in shared memory, S and P in
 /// registers (P is reused as the A operand of P·V), online softmax in exp2
 /// with the scale folded in, causal tiles above the diagonal skipped.

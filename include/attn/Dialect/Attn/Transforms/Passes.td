@@ -202,8 +202,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
   let description = [{
     Each `attn.attention` becomes a `gpu.launch_func` of its own kernel in its
     own `gpu.module`, built from mma.sync (m16n8k16) as FlashAttention-2
-    does: one CTA per (batch·head, 64 query rows), 4 warps of 16 rows; Q
-    fragments in registers; K/V tiles of 64 keys staged through shared memory
+    does: one CTA per (batch·head, 128 query rows), 4 warps of 32 rows; Q
+    fragments in registers (d = 64) or re-read from a staged shared-memory
+    tile with ldmatrix (d = 128); K/V tiles of 64 (d = 64) or 32 (d = 128)
+    keys staged through shared memory
     with a padded pitch (conflict-free fragment loads), V read with
     `ldmatrix.trans`; S and P in registers, P reused as the A operand of P·V;
     the online softmax in exp2 with the scale folded in; f32 accumulators;
@@ -217,16 +219,26 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, Lq and Lk
     multiples of 64, no mask tensor (causal is supported).
 
-    `block-q` sets the query rows per CTA (16 per warp). 128 rows reuse each
-    staged K/V tile twice as often (half the L2->SM bytes per FLOP) but run
-    one 8-warp CTA per SM; 64 rows run several 4-warp CTAs and skip causal
-    tiles at a finer grain. `0` (the default) picks by measurement on the
-    H200 (bench/NOTES.md, 2026-11-29): 128 for d = 64 without causal, else
-    64. When Lq is not a multiple of 128, 64 is used.
+    `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
+    tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
+    skip causal tiles at a finer grain. `0` (the default) is 128; when Lq is
+    not a multiple of 128, 64 is used.
+
+    `rows-per-warp` (16 or 32) sets how many query rows each warp owns. With
+    32 (FlashAttention-2's layout), every K and V fragment read from shared
+    memory feeds two mma's instead of one, halving shared-memory traffic per
+    FLOP, for twice the accumulator registers. `block-kv` (32 or 64) sets the
+    keys per staged K/V tile. `0` picks both by measurement on the H200
+    (bench/NOTES.md, v6): 32 rows per warp; 64-key tiles at d = 64 and
+    32-key tiles at d = 128 (64 would spill registers there).
   }];
   let options = [
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
-           "Query rows per CTA: 64, 128, or 0 to choose by head dim and causality">
+           "Query rows per CTA: 64, 128, or 0 to choose by head dim and causality">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
+           "Query rows per warp: 16, 32, or 0 to choose by head dim">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Keys per staged K/V tile: 32, 64, or 0 to choose by head dim">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",
