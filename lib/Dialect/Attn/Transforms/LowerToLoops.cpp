@@ -80,6 +80,23 @@ struct AttnLowerToLoopsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
+    // Say why an op cannot be lowered before the conversion would only
+    // report it as "failed to legalize".
+    WalkResult unsupported = module.walk([&](AttentionOp op) {
+      auto q = cast<RankedTensorType>(op.getQuery().getType());
+      auto k = cast<RankedTensorType>(op.getKey().getType());
+      int64_t r = q.getRank();
+      if (op.hasHeadDim() && (q.isDynamicDim(r - 3) || k.isDynamicDim(r - 3))) {
+        op.emitError("attn-lower-to-loops: the head counts must be static (GQA "
+                     "reads K/V head h / (Hq / Hkv)), got ")
+            << q << " and " << k;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
+
     RewritePatternSet patterns(ctx);
     populateAttnDecomposeToLinalgPatterns(patterns);
     patterns.add<DecomposeLinalgSoftmax>(ctx);
