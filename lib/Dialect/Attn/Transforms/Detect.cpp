@@ -1098,6 +1098,26 @@ private:
       ArrayRef<int64_t> dims = bc.getDimensions();
       return dims.size() == 1 && dims[0] == r - 3 ? bc.getInput() : v;
     }
+    // tosa spells the repeat as reshape [B, Hkv, 1, L, d] then tile by G
+    // along that unit dim.
+    if (auto tile = v.getDefiningOp<tosa::TileOp>()) {
+      SmallVector<int64_t> multiples;
+      if (failed(tile.getConstantMultiples(multiples)))
+        return v;
+      auto in = dyn_cast<RankedTensorType>(tile.getInput1().getType());
+      for (int64_t d = 0; d < r; ++d)
+        if (d != r - 3 && multiples[d] != 1)
+          return v;
+      if (!in || in.getDimSize(r - 3) != 1)
+        return v;
+      auto reshape = tile.getInput1().getDefiningOp<tosa::ReshapeOp>();
+      if (!reshape)
+        return v;
+      auto src = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
+      SmallVector<int64_t> dropped(in.getShape());
+      dropped.erase(dropped.begin() + (r - 3));
+      return src && src.getShape() == ArrayRef<int64_t>(dropped) ? reshape.getInput1() : v;
+    }
     // The same broadcast as a generic: the input map drops loop r-3.
     auto g = v.getDefiningOp<linalg::GenericOp>();
     if (!g || g.getNumDpsInputs() != 1 || g.getNumReductionLoops() != 0 ||
@@ -1179,6 +1199,14 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
   int64_t r = t.getRank();
   SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
   std::swap(perm[r - 1], perm[r - 2]);
+  // Kᵀ that the frontend computed by transposing K: take K itself rather
+  // than transposing it back.
+  if (auto tr = v.getDefiningOp<linalg::TransposeOp>();
+      tr && llvm::equal(tr.getPermutation(), perm))
+    return tr.getInput();
+  if (auto tr = v.getDefiningOp<tosa::TransposeOp>();
+      tr && llvm::equal(tr.getPerms(), perm))
+    return tr.getInput1();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
   std::swap(sizes[r - 1], sizes[r - 2]);
   Value init = tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
