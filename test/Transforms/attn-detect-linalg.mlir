@@ -657,3 +657,44 @@ func.func @arg_mask_not_folded(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: t
   %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %o : tensor<8x16xf32>
 }
+
+// -----
+
+// [B, S, H, D] activations (the layout projections produce), permuted to
+// [B, H, S, D] and merged to [B·H, S, D] around batch matmuls, the output
+// permuted back. The permutes stay outside; the attention between them is
+// raised.
+// CHECK-LABEL: func.func @bshd_permutes
+// CHECK-COUNT-3: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// CHECK: %[[O:.+]] = attn.attention %{{.*}}, %{{.*}}, %{{.*}} scale(0.353552{{[0-9]*}}) : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x16x8xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+func.func @bshd_permutes(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v: tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32> {
+  %e4 = tensor.empty() : tensor<1x2x16x8xf32>
+  %qh = linalg.transpose ins(%q : tensor<1x16x2x8xf32>) outs(%e4 : tensor<1x2x16x8xf32>) permutation = [0, 2, 1, 3]
+  %kh = linalg.transpose ins(%k : tensor<1x16x2x8xf32>) outs(%e4 : tensor<1x2x16x8xf32>) permutation = [0, 2, 1, 3]
+  %vh = linalg.transpose ins(%v : tensor<1x16x2x8xf32>) outs(%e4 : tensor<1x2x16x8xf32>) permutation = [0, 2, 1, 3]
+  %q3 = tensor.collapse_shape %qh [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %k3 = tensor.collapse_shape %kh [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %v3 = tensor.collapse_shape %vh [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %ekt = tensor.empty() : tensor<2x8x16xf32>
+  %kt = linalg.transpose ins(%k3 : tensor<2x16x8xf32>) outs(%ekt : tensor<2x8x16xf32>) permutation = [0, 2, 1]
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.batch_matmul ins(%q3, %kt : tensor<2x16x8xf32>, tensor<2x8x16xf32>) outs(%acc : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %c = arith.constant 0.353553 : f32
+  %ss = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> (a, b, c)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<2x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%ss : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  %o3 = linalg.batch_matmul ins(%p, %v3 : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%oacc : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  %o4 = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [1, 2, 16, 8] : tensor<2x16x8xf32> into tensor<1x2x16x8xf32>
+  %eb = tensor.empty() : tensor<1x16x2x8xf32>
+  %o = linalg.transpose ins(%o4 : tensor<1x2x16x8xf32>) outs(%eb : tensor<1x16x2x8xf32>) permutation = [0, 2, 1, 3]
+  return %o : tensor<1x16x2x8xf32>
+}
