@@ -74,7 +74,9 @@ def run():
         json.dump(labels, f)
 
 
-def parse(path):
+def parse(path, extra=None):
+    """ncu CSV -> per-workload sums. `extra`: {key: metric} summed as well."""
+    extra = extra or {}
     labels = json.load(open("labels.json"))
     rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
     header, units, data = rows[0], rows[1], rows[2:]
@@ -102,7 +104,8 @@ def parse(path):
             kernel=kernel[:60],
             dram_read=val("dram__bytes_read.sum"), dram_write=val("dram__bytes_write.sum"),
             l2_to_sm=val("lts__t_sectors_srcunit_tex_op_read.sum"),
-            time_s=val("gpu__time_duration.sum")))
+            time_s=val("gpu__time_duration.sum"),
+            **{key: val(metric) for key, metric in extra.items()}))
     out = {}
     for i, label in enumerate(labels):
         ks = segments.get(i, [])
@@ -110,7 +113,8 @@ def parse(path):
                           dram_read=sum(k["dram_read"] for k in ks),
                           dram_write=sum(k["dram_write"] for k in ks),
                           l2_to_sm=sum(k["l2_to_sm"] for k in ks),
-                          time_s=sum(k["time_s"] for k in ks))
+                          time_s=sum(k["time_s"] for k in ks),
+                          **{key: sum(k[key] for k in ks) for key in extra})
     json.dump(out, sys.stdout, indent=1)
 
 
