@@ -54,6 +54,10 @@ def attention_ir(B, H, Hkv, N, d, causal):
 def gen(attn_opt):
     sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
     import attnopt
+    # A fresh directory: each compile's new .json names its kernel.
+    if os.path.isdir(KDIR):
+        for f in os.listdir(KDIR):
+            os.remove(os.path.join(KDIR, f))
     os.makedirs(KDIR, exist_ok=True)
     pred, kernels = {}, {}
     for label, B, H, Hkv, N, d, causal in FA2 + OURS:
@@ -65,8 +69,7 @@ def gen(attn_opt):
             subprocess.run([attn_opt, src, "--attn-gpu-pipeline=dump-dir=" + KDIR, "-o", os.devnull],
                            check=True)
             new = [x for x in set(os.listdir(KDIR)) - before if x.endswith(".json")]
-            name = new[0] if new else [x for x in os.listdir(KDIR) if x.endswith(".json")
-                                      and x != "predicted.json"][0]
+            name = new[0]
             man = json.load(open(os.path.join(KDIR, name)))
             kernels[label] = name
             bq, bkv = man["block_q"], man["block_kv"]

@@ -246,16 +246,20 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   Checked sramL2 = qBytes + kvStreamed + oBytes;
 
   // L2 <- DRAM. The grid runs query tiles fastest, so at any moment the
-  // CTAs on the chip (one per SM) cover ceil(SMs / qTilesPerHead) + 1 query
-  // heads (the +1: the window straddles a head boundary), which read
-  // ceil(those / group) K/V heads. If that K/V fits in 3/4 of the L2 (the
-  // rest holds the Q/O stream), every K/V re-read hits L2 and DRAM sees Q,
-  // K, V once. Otherwise each re-read goes to DRAM. The 3/4 is measured, not
-  // derived: on the H200, FA2 at d=128, N=16k kept 25 MB of K/V resident in
-  // its 60 MB L2 (bench/NOTES.md, 2026-11-29), where a 1/2 rule said stream.
+  // CTAs on the chip (one per SM) cover ceil(SMs / qTilesPerHead) query
+  // heads, which read ceil(those / group) K/V heads. If that K/V fits in 3/4
+  // of the L2 (the rest holds the Q/O stream), every K/V re-read hits L2 and
+  // DRAM sees Q, K, V once. Otherwise each re-read goes to DRAM.
+  // Measured, not derived (bench/NOTES.md): on the H200, FA2 at d=128,
+  // N=16k kept 25 MB of K/V resident in its 60 MB L2, where a 1/2 rule said
+  // stream (hence 3/4); at N=64k, one head's 33.5 MB stayed resident while
+  // the window crossed head boundaries, where counting the straddled head
+  // too (67 MB) said stream. Known gap: near the threshold some re-reads
+  // still miss (+51% DRAM at N=32k, d=128); there is no partial-spill
+  // regime yet.
   int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
   int64_t qHeadsInFlight =
-      std::min(ceilDiv(target.smCount, qTilesPerHead) + 1, s.batch * s.headsQ);
+      std::min(ceilDiv(target.smCount, qTilesPerHead), s.batch * s.headsQ);
   int64_t group = s.headsQ / s.headsKV;
   int64_t kvHeadsInFlight =
       std::min(ceilDiv(qHeadsInFlight, group), s.batch * s.headsKV);

@@ -82,6 +82,20 @@ TEST(IOCost, KVStreamsWhenItDoesNotFitL2) {
   EXPECT_EQ(c->fusedDramReadBytes + c->fusedDramWriteBytes, c->fusedSramL2Bytes);
 }
 
+TEST(IOCost, LongSequenceKeepsOneHeadResident) {
+  // Measured on the H200 (bench/NOTES.md, io-cost check): FA2 at B=1, H=8,
+  // N=65536, d=128, bf16, 128-row tiles read 1.08 GB from DRAM, not the
+  // 138 GB of streaming K/V: 512 query tiles per head > 132 SMs, so the CTAs
+  // in flight read one head's K/V (33.5 MB) and it stays in 3/4 of 60 MB.
+  auto c = computeAttentionCost(square(1, 8, 65536, 128, DType::BF16),
+                                *getTargetPreset("h200"), TileSizes{128, 64});
+  ASSERT_TRUE(static_cast<bool>(c));
+  EXPECT_EQ(c->kvWorkingSetBytes, 65536ll * 256 * 2);
+  EXPECT_EQ(c->dramRegime, DramRegime::KVFitsL2);
+  // Q, K, V read once: 3 · 8 · 65536 · 128 · 2 bytes.
+  EXPECT_EQ(c->fusedDramReadBytes, 3ll * 8 * 65536 * 128 * 2);
+}
+
 TEST(IOCost, CausalSkipsTilesAboveTheDiagonal) {
   AttentionShape s = square(1, 1, 256, 64, DType::F32);
   s.causal = true;
