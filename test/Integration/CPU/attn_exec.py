@@ -39,6 +39,37 @@ def ttype(shape, elt="f32"):
     return "tensor<%sx%s>" % ("x".join(str(s) for s in shape), elt)
 
 
+def fused_and_unfused(suffix, qkv_types, kv_repeated_types, st, ot, mt, mask_kind,
+                      causal, scale, rank):
+    """@fused<suffix> (one attn.attention) and @unfused<suffix> (the same
+    math as attn graph primitives: matmul, scale, masks, softmax, matmul,
+    each materializing its Lq x Lk tensor), as lines of IR. The unfused
+    function takes K/V already repeated up to the query heads (GQA)."""
+    qt, kt, vt = qkv_types
+    ket, vet = kv_repeated_types
+    margs = ", %%m: %s" % mt if mt else ""
+    causal_attr = " causal(%s)" % causal if causal != "none" else ""
+    mask_operand = " mask(%%m : %s)" % mt if mt else ""
+    ir = ["func.func @fused%s(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (suffix, qt, kt, vt, margs, ot),
+          "  %%o = attn.attention %%q, %%k, %%v%s scale(%.17g)%s : %s, %s, %s -> %s"
+          % (mask_operand, scale, causal_attr, qt, kt, vt, ot),
+          "  return %%o : %s\n}" % ot,
+          "func.func @unfused%s(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (suffix, qt, ket, vet, margs, ot),
+          "  %%s = attn.matmul %%q, %%k transpose_rhs : %s, %s -> %s" % (qt, ket, st),
+          "  %%s1 = attn.scale %%s by %.17g : %s" % (scale, st)]
+    last = "%s1"
+    if mt:
+        ir.append("  %%s2 = attn.mask %s %s, %%m : %s : %s" % (mask_kind, last, mt, st))
+        last = "%s2"
+    if causal != "none":
+        ir.append("  %%s3 = attn.mask causal %s align %s : %s" % (last, causal, st))
+        last = "%s3"
+    ir += ["  %%p = attn.softmax %s dim %d : %s" % (last, rank - 1, st),
+           "  %%o = attn.matmul %%p, %%v : %s, %s -> %s" % (st, vet, ot),
+           "  return %%o : %s\n}" % ot]
+    return ir
+
+
 def reference(q, k, v, mask, mask_kind, causal, scale):
     """fp64 attention; fully masked rows give 0 (the attn.attention contract)."""
     q, k, v = q.astype(np.float64), k.astype(np.float64), v.astype(np.float64)
@@ -134,30 +165,11 @@ def main():
     ot = ttype(lead_q + [a.Lq, dv])
     st = ttype(lead_q + [a.Lq, lk])
     mt = ttype(mask.shape, "i1" if mask_kind == "keep" else "f32") if mask is not None else None
-    margs = ", %%m: %s" % mt if mask is not None else ""
     mpass = ", %m" if mask is not None else ""
-    causal_attr = " causal(%s)" % a.causal if a.causal != "none" else ""
-    mask_operand = " mask(%%m : %s)" % mt if mask is not None else ""
 
-    ir = []
-    ir.append("func.func private @printMemrefF32(memref<*xf32>)")
-    ir.append("func.func @fused(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (qt, kt, vt, margs, ot))
-    ir.append("  %%o = attn.attention %%q, %%k, %%v%s scale(%.17g)%s : %s, %s, %s -> %s"
-              % (mask_operand, scale, causal_attr, qt, kt, vt, ot))
-    ir.append("  return %%o : %s\n}" % ot)
-    ir.append("func.func @unfused(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (qt, ket, vet, margs, ot))
-    ir.append("  %%s = attn.matmul %%q, %%k transpose_rhs : %s, %s -> %s" % (qt, ket, st))
-    ir.append("  %%s1 = attn.scale %%s by %.17g : %s" % (scale, st))
-    last = "%s1"
-    if mask is not None:
-        ir.append("  %%s2 = attn.mask %s %s, %%m : %s : %s" % (mask_kind, last, mt, st))
-        last = "%s2"
-    if a.causal != "none":
-        ir.append("  %%s3 = attn.mask causal %s align %s : %s" % (last, a.causal, st))
-        last = "%s3"
-    ir.append("  %%p = attn.softmax %s dim %d : %s" % (last, a.rank - 1, st))
-    ir.append("  %%o = attn.matmul %%p, %%v : %s, %s -> %s" % (st, vet, ot))
-    ir.append("  return %%o : %s\n}" % ot)
+    ir = ["func.func private @printMemrefF32(memref<*xf32>)"]
+    ir += fused_and_unfused("", (qt, kt, vt), (ket, vet), st, ot, mt, mask_kind,
+                            a.causal, scale, a.rank)
     ir.append("func.func @main() {")
     ir.append("  %%q = arith.constant %s : %s" % (dense(q), qt))
     ir.append("  %%k = arith.constant %s : %s" % (dense(k), kt))

@@ -30,7 +30,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_exec import parse_memrefs, reference, ttype  # noqa: E402
+from attn_exec import dense, fused_and_unfused, parse_memrefs, reference, ttype  # noqa: E402
 
 
 def round_to(a, dtype):
@@ -49,12 +49,9 @@ def round_to(a, dtype):
 
 
 def literal(a, dtype):
+    """An elements literal in `dtype`: exact hex bytes, nested lists for i1."""
     if a.dtype == np.bool_:
-        def nest(x):
-            if x.ndim == 0:
-                return "true" if x else "false"
-            return "[" + ", ".join(nest(y) for y in x) + "]"
-        return "dense<%s>" % nest(a)
+        return dense(a)
     _, payload = round_to(a, dtype)
     return 'dense<"0x%s">' % payload
 
@@ -122,28 +119,8 @@ class Case:
         mt = None
         if self.m is not None:
             mt = ttype(self.m.shape, "i1" if self.mask_kind == "keep" else dt)
-        margs = ", %%m: %s" % mt if mt else ""
-        causal = " causal(%s)" % self.causal if self.causal != "none" else ""
-        mopnd = " mask(%%m : %s)" % mt if mt else ""
-        ir.append("func.func @fused_%d(%%q: %s, %%k: %s, %%v: %s%s) -> %s {"
-                  % (i, qt, kt, vt, margs, ot))
-        ir.append("  %%o = attn.attention %%q, %%k, %%v%s scale(%.17g)%s : %s, %s, %s -> %s"
-                  % (mopnd, self.scale, causal, qt, kt, vt, ot))
-        ir.append("  return %%o : %s\n}" % ot)
-        ir.append("func.func @unfused_%d(%%q: %s, %%k: %s, %%v: %s%s) -> %s {"
-                  % (i, qt, ket, vet, margs, ot))
-        ir.append("  %%s = attn.matmul %%q, %%k transpose_rhs : %s, %s -> %s" % (qt, ket, st))
-        ir.append("  %%s1 = attn.scale %%s by %.17g : %s" % (self.scale, st))
-        last = "%s1"
-        if mt:
-            ir.append("  %%s2 = attn.mask %s %s, %%m : %s : %s" % (self.mask_kind, last, mt, st))
-            last = "%s2"
-        if self.causal != "none":
-            ir.append("  %%s3 = attn.mask causal %s align %s : %s" % (last, self.causal, st))
-            last = "%s3"
-        ir.append("  %%p = attn.softmax %s dim %d : %s" % (last, self.rank - 1, st))
-        ir.append("  %%o = attn.matmul %%p, %%v : %s, %s -> %s" % (st, vet, ot))
-        ir.append("  return %%o : %s\n}" % ot)
+        ir += fused_and_unfused("_%d" % i, (qt, kt, vt), (ket, vet), st, ot, mt,
+                                self.mask_kind, self.causal, self.scale, self.rank)
 
         p = "c%d_" % i
         for name, val in (("q", self.q), ("k", self.k), ("v", self.v),
