@@ -33,6 +33,7 @@ def main():
     ap.add_argument("--rows-per-warp", type=int, default=0, help="0: attn-opt's choice")
     ap.add_argument("--block-kv", type=int, default=0, help="0: attn-opt's choice")
     ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--swizzle", action="store_true")
     ap.add_argument("--dtypes", default="bf16,f16")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -47,8 +48,8 @@ def main():
                         f.write(attention_ir(B, H, n, d, dtype, causal))
                     before = set(os.listdir(a.out))
                     t0 = time.perf_counter()
-                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90 block-q=%d rows-per-warp=%d block-kv=%d dump-dir=%s"
-                                        % (a.block_q, a.rows_per_warp, a.block_kv, a.out),
+                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90 block-q=%d rows-per-warp=%d block-kv=%d swizzle=%d dump-dir=%s"
+                                        % (a.block_q, a.rows_per_warp, a.block_kv, a.swizzle, a.out),
                                         "-o", os.devnull], capture_output=True, text=True)
                     dt = time.perf_counter() - t0
                     if r.returncode:

@@ -58,6 +58,7 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   lowering.blockQ = options.blockQ;
   lowering.rowsPerWarp = options.rowsPerWarp;
   lowering.blockKV = options.blockKV;
+  lowering.swizzle = options.swizzle;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
   // anything else it computes) before the host goes to LLVM.

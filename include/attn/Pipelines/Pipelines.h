@@ -48,6 +48,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockKV{
       *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile (32, 64; 0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> swizzle{
+      *this, "swizzle",
+      llvm::cl::desc("XOR-swizzled shared-memory tiles instead of padded rows"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

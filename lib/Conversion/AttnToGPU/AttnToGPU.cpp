@@ -35,6 +35,7 @@ namespace {
 /// Tile choices from the pass options; 0 means "choose".
 struct TileChoice {
   int64_t blockQ = 0, rowsPerWarp = 0, blockKV = 0;
+  bool swizzle = false;
 };
 
 /// Checks the mma.sync kernel's preconditions and fills the spec.
@@ -84,6 +85,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
   s.blockKV = tiles.blockKV ? tiles.blockKV : (wide ? 32 : 64);
   s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : 32;
+  s.swizzle = tiles.swizzle;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
@@ -94,7 +96,8 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
                          !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal",
                          s.blockQ, s.blockKV, s.rowsPerWarp)
-               .str();
+               .str() +
+           (s.swizzle ? "_sw" : "");
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
       return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
@@ -152,6 +155,7 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
       {"d", s.headDim}, {"dv", s.headDimV},
       {"block_q", s.blockQ}, {"block_kv", s.blockKV}, {"rows_per_warp", s.rowsPerWarp},
+      {"smem_layout", s.swizzle ? "swizzled" : "padded"},
       {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
       {"scale", s.scale},
       {"instruction", "mma.sync.m16n8k16"}};
@@ -185,7 +189,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV});
+      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle});
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();

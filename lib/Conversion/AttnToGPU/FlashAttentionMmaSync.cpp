@@ -74,6 +74,18 @@ struct KernelBuilder {
   Value load(Type vec, Value mem, ValueRange indices) {
     return vector::LoadOp::create(b, loc, cast<VectorType>(vec), mem, indices);
   }
+  /// The column where logical column `col` of row `row` lives in a tile:
+  /// with `swizzle`, its 16-byte chunk is XORed with row % 8 (the chunk's
+  /// elements stay in order), else it is `col` itself (padded rows).
+  Value swz(bool swizzle, Value row, Value col) {
+    if (!swizzle)
+      return col;
+    Value chunk = arith::ShRUIOp::create(b, loc, col, idx(3));
+    Value within = arith::AndIOp::create(b, loc, col, idx(7));
+    Value phase = arith::AndIOp::create(b, loc, row, idx(7));
+    Value moved = arith::XOrIOp::create(b, loc, chunk, phase);
+    return arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, moved, idx(3)), within);
+  }
   Value zeros(VectorType t) {
     return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
   }
@@ -206,7 +218,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       Value c = k.add(tid, i * threads);
       Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
       Value vec = k.load(chunk, Q, {batch, head, k.add(qStart, r), col});
-      vector::StoreOp::create(b, loc, vec, qTile, ValueRange{r, col});
+      vector::StoreOp::create(b, loc, vec, qTile, ValueRange{r, k.swz(s.swizzle, r, col)});
     }
   }
   // The A fragment of Q for m-tile mi and k-step ks: ldmatrix.x4 from the
@@ -217,7 +229,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       return qFrag[mi][ks];
     Value r = k.add(k.add(k.mul(warp, s.rowsPerWarp), mi * 16), k.rem(lane, 16));
     Value col = k.add(k.mul(k.div(lane, 16), 8), ks * 16);
-    return nvgpu::LdMatrixOp::create(b, loc, aType, qTile, ValueRange{r, col},
+    return nvgpu::LdMatrixOp::create(b, loc, aType, qTile, ValueRange{r, k.swz(s.swizzle, r, col)},
                                      b.getBoolAttr(false), b.getI32IntegerAttr(4));
   };
   for (int64_t mi = 0; mi < mt && !s.qInSharedMemory(); ++mi)
@@ -267,11 +279,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
         SmallVector<Value> srcIdx{batch, kvHead, k.add(start, r), col};
         if (s.doubleBuffer) {
           tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, tile, ValueRange{buf, r, col}, src, srcIdx, b.getIndexAttr(8),
+              b, loc, tile, ValueRange{buf, r, k.swz(s.swizzle, r, col)}, src, srcIdx,
+              b.getIndexAttr(8),
               Value(), b.getUnitAttr()));
         } else {
           Value vec = k.load(chunk, src, srcIdx);
-          vector::StoreOp::create(b, loc, vec, tile, ValueRange{buf, r, col});
+          vector::StoreOp::create(b, loc, vec, tile, ValueRange{buf, r, k.swz(s.swizzle, r, col)});
         }
       }
     }
@@ -328,8 +341,9 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     for (int64_t ks = 0; ks < d / 16; ++ks) {
       Value col = k.add(twoT, ks * 16);
       Value bf = k.zeros(bType);
-      bf = k.insert(k.load(pair, kTile, {buf, keyRow, col}), bf, 0);
-      bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.add(col, 8)}), bf, 1);
+      bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, col)}), bf, 0);
+      bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, k.add(col, 8))}),
+                    bf, 1);
       for (int64_t mi = 0; mi < mt; ++mi)
         c[mi] = k.mma(qFragment(mi, ks), bf, c[mi]);
     }
@@ -396,10 +410,11 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       a[mi] = k.insert(toPair(hi[0][0], hi[0][1]), a[mi], 2);
       a[mi] = k.insert(toPair(hi[1][0], hi[1][1]), a[mi], 3);
     }
+    Value vRow = k.add(laneRow, kk * 16);
     for (int64_t nd = 0; nd < dv / 8; ++nd) {
-      Value vf = nvgpu::LdMatrixOp::create(b, loc, bType, vTile,
-                                           ValueRange{buf, k.add(laneRow, kk * 16), k.idx(nd * 8)},
-                                           b.getBoolAttr(true), b.getI32IntegerAttr(2));
+      Value vf = nvgpu::LdMatrixOp::create(
+          b, loc, bType, vTile, ValueRange{buf, vRow, k.swz(s.swizzle, vRow, k.idx(nd * 8))},
+          b.getBoolAttr(true), b.getI32IntegerAttr(2));
       for (int64_t mi = 0; mi < mt; ++mi)
         acc[mi * (dv / 8) + nd] = k.mma(a[mi], vf, acc[mi * (dv / 8) + nd]);
     }

@@ -1,6 +1,7 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64" | FileCheck %s --check-prefix=BQ64
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64" | FileCheck %s --check-prefix=W16
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="swizzle=true" | FileCheck %s --check-prefix=SWZ
 
 // One kernel per attention, in its own gpu.module, launched over
 // (Lq / block_q, B * Hq) CTAs of 32 * block_q / rows_per_warp threads. By
@@ -26,6 +27,12 @@
 // 16 rows per warp (the v4 layout): 8 warps for 128 rows.
 // W16: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w16(
 // W16: gpu.launch_func {{.*}} blocks in (%c2, %c16, %c1) threads in (%c256,
+// swizzle=true: packed 64-element rows (no +8 padding); the 16-byte chunk
+// of every shared-memory access is XORed with row % 8.
+// SWZ: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_sw(
+// SWZ-SAME: workgroup(%{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>)
+// SWZ: arith.xori
+// SWZ: nvgpu.device_async_copy
 func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.125)
       : tensor<2x8x256x64xbf16>, tensor<2x2x256x64xbf16>, tensor<2x2x256x64xbf16> -> tensor<2x8x256x64xbf16>

@@ -52,10 +52,18 @@ struct FlashKernelSpec {
   }
   int64_t numWarps() const { return blockQ / rowsPerWarp; }
   int64_t mTiles() const { return rowsPerWarp / 16; }
-  /// Row pitch of a K/V tile in shared memory, in elements: +8 halves shifts
-  /// successive rows by 4 banks, so the 32-bit fragment loads of a warp's 8
-  /// rows x 4 columns hit 32 distinct banks.
-  int64_t smemPitch(int64_t cols) const { return cols + 8; }
+  /// Row pitch of a K/V/Q tile in shared memory, in elements. Padded (the
+  /// default): +8 halves shift successive rows by 4 banks. With `swizzle`,
+  /// rows are packed (128-byte aligned) and the 16-byte chunks of row r are
+  /// permuted by chunk ^ (r % 8) (FlashAttention-2's layout). Both keep the
+  /// fragment loads and ldmatrix of 8 rows on 32 distinct banks. Measured on
+  /// the H200 (bench/NOTES.md, v8): padded rows straddle 128-byte lines and
+  /// every cp.async warp request then fetches 24 L2 sectors instead of 16
+  /// (1.5x the L2->SM bytes), but the swizzled addresses cost ~10 registers
+  /// and are 1-4% slower at d = 64, because L2 bandwidth is not what bounds
+  /// this kernel.
+  int64_t smemPitch(int64_t cols) const { return swizzle ? cols : cols + 8; }
+  bool swizzle = false;
 };
 
 /// The mma.sync (m16n8k16) FlashAttention-2 forward kernel, one CTA per
