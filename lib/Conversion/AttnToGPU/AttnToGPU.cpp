@@ -82,7 +82,9 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   const bool wide = std::max(s.headDim, s.headDimV) > 64;
   if (blockQ == 0)
     blockQ = 128;
-  s.blockQ = s.seqQ % blockQ == 0 ? blockQ : 64;
+  // 64-row CTAs where they divide Lq and 128 do not; otherwise the last
+  // query tile is partial.
+  s.blockQ = (s.seqQ % blockQ == 0 || s.seqQ % 64 != 0) ? blockQ : 64;
   s.blockKV = tiles.blockKV ? tiles.blockKV : (wide ? 32 : 64);
   s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : 32;
   s.swizzle = tiles.swizzle;
@@ -101,9 +103,6 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
       return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
-  if (s.seqQ % 64 || s.seqKV % 64)
-    return fail("Lq and Lk must be multiples of 64 for the GPU kernel, got " +
-                Twine(s.seqQ) + " and " + Twine(s.seqKV));
   // Invariants of the option values the pass accepts (block-q 64/128,
   // rows-per-warp 16/32, block-kv 32/64, d 64/128, all powers of two): the
   // warps split the query tile, and every thread copies the same number of
@@ -138,8 +137,8 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
   };
   return llvm::json::Object{
       {"kernel", s.name},
-      {"grid", llvm::json::Object{{"formula", "[Lq / block_q, B * Hq, 1]"},
-                                  {"value", shape({s.seqQ / s.blockQ, s.batch * s.headsQ, 1})}}},
+      {"grid", llvm::json::Object{{"formula", "[ceil(Lq / block_q), B * Hq, 1]"},
+                                  {"value", shape({s.numQueryTiles(), s.batch * s.headsQ, 1})}}},
       {"block", llvm::json::Object{{"formula", "[32 * block_q / rows_per_warp, 1, 1]"},
                                    {"value", shape({32 * s.numWarps(), 1, 1})}}},
       {"dynamic_shared_memory_bytes", s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0},
@@ -218,7 +217,7 @@ struct AttnLowerToGPUPass
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
-      gpu::KernelDim3 grid{c(spec->seqQ / spec->blockQ), c(spec->batch * spec->headsQ), c(1)};
+      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->batch * spec->headsQ), c(1)};
       gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
       Value dynamicSmem;
       if (spec->dynamicSharedMemory)

@@ -143,6 +143,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
   // traffic per mma (FlashAttention-2's layout) at the price of registers.
   const int64_t mt = s.mTiles();
+  // Sequence lengths need not be multiples of the tiles. Loads clamp their
+  // row to the last valid one (no branches, no out-of-bounds reads); keys
+  // past Lk are masked to -inf in the last K/V tile; rows past Lq are
+  // computed on clamped data and not stored.
+  const int64_t lq = s.seqQ, lk = s.seqKV;
+  const bool qTail = lq % bq != 0, kTail = lk % bkv != 0;
 
   auto global = [&](int64_t h, int64_t l, int64_t cols) {
     return MemRefType::get({s.batch, h, l, cols}, T);
@@ -217,7 +223,10 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     for (int64_t i = 0; i < bq * chunksPerRow / threads; ++i) {
       Value c = k.add(tid, i * threads);
       Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
-      Value vec = k.load(chunk, Q, {batch, head, k.add(qStart, r), col});
+      Value qRow = k.add(qStart, r);
+      if (qTail)
+        qRow = arith::MinUIOp::create(b, loc, qRow, k.idx(lq - 1));
+      Value vec = k.load(chunk, Q, {batch, head, qRow, col});
       vector::StoreOp::create(b, loc, vec, qTile, ValueRange{r, k.swz(s.swizzle, r, col)});
     }
   }
@@ -232,21 +241,28 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     return nvgpu::LdMatrixOp::create(b, loc, aType, qTile, ValueRange{r, k.swz(s.swizzle, r, col)},
                                      b.getBoolAttr(false), b.getI32IntegerAttr(4));
   };
-  for (int64_t mi = 0; mi < mt && !s.qInSharedMemory(); ++mi)
+  for (int64_t mi = 0; mi < mt && !s.qInSharedMemory(); ++mi) {
+    Value r0 = row[mi][0], r1 = row[mi][1];
+    if (qTail) {
+      r0 = arith::MinUIOp::create(b, loc, r0, k.idx(lq - 1));
+      r1 = arith::MinUIOp::create(b, loc, r1, k.idx(lq - 1));
+    }
     for (int64_t ks = 0; ks < d / 16; ++ks) {
       Value col = k.add(twoT, ks * 16);
       Value a = k.zeros(aType);
-      a = k.insert(k.load(pair, Q, {batch, head, row[mi][0], col}), a, 0);
-      a = k.insert(k.load(pair, Q, {batch, head, row[mi][1], col}), a, 1);
-      a = k.insert(k.load(pair, Q, {batch, head, row[mi][0], k.add(col, 8)}), a, 2);
-      a = k.insert(k.load(pair, Q, {batch, head, row[mi][1], k.add(col, 8)}), a, 3);
+      a = k.insert(k.load(pair, Q, {batch, head, r0, col}), a, 0);
+      a = k.insert(k.load(pair, Q, {batch, head, r1, col}), a, 1);
+      a = k.insert(k.load(pair, Q, {batch, head, r0, k.add(col, 8)}), a, 2);
+      a = k.insert(k.load(pair, Q, {batch, head, r1, k.add(col, 8)}), a, 3);
       qFrag[mi].push_back(a);
     }
+  }
 
   // K/V tiles to visit. Causal: stop after the tile holding the last key
   // that the CTA's last query row sees (tiles above the diagonal skipped).
   const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
-  Value kvEnd = k.idx(s.seqKV);
+  // One past the last key tile (Lk rounded up to whole tiles).
+  Value kvEnd = k.idx((lk + bkv - 1) / bkv * bkv);
   if (s.causal) {
     Value lastSeen = k.add(k.add(qStart, bq), shift); // one past the last key
     lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
@@ -276,7 +292,10 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
         Value c = k.add(tid, i * threads);
         Value r = k.div(c, chunksPerRow), col = k.mul(k.rem(c, chunksPerRow), 8);
         // Owned storage: a ValueRange over a braced list would dangle.
-        SmallVector<Value> srcIdx{batch, kvHead, k.add(start, r), col};
+        Value kvRow = k.add(start, r);
+        if (kTail)
+          kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(lk - 1));
+        SmallVector<Value> srcIdx{batch, kvHead, kvRow, col};
         if (s.doubleBuffer) {
           tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
               b, loc, tile, ValueRange{buf, r, k.swz(s.swizzle, r, col)}, src, srcIdx,
@@ -352,10 +371,19 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
         for (int e = 0; e < 2; ++e) {
           Value x = k.fmul(k.extract(c[mi], r, e), scaleV);
           if (masked) {
+            // Masked: above the causal diagonal, or a key past Lk.
             Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
-            Value limit = k.add(row[mi][r], shift);
-            Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
-            x = arith::SelectOp::create(b, loc, above, k.f(negInf), x);
+            Value drop;
+            if (s.causal) {
+              Value limit = k.add(row[mi][r], shift);
+              drop = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
+            }
+            if (kTail) {
+              Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key,
+                                                 k.idx(lk));
+              drop = drop ? arith::OrIOp::create(b, loc, drop, past).getResult() : past;
+            }
+            x = arith::SelectOp::create(b, loc, drop, k.f(negInf), x);
           }
           sv[mi][nb][r][e] = x;
         }
@@ -430,15 +458,20 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
 
   // Causal: tiles wholly below the diagonal (last key <= first row + shift)
   // need no mask; only the tiles from `diagStart` on pay for it.
+  // A partial last K/V tile (Lk % bkv != 0) is masked as well.
   scf::ForOp loop;
-  if (s.causal) {
-    Value firstMasked = k.add(k.add(qStart, shift), 1); // smallest masked key
-    firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
-    Value diagStart = k.mul(k.div(firstMasked, bkv), bkv);
-    diagStart = arith::MinUIOp::create(b, loc, diagStart, kvEnd);
-    scf::ForOp full = emitLoop(k.idx(0), diagStart, init, /*masked=*/false);
+  if (s.causal || kTail) {
+    Value maskedStart = k.idx(lk / bkv * bkv);
+    if (s.causal) {
+      Value firstMasked = k.add(k.add(qStart, shift), 1); // smallest masked key
+      firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
+      Value diagStart = k.mul(k.div(firstMasked, bkv), bkv);
+      maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
+    }
+    maskedStart = arith::MinUIOp::create(b, loc, maskedStart, kvEnd);
+    scf::ForOp full = emitLoop(k.idx(0), maskedStart, init, /*masked=*/false);
     b.setInsertionPointAfter(full);
-    loop = emitLoop(diagStart, kvEnd, full.getResults(), /*masked=*/true);
+    loop = emitLoop(maskedStart, kvEnd, full.getResults(), /*masked=*/true);
   } else {
     loop = emitLoop(k.idx(0), kvEnd, init, /*masked=*/false);
   }
@@ -461,6 +494,14 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       for (int r = 0; r < 2; ++r) {
         Value out = toPair(k.fmul(k.extract(c, r, 0), inv[r]),
                            k.fmul(k.extract(c, r, 1), inv[r]));
+        OpBuilder::InsertionGuard storeGuard(b);
+        if (qTail) {
+          // Rows past Lq exist only in the last query tile: not stored.
+          Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row[mi][r],
+                                               k.idx(lq));
+          auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(guard.thenBlock());
+        }
         vector::StoreOp::create(b, loc, out, O,
                                 ValueRange{batch, head, row[mi][r], k.add(twoT, nd * 8)});
       }

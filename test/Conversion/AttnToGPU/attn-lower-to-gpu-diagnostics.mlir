@@ -17,14 +17,6 @@ func.func @head_dim(%q: tensor<1x2x64x32xf16>) -> tensor<1x2x64x32xf16> {
 
 // -----
 
-func.func @remainder(%q: tensor<1x2x100x64xf16>) -> tensor<1x2x100x64xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: Lq and Lk must be multiples of 64 for the GPU kernel, got 100 and 100}}
-  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x100x64xf16>, tensor<1x2x100x64xf16>, tensor<1x2x100x64xf16> -> tensor<1x2x100x64xf16>
-  return %o : tensor<1x2x100x64xf16>
-}
-
-// -----
-
 func.func @mask(%q: tensor<1x2x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x2x64x64xf16> {
   // expected-error @+1 {{attn-lower-to-gpu: mask tensors are not supported by the GPU kernel yet (causal is)}}
   %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64x64xi1>) scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>

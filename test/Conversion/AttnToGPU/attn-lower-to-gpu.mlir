@@ -66,6 +66,27 @@ func.func @causal_rank3(%q: tensor<4x128x128xf16>) -> tensor<4x128x128xf16> {
 
 // -----
 
+// Lengths that are not multiples of the tiles (Lq = 100, Lk = 77, causal
+// bottom-right): ceil(100 / 128) = 1 query tile; Q and K/V loads clamp
+// their row to the last valid one (arith.minui), the masked loop also drops
+// keys past Lk (arith.cmpi sge against 77), and rows past Lq are not stored
+// (scf.if around the store).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q100_k77_d64_v64_causal_br_bq128_bk64_w32(
+// CHECK: arith.minui %{{.*}}, %c99
+// CHECK: arith.minui %{{.*}}, %c76
+// CHECK: arith.cmpi sge, %{{.*}}, %c77
+// CHECK: scf.if
+// CHECK: vector.store
+// CHECK-LABEL: func.func @remainder
+// CHECK: gpu.launch_func {{.*}} blocks in (%c1, %c2, %c1{{.*}}) threads in (%c128,
+func.func @remainder(%q: tensor<1x2x100x64xbf16>, %kv: tensor<1x2x77x64xbf16>) -> tensor<1x2x100x64xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.125) causal(bottom_right)
+      : tensor<1x2x100x64xbf16>, tensor<1x2x77x64xbf16>, tensor<1x2x77x64xbf16> -> tensor<1x2x100x64xbf16>
+  return %o : tensor<1x2x100x64xbf16>
+}
+
+// -----
+
 // Negative: a function without attention is left alone (no container module).
 // CHECK-LABEL: func.func @no_attention
 // CHECK-NOT: gpu.module

@@ -51,6 +51,8 @@ struct FlashKernelSpec {
     return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0);
   }
   int64_t numWarps() const { return blockQ / rowsPerWarp; }
+  /// CTAs along the queries: the last one may be partial.
+  int64_t numQueryTiles() const { return (seqQ + blockQ - 1) / blockQ; }
   int64_t mTiles() const { return rowsPerWarp / 16; }
   /// Row pitch of a K/V/Q tile in shared memory, in elements. Padded (the
   /// default): +8 halves shift successive rows by 4 banks. With `swizzle`,

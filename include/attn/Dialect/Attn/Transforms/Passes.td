@@ -216,8 +216,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `attn.kernel_manifests` for `--attn-dump-gpu-kernels`.
 
     Preconditions, each reported as an error at the op when violated: static
-    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, Lq and Lk
-    multiples of 64, no mask tensor (causal is supported).
+    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, no mask
+    tensor (causal is supported). Lq and Lk may be any length:
+    loads clamp to the last valid row, keys past Lk are masked in the last
+    K/V tile, rows past Lq are not stored.
 
     `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
     tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
