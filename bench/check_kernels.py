@@ -20,6 +20,25 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attn_run import Kernel, rel_err  # noqa: E402
 
 
+def tensor_mask(kern, generator=None):
+    """A random mask tensor of the manifest's kind and broadcast shape: an
+    additive one in [-3, 0] with one key of every row at -inf, or a keep
+    mask (80% kept) with one fully dropped row."""
+    kind = kern.manifest.get("mask", "none")
+    if kind == "none":
+        return None
+    shape = kern.shapes[4]
+    if kind == "additive":
+        m = torch.rand(shape, device="cuda", generator=generator) * -3.0
+        m[..., 0] = float("-inf")
+        return m.to(kern.torch_dtype)
+    m = torch.rand(shape, device="cuda", generator=generator) < 0.8
+    m[..., -1] = True
+    if shape[2] > 3:
+        m[..., 3, :] = False  # a fully masked query row
+    return m
+
+
 def keep_mask(lq, lk, causal, device):
     """True where query i may see key j (None: everything)."""
     if causal == "none":
@@ -30,15 +49,32 @@ def keep_mask(lq, lk, causal, device):
     return j <= i + shift
 
 
-def sdpa(q, k, v, mask, scale):
+def combined_mask(causal_keep, tmask, dtype):
+    """The causal keep mask and the mask tensor as one additive float mask."""
+    if causal_keep is None and tmask is None:
+        return None
+    m = torch.zeros((), device="cuda", dtype=dtype)
+    if tmask is not None:
+        m = (tmask.to(dtype) if tmask.dtype != torch.bool else
+             torch.zeros(tmask.shape, device="cuda", dtype=dtype).masked_fill(~tmask, float("-inf")))
+    if causal_keep is not None:
+        m = m + torch.zeros(causal_keep.shape, device="cuda", dtype=dtype).masked_fill(
+            ~causal_keep, float("-inf"))
+    return m
+
+
+def sdpa(q, k, v, mask, scale, backend=SDPBackend.MATH):
+    """SDPA with an additive float mask; fully masked rows give 0."""
     hq, hkv = q.shape[1], k.shape[1]
     k = k.repeat_interleave(hq // hkv, dim=1)
     v = v.repeat_interleave(hq // hkv, dim=1)
-    with sdpa_kernel(SDPBackend.MATH):
+    if mask is not None:
+        mask = mask.to(q.dtype)
+    with sdpa_kernel(backend):
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
     if mask is not None:  # fully masked rows give 0 (attn.attention's contract)
-        dead = ~mask.any(-1)
-        o = o.masked_fill(dead[None, None, :, None], 0)
+        dead = torch.isneginf(mask).all(-1, keepdim=True).expand(*o.shape[:-1], 1)
+        o = o.masked_fill(dead, 0)
     return o
 
 
@@ -49,20 +85,46 @@ def main():
         kern = Kernel(os.path.join(kdir, name))
         m = kern.manifest
         q, k, v, o = kern.inputs()
-        kern(q, k, v, o)
+        tmask = tensor_mask(kern)
+        kern(q, k, v, o, mask=tmask)
         torch.cuda.synchronize()
-        mask = keep_mask(q.shape[2], k.shape[2], m["causal"], q.device)
-        ref = sdpa(q.float(), k.float(), v.float(), mask, m["scale"])
-        same_prec = sdpa(q, k, v, mask, m["scale"])
+        causal_keep = keep_mask(q.shape[2], k.shape[2], m["causal"], q.device)
+        mask32 = combined_mask(causal_keep, tmask, torch.float32)
+        ref = sdpa(q.float(), k.float(), v.float(), mask32, m["scale"])
+        same_prec = sdpa(q, k, v, mask32, m["scale"])
         err, base = rel_err(o, ref), rel_err(same_prec, ref)
         nan = int(o.isnan().sum())
         dead_ok = True
-        if mask is not None and (~mask.any(-1)).any():
-            dead_ok = bool((o[:, :, ~mask.any(-1)] == 0).all())
+        if mask32 is not None:
+            dead = torch.isneginf(mask32).all(-1, keepdim=True).expand(*o.shape[:-1], 1)
+            dead_ok = bool((o.masked_select(dead) == 0).all())
         good = nan == 0 and err <= 2 * base + 1e-6 and dead_ok
         ok &= good
-        print("%-80s err %.2e (sdpa %.2e) NaN %d dead-rows-zero %s  %s" % (
-            m["kernel"][:80], err, base, nan, dead_ok, "ok" if good else "WRONG"), flush=True)
+        line = "%-80s err %.2e (sdpa %.2e) NaN %d dead-rows-zero %s  %s" % (
+            m["kernel"][:80], err, base, nan, dead_ok, "ok" if good else "WRONG")
+        if q.shape[2] >= 4096:
+            # Speed next to SDPA's masked backends on the same mask.
+            import triton
+            B, H, N, d = q.shape
+            flops = 4 * B * H * N * k.shape[2] * d / (2 if m["causal"] != "none" else 1)
+            t = triton.testing.do_bench(lambda: kern(q, k, v, o, mask=tmask), return_mode="median")
+            line += " | attn-opt %.0f TFLOP/s" % (flops / t / 1e9)
+            mlow = combined_mask(causal_keep, tmask, q.dtype)
+            kk = k.repeat_interleave(H // k.shape[1], dim=1)
+            vv = v.repeat_interleave(H // v.shape[1], dim=1)
+
+            def run_sdpa(be):
+                with sdpa_kernel(be):
+                    return F.scaled_dot_product_attention(q, kk, vv, attn_mask=mlow,
+                                                          scale=m["scale"])
+            for name, be in (("efficient", SDPBackend.EFFICIENT_ATTENTION),
+                             ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                try:
+                    t = triton.testing.do_bench(lambda: run_sdpa(be), return_mode="median")
+                    line += " | %s %.0f" % (name, flops / t / 1e9)
+                except RuntimeError:
+                    line += " | %s -" % name
+        print(line, flush=True)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

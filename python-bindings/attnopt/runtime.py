@@ -53,20 +53,31 @@ class LoadedKernel:
         import torch
         return getattr(torch, _DTYPES[self.manifest["dtype"]])
 
-    def __call__(self, q, k, v, out=None):
+    def __call__(self, q, k, v, out=None, mask=None):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
-        and dtype, contiguous, on the current stream; returns `out`."""
+        and dtype, contiguous, on the current stream; returns `out`. Kernels
+        compiled with a mask tensor take it as `mask` (the input dtype for an
+        additive mask, bool for a keep mask), broadcast dims of size 1."""
         import cupy as cp
         import torch
         if out is None:
             out = torch.empty(self.shapes[3], device="cuda", dtype=self.torch_dtype)
+        kind = self.manifest.get("mask", "none")
+        if (mask is None) != (kind == "none"):
+            raise ValueError("this kernel takes %s" % ("no mask" if kind == "none"
+                                                      else "a %s mask" % kind))
+        tensors = [("q", q), ("k", k), ("v", v), ("o", out)]
+        dtypes = [self.torch_dtype] * 4
+        if mask is not None:
+            tensors.append(("mask", mask))
+            dtypes.append(torch.bool if kind == "keep" else self.torch_dtype)
         args = []
-        for name, t, shape in zip("qkvo", (q, k, v, out), self.shapes):
+        for (name, t), shape, dtype in zip(tensors, self.shapes, dtypes):
             if tuple(t.shape) != shape:
                 raise ValueError("%s has shape %s, the kernel needs %s" % (name, tuple(t.shape), shape))
             if isinstance(t, torch.Tensor):
-                if t.dtype != self.torch_dtype or not t.is_contiguous() or not t.is_cuda:
-                    raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, self.torch_dtype))
+                if t.dtype != dtype or not t.is_contiguous() or not t.is_cuda:
+                    raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, dtype))
                 args.append(cp.uint64(t.data_ptr()))
             else:
                 args.append(cp.uint64(t.data.ptr))

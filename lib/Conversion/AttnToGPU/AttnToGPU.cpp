@@ -38,6 +38,17 @@ struct TileChoice {
   bool swizzle = false;
 };
 
+/// The mask in the kernel name: kind and broadcast shape, so that kernels
+/// for different masks never share a name.
+std::string maskSuffix(const FlashKernelSpec &s) {
+  if (s.mask == FlashKernelSpec::Mask::None)
+    return "";
+  std::string out = s.mask == FlashKernelSpec::Mask::Keep ? "_keep" : "_add";
+  for (int64_t e : s.maskShape)
+    out += "x" + std::to_string(e);
+  return out;
+}
+
 /// Checks the mma.sync kernel's preconditions and fills the spec.
 FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   int64_t blockQ = tiles.blockQ;
@@ -57,8 +68,6 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   if (!elt.isF16() && !elt.isBF16())
     return fail("mma.sync needs f16 or bf16 inputs, got " + Twine(r == 0 ? "" : "") +
                 (elt.isF32() ? "f32" : "this element type"));
-  if (op.getMask())
-    return fail("mask tensors are not supported by the GPU kernel yet (causal is)");
   // The same shape reading as the cost model's.
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape))
@@ -75,18 +84,33 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   s.scale = op.getScale().convertToDouble();
   s.causal = shape->causal;
   s.causalBottomRight = shape->causalBottomRight;
+  if (Value mask = op.getMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    if (!mt.hasStaticShape())
+      return fail("the GPU kernel needs static shapes");
+    s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
+                                              : FlashKernelSpec::Mask::Additive;
+    // As [MB, MH, MQ, MK], like the operands (rank 3 has no batch dim).
+    if (mt.getRank() == 3)
+      s.maskShape.push_back(1);
+    s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
+  }
   // Defaults measured on the H200 (bench/NOTES.md, v6): 4 warps of 32 rows
   // (128-row CTAs) everywhere; 64-key tiles at d = 64, 32-key tiles at
   // d = 128, where 64 keys of S next to 128 columns of O accumulators per
   // row pair would spill. 64-row CTAs only when Lq is not a multiple of 128.
   const bool wide = std::max(s.headDim, s.headDimV) > 64;
+  // A mask tensor adds per-score loads and index math: at d = 64, 32-key
+  // tiles (64 spill 12 bytes); at d = 128, 16 rows per warp in 64-row CTAs
+  // (32 rows spill 36 bytes; ptxas, not yet timed on the H200).
+  const bool masked = s.mask != FlashKernelSpec::Mask::None;
   if (blockQ == 0)
-    blockQ = 128;
+    blockQ = wide && masked ? 64 : 128;
   // 64-row CTAs where they divide Lq and 128 do not; otherwise the last
   // query tile is partial.
   s.blockQ = (s.seqQ % blockQ == 0 || s.seqQ % 64 != 0) ? blockQ : 64;
-  s.blockKV = tiles.blockKV ? tiles.blockKV : (wide ? 32 : 64);
-  s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : 32;
+  s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
+  s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);
   s.swizzle = tiles.swizzle;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
@@ -96,7 +120,8 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
                          elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
-                         !s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal",
+                         (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal") +
+                             maskSuffix(s),
                          s.blockQ, s.blockKV, s.rowsPerWarp)
                .str() +
            (s.swizzle ? "_sw" : "");
@@ -135,6 +160,20 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
   auto param = [&](const char *name, llvm::json::Array dims) {
     return llvm::json::Object{{"name", name}, {"type", dtype + "*"}, {"shape", std::move(dims)}};
   };
+  llvm::json::Array params{param("q", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
+                           param("k", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
+                           param("v", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
+                           param("o", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
+  if (s.mask != FlashKernelSpec::Mask::None) {
+    llvm::json::Array dims;
+    for (int64_t e : s.maskShape)
+      dims.push_back(e);
+    // A keep mask is one byte per element (i1 in memory; torch.bool).
+    params.push_back(llvm::json::Object{
+        {"name", "mask"},
+        {"type", s.mask == FlashKernelSpec::Mask::Keep ? std::string("i1*") : dtype + "*"},
+        {"shape", std::move(dims)}});
+  }
   return llvm::json::Object{
       {"kernel", s.name},
       {"grid", llvm::json::Object{{"formula", "[ceil(Lq / block_q), B * Hq, 1]"},
@@ -143,12 +182,10 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
                                    {"value", shape({32 * s.numWarps(), 1, 1})}}},
       {"dynamic_shared_memory_bytes", s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0},
       {"static_shared_memory_bytes", s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes()},
-      {"params",
-       llvm::json::Array{
-           param("q", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
-           param("k", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
-           param("v", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
-           param("o", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))}},
+      {"params", std::move(params)},
+      {"mask", s.mask == FlashKernelSpec::Mask::None       ? "none"
+               : s.mask == FlashKernelSpec::Mask::Additive ? "additive"
+                                                           : "keep"},
       {"calling_convention", "bare pointers, in params order"},
       {"dtype", dtype},
       {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
@@ -214,6 +251,9 @@ struct AttnLowerToGPUPass
       Value q = asBuffer(op.getQuery()), k = asBuffer(op.getKey()), v = asBuffer(op.getValue());
       auto outType = cast<MemRefType>(kernel.getArgumentTypes()[3]);
       Value out = memref::AllocOp::create(b, loc, outType);
+      SmallVector<Value> args{q, k, v, out};
+      if (Value mask = op.getMask())
+        args.push_back(asBuffer(mask));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
@@ -223,8 +263,7 @@ struct AttnLowerToGPUPass
       if (spec->dynamicSharedMemory)
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    spec->sharedMemoryBytes());
-      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem,
-                                ValueRange{q, k, v, out});
+      gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
       Value result = bufferization::ToTensorOp::create(
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);

@@ -157,9 +157,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   const int64_t stages = s.stages();
   auto kTileType = MemRefType::get({stages, bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
   auto vTileType = MemRefType::get({stages, bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
-  auto fnType = b.getFunctionType({global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
-                                   global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)},
-                                  {});
+  SmallVector<Type> params{global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
+                           global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)};
+  if (s.mask != FlashKernelSpec::Mask::None)
+    params.push_back(MemRefType::get(
+        s.maskShape, s.mask == FlashKernelSpec::Mask::Keep ? Type(b.getI1Type()) : T));
+  auto fnType = b.getFunctionType(params, {});
   SmallVector<Type> staticTiles;
   if (!s.dynamicSharedMemory)
     staticTiles = {kTileType, vTileType};
@@ -170,6 +173,8 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   b.setInsertionPointToStart(&entry);
   Value Q = entry.getArgument(0), K = entry.getArgument(1), V = entry.getArgument(2),
         O = entry.getArgument(3);
+  const bool hasMask = s.mask != FlashKernelSpec::Mask::None;
+  Value M = hasMask ? entry.getArgument(4) : Value();
   Value kTile, vTile, qTile;
   if (s.dynamicSharedMemory) {
     // One dynamic buffer, viewed as the K stages, the V stages, then the Q
@@ -320,6 +325,26 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     return vector::FromElementsOp::create(b, loc, pair, ValueRange{y0, y1}).getResult();
   };
 
+  // The mask tensor's entry for (row, key), read from global memory (it is
+  // small or broadcast, and L1/L2 serve the re-reads) and applied to the
+  // score x, which is already in the exp2 domain: an additive m becomes
+  // m·log2(e), a keep mask -inf where false. Indices clamp like the loads.
+  auto applyMask = [&](Value x, Value qRow, Value key) -> Value {
+    auto at = [&](int dim, Value full, int64_t limit) -> Value {
+      if (s.maskShape[dim] == 1)
+        return k.idx(0);
+      return arith::MinUIOp::create(b, loc, full, k.idx(limit - 1));
+    };
+    SmallVector<Value> idx{s.maskShape[0] == 1 ? k.idx(0) : batch,
+                           s.maskShape[1] == 1 ? k.idx(0) : head, at(2, qRow, lq),
+                           at(3, key, lk)};
+    Value m = memref::LoadOp::create(b, loc, M, idx);
+    if (s.mask == FlashKernelSpec::Mask::Keep)
+      return arith::SelectOp::create(b, loc, m, x, k.f(negInf));
+    Value mf = arith::ExtFOp::create(b, loc, f32, m);
+    return k.fadd(x, k.fmul(mf, k.f(M_LOG2E)));
+  };
+
   // One loop over the K/V tiles in [lo, hi); `masked` adds the causal
   // element mask, which only the tiles crossing the diagonal need.
   auto emitLoop = [&](Value lo, Value hi, ValueRange loopInit, bool masked) {
@@ -371,8 +396,11 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
         for (int e = 0; e < 2; ++e) {
           Value x = k.fmul(k.extract(c[mi], r, e), scaleV);
           if (masked) {
-            // Masked: above the causal diagonal, or a key past Lk.
+            // Masked: the mask tensor, above the causal diagonal, or a key
+            // past Lk.
             Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
+            if (hasMask)
+              x = applyMask(x, row[mi][r], key);
             Value drop;
             if (s.causal) {
               Value limit = k.add(row[mi][r], shift);
@@ -383,7 +411,8 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
                                                  k.idx(lk));
               drop = drop ? arith::OrIOp::create(b, loc, drop, past).getResult() : past;
             }
-            x = arith::SelectOp::create(b, loc, drop, k.f(negInf), x);
+            if (drop)
+              x = arith::SelectOp::create(b, loc, drop, k.f(negInf), x);
           }
           sv[mi][nb][r][e] = x;
         }
@@ -458,9 +487,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
 
   // Causal: tiles wholly below the diagonal (last key <= first row + shift)
   // need no mask; only the tiles from `diagStart` on pay for it.
-  // A partial last K/V tile (Lk % bkv != 0) is masked as well.
+  // A partial last K/V tile (Lk % bkv != 0) is masked as well; a mask
+  // tensor masks every tile.
   scf::ForOp loop;
-  if (s.causal || kTail) {
+  if (hasMask) {
+    loop = emitLoop(k.idx(0), kvEnd, init, /*masked=*/true);
+  } else if (s.causal || kTail) {
     Value maskedStart = k.idx(lk / bkv * bkv);
     if (s.causal) {
       Value firstMasked = k.add(k.add(qStart, shift), 1); // smallest masked key

@@ -17,14 +17,6 @@ func.func @head_dim(%q: tensor<1x2x64x32xf16>) -> tensor<1x2x64x32xf16> {
 
 // -----
 
-func.func @mask(%q: tensor<1x2x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x2x64x64xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: mask tensors are not supported by the GPU kernel yet (causal is)}}
-  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64x64xi1>) scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
-  return %o : tensor<1x2x64x64xf16>
-}
-
-// -----
-
 func.func @dynamic(%q: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
   // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes}}
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>

@@ -87,6 +87,39 @@ func.func @remainder(%q: tensor<1x2x100x64xbf16>, %kv: tensor<1x2x77x64xbf16>) -
 
 // -----
 
+// Mask tensors: a keep mask (i1) becomes the kernel's fifth parameter, read
+// per score with its broadcast dims pinned to 0 and select(-inf) where
+// false; every K/V tile goes through the masked loop. At d = 128 with a
+// mask: 16 rows per warp, 64-row CTAs, 32-key tiles (registers).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_f16_b1_h4_kv4_q128_k128_d128_v128_keepx1x1x128x128_bq64_bk32_w16(
+// CHECK-SAME: %{{.*}}: memref<1x1x128x128xi1>)
+// CHECK: memref.load %{{.*}}[%c0{{[_0-9]*}}, %c0{{[_0-9]*}}, %{{.*}}, %{{.*}}] : memref<1x1x128x128xi1>
+// CHECK: arith.select
+// CHECK-LABEL: func.func @keep_mask
+// CHECK: %[[M:.+]] = bufferization.to_buffer %{{.*}} : tensor<1x1x128x128xi1>
+// CHECK: gpu.launch_func {{.*}} args({{.*}}, %[[M]] : memref<1x1x128x128xi1>)
+func.func @keep_mask(%q: tensor<1x4x128x128xf16>, %m: tensor<1x1x128x128xi1>) -> tensor<1x4x128x128xf16> {
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x128x128xi1>) scale(0.088)
+      : tensor<1x4x128x128xf16>, tensor<1x4x128x128xf16>, tensor<1x4x128x128xf16> -> tensor<1x4x128x128xf16>
+  return %o : tensor<1x4x128x128xf16>
+}
+
+// -----
+
+// An additive padding mask [B, 1, 1, Lk] (BERT), rank 3 input: the mask is
+// added in the exp2 domain (times log2 e).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h8_kv8_q64_k64_d64_v64_addx1x1x1x64_bq64_bk32_w32(
+// CHECK: memref.load %{{.*}}[%c0{{[_0-9]*}}, %c0{{[_0-9]*}}, %c0{{[_0-9]*}}, %{{.*}}] : memref<1x1x1x64xbf16>
+// CHECK: arith.extf
+// CHECK: arith.constant 1.44269502 : f32
+func.func @additive_mask(%q: tensor<8x64x64xbf16>, %m: tensor<1x1x64xbf16>) -> tensor<8x64x64xbf16> {
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64xbf16>) scale(0.125)
+      : tensor<8x64x64xbf16>, tensor<8x64x64xbf16>, tensor<8x64x64xbf16> -> tensor<8x64x64xbf16>
+  return %o : tensor<8x64x64xbf16>
+}
+
+// -----
+
 // Negative: a function without attention is left alone (no container module).
 // CHECK-LABEL: func.func @no_attention
 // CHECK-NOT: gpu.module

@@ -23,6 +23,11 @@ struct FlashKernelSpec {
   double scale = 1.0;
   bool causal = false;
   bool causalBottomRight = false;
+  /// A mask tensor, the kernel's fifth parameter, as [MB, MH, MQ, MK] with
+  /// each extent 1 (broadcast) or the full one: additive (the input element
+  /// type, added to the scores) or keep (i1, -inf where false).
+  enum class Mask { None, Additive, Keep } mask = Mask::None;
+  SmallVector<int64_t, 4> maskShape;
   int64_t blockQ = 64;
   int64_t blockKV = 64;
   /// Query rows per warp: 16 (one m16 tile) or 32 (two; every K/V fragment

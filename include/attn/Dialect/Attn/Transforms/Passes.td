@@ -216,8 +216,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `attn.kernel_manifests` for `--attn-dump-gpu-kernels`.
 
     Preconditions, each reported as an error at the op when violated: static
-    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}, no mask
-    tensor (causal is supported). Lq and Lk may be any length:
+    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}. A mask
+    tensor (additive, or keep as i1; each dim 1 or full) becomes the
+    kernel's fifth parameter, read per score in every K/V tile. Lq and Lk may be any length:
     loads clamp to the last valid row, keys past Lk are masked in the last
     K/V tile, rows past Lq are not stored.
 
