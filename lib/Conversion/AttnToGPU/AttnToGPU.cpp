@@ -125,6 +125,14 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
                          s.blockQ, s.blockKV, s.rowsPerWarp)
                .str() +
            (s.swizzle ? "_sw" : "");
+  // The grid is (query tiles, B·Hq): CUDA caps gridDim.y at 65535 (and x at
+  // 2^31 - 1). Query tiles run fastest so that the CTAs in flight share K/V
+  // in L2; the heads therefore go to y.
+  if (s.batch * s.headsQ > 65535)
+    return fail("B·Hq = " + Twine(s.batch * s.headsQ) +
+                " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
+  if (s.numQueryTiles() > 2147483647)
+    return fail("Lq needs more than 2^31 - 1 query tiles");
   for (int64_t hd : {s.headDim, s.headDimV})
     if (hd != 64 && hd != 128)
       return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));

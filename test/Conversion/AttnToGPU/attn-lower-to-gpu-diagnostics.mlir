@@ -43,3 +43,19 @@ func.func @option(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
+
+// -----
+
+func.func @too_many_heads(%q: tensor<1024x128x64x64xf16>) -> tensor<1024x128x64x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: B·Hq = 131072 exceeds the 65535 CTAs CUDA allows along the grid's y axis}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1024x128x64x64xf16>, tensor<1024x128x64x64xf16>, tensor<1024x128x64x64xf16> -> tensor<1024x128x64x64xf16>
+  return %o : tensor<1024x128x64x64xf16>
+}
+
+// -----
+
+func.func @too_many_query_tiles(%q: tensor<1x1x281474976710656x64xf16>) -> tensor<1x1x281474976710656x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: Lq needs more than 2^31 - 1 query tiles}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x1x281474976710656x64xf16>, tensor<1x1x281474976710656x64xf16>, tensor<1x1x281474976710656x64xf16> -> tensor<1x1x281474976710656x64xf16>
+  return %o : tensor<1x1x281474976710656x64xf16>
+}
