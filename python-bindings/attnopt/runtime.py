@@ -87,10 +87,11 @@ class LoadedKernel:
         return out
 
 
-def launch(kernel, q, k, v, out=None):
-    """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v."""
+def launch(kernel, q, k, v, out=None, mask=None):
+    """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
+    the mask tensor, for kernels compiled from an attention with one)."""
     loaded = getattr(kernel, "_loaded", None)
     if loaded is None:
         loaded = LoadedKernel(kernel.manifest, kernel.ptx)
         kernel._loaded = loaded
-    return loaded(q, k, v, out)
+    return loaded(q, k, v, out, mask=mask)

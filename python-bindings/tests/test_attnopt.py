@@ -113,6 +113,21 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert k.cost["flops"] == 4 * 2 * 8 * 256 * 256 * 64 // 2
 
 
+def test_compile_with_mask_and_odd_lengths():
+    # A BERT-style additive padding mask and lengths that are not multiples
+    # of the tiles: the manifest lists the mask as a fifth parameter.
+    t = "tensor<2x4x100x64xbf16>"
+    m = "tensor<2x1x1x100xbf16>"
+    text = ("func.func @f(%%q: %s, %%m: %s) -> %s {\n"
+            "  %%o = attn.attention %%q, %%q, %%q mask(%%m : %s) scale(0.125) : %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (t, m, t, m, t, t, t, t, t))
+    k = attnopt.compile(text)
+    assert k.manifest["mask"] == "additive"
+    assert [p["name"] for p in k.manifest["params"]] == ["q", "k", "v", "o", "mask"]
+    assert k.manifest["params"][4]["shape"] == [2, 1, 1, 100]
+    assert k.manifest["grid"]["value"] == [1, 8, 1]  # ceil(100 / 128) query tiles
+
+
 def test_compile_errors():
     with pytest.raises(attnopt.MLIRError, match="mma.sync needs f16 or bf16"):
         attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f32"))
