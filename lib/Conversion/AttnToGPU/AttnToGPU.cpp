@@ -100,10 +100,13 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   // d = 128, where 64 keys of S next to 128 columns of O accumulators per
   // row pair would spill. 64-row CTAs only when Lq is not a multiple of 128.
   const bool wide = std::max(s.headDim, s.headDimV) > 64;
-  // A mask tensor adds per-score loads and index math: at d = 64, 32-key
-  // tiles (64 spill 12 bytes); at d = 128, 16 rows per warp in 64-row CTAs
-  // (32 rows spill 36 bytes; ptxas, not yet timed on the H200).
-  const bool masked = s.mask != FlashKernelSpec::Mask::None;
+  // A mask that varies along the queries adds per-score loads and index
+  // math: at d = 64, 32-key tiles (64 spill 12 bytes); at d = 128, 16 rows
+  // per warp in 64-row CTAs (32 rows spill 36 bytes). A padding mask
+  // [B, 1, 1, Lk] is read once per key and fits the unmasked layouts
+  // (ptxas: 249 / 240 registers, no spills).
+  const bool masked =
+      s.mask != FlashKernelSpec::Mask::None && s.maskShape[2] != 1;
   if (blockQ == 0)
     blockQ = wide && masked ? 64 : 128;
   // 64-row CTAs where they divide Lq and 128 do not; otherwise the last

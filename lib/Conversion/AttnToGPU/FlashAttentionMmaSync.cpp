@@ -329,7 +329,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   // small or broadcast, and L1/L2 serve the re-reads) and applied to the
   // score x, which is already in the exp2 domain: an additive m becomes
   // m·log2(e), a keep mask -inf where false. Indices clamp like the loads.
-  auto applyMask = [&](Value x, Value qRow, Value key) -> Value {
+  auto loadMask = [&](Value qRow, Value key) -> Value {
     auto at = [&](int dim, Value full, int64_t limit) -> Value {
       if (s.maskShape[dim] == 1)
         return k.idx(0);
@@ -338,12 +338,17 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
     SmallVector<Value> idx{s.maskShape[0] == 1 ? k.idx(0) : batch,
                            s.maskShape[1] == 1 ? k.idx(0) : head, at(2, qRow, lq),
                            at(3, key, lk)};
-    Value m = memref::LoadOp::create(b, loc, M, idx);
+    return memref::LoadOp::create(b, loc, M, idx);
+  };
+  auto applyMask = [&](Value x, Value m) -> Value {
     if (s.mask == FlashKernelSpec::Mask::Keep)
       return arith::SelectOp::create(b, loc, m, x, k.f(negInf));
     Value mf = arith::ExtFOp::create(b, loc, f32, m);
     return k.fadd(x, k.fmul(mf, k.f(M_LOG2E)));
   };
+  // A mask that does not vary along the queries (a padding mask
+  // [B, 1, 1, Lk]) is read once per key and shared by all of the lane's rows.
+  const bool maskPerKey = hasMask && s.maskShape[2] == 1;
 
   // One loop over the K/V tiles in [lo, hi); `masked` adds the causal
   // element mask, which only the tiles crossing the diagonal need.
@@ -391,6 +396,10 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       for (int64_t mi = 0; mi < mt; ++mi)
         c[mi] = k.mma(qFragment(mi, ks), bf, c[mi]);
     }
+    Value keyMask[2];
+    if (masked && maskPerKey)
+      for (int e = 0; e < 2; ++e)
+        keyMask[e] = loadMask(Value(), k.add(k.add(kvStart, twoT), nb * 8 + e));
     for (int64_t mi = 0; mi < mt; ++mi)
       for (int r = 0; r < 2; ++r)
         for (int e = 0; e < 2; ++e) {
@@ -400,7 +409,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
             // past Lk.
             Value key = k.add(k.add(kvStart, twoT), nb * 8 + e);
             if (hasMask)
-              x = applyMask(x, row[mi][r], key);
+              x = applyMask(x, maskPerKey ? keyMask[e] : loadMask(row[mi][r], key));
             Value drop;
             if (s.causal) {
               Value limit = k.add(row[mi][r], shift);

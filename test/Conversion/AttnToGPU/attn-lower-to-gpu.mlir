@@ -107,8 +107,9 @@ func.func @keep_mask(%q: tensor<1x4x128x128xf16>, %m: tensor<1x1x128x128xi1>) ->
 // -----
 
 // An additive padding mask [B, 1, 1, Lk] (BERT), rank 3 input: the mask is
-// added in the exp2 domain (times log2 e).
-// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h8_kv8_q64_k64_d64_v64_addx1x1x1x64_bq64_bk32_w32(
+// added in the exp2 domain (times log2 e). It does not vary along the
+// queries, so it is read once per key, and the unmasked tiles are kept.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h8_kv8_q64_k64_d64_v64_addx1x1x1x64_bq64_bk64_w32(
 // CHECK: memref.load %{{.*}}[%c0{{[_0-9]*}}, %c0{{[_0-9]*}}, %c0{{[_0-9]*}}, %{{.*}}] : memref<1x1x1x64xbf16>
 // CHECK: arith.extf
 // CHECK: arith.constant 1.44269502 : f32
