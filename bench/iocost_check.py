@@ -34,6 +34,15 @@ FA2 = [("fa2 long-fit", 1, 16, 16, 32768, 128, False),
        ("fa2 long-stream", 1, 8, 8, 65536, 128, False),
        ("fa2 gqa", 2, 32, 8, 8192, 128, False),
        ("fa2 mqa", 1, 16, 1, 16384, 64, True)]
+# Shapes for checking the revised rule (K/V re-read once per wave of CTAs
+# when the heads in flight hold more than 1/4 of L2), predicted before
+# they were measured: `gen` writes predicted.json, `run new` runs them.
+FA2_NEW = [("fa2 d64 N=64k", 1, 16, 16, 65536, 64, False),
+           ("fa2 d64 N=32k B=2", 2, 16, 16, 32768, 64, False),
+           ("fa2 d128 N=24k H=32", 1, 32, 32, 24576, 128, False),
+           ("fa2 gqa 32:4 N=32k", 1, 32, 4, 32768, 128, False),
+           ("fa2 d128 N=32k causal", 1, 16, 16, 32768, 128, True),
+           ("fa2 d64 N=8k B=4", 4, 32, 32, 8192, 64, False)]
 OURS = [("ours d64", 4, 32, 32, 4096, 64, False),
         ("ours d64 causal", 1, 32, 32, 16384, 64, True),
         ("ours d128", 4, 16, 16, 4096, 128, False),
@@ -60,7 +69,7 @@ def gen(attn_opt):
             os.remove(os.path.join(KDIR, f))
     os.makedirs(KDIR, exist_ok=True)
     pred, kernels = {}, {}
-    for label, B, H, Hkv, N, d, causal in FA2 + OURS:
+    for label, B, H, Hkv, N, d, causal in FA2 + FA2_NEW + OURS:
         if label.startswith("ours"):
             src = os.path.join(KDIR, "src.mlir")
             with open(src, "w") as f:
@@ -106,7 +115,8 @@ def run():
     pred = json.load(open(os.path.join(KDIR, "predicted.json")))
     labels = []
     torch.manual_seed(0)
-    for label, B, H, Hkv, N, d, causal in FA2 + OURS:
+    workloads = FA2_NEW if len(sys.argv) > 2 and sys.argv[2] == "new" else FA2 + OURS
+    for label, B, H, Hkv, N, d, causal in workloads:
         if label.startswith("ours"):
             kern = Kernel(os.path.join(KDIR, pred[label]["kernel"]))
             q, k, v, o = kern.inputs()

@@ -245,21 +245,21 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   Checked kvStreamed = e * B * hq * visited * (d + dv);
   Checked sramL2 = qBytes + kvStreamed + oBytes;
 
-  // L2 <- DRAM. The grid runs query tiles fastest, so at any moment the
-  // CTAs on the chip (one per SM) cover ceil(SMs / qTilesPerHead) query
-  // heads, which read ceil(those / group) K/V heads. If that K/V fits in 3/4
-  // of the L2 (the rest holds the Q/O stream), every K/V re-read hits L2 and
-  // DRAM sees Q, K, V once. Otherwise each re-read goes to DRAM.
-  // Measured, not derived (bench/NOTES.md): on the H200, FA2 at d=128,
-  // N=16k kept 25 MB of K/V resident in its 60 MB L2, where a 1/2 rule said
-  // stream (hence 3/4); at N=64k, one head's 33.5 MB stayed resident while
-  // the window crossed head boundaries, where counting the straddled head
-  // too (67 MB) said stream. Known gap: near the threshold some re-reads
-  // still miss (+51% DRAM at N=32k, d=128); there is no partial-spill
-  // regime yet.
+  // L2 <- DRAM. The grid runs query tiles fastest, so the C = SMs x
+  // CTAs-per-SM CTAs in flight cover ceil(C / T) query heads (T = query
+  // tiles per head), which read ceil(those / group) K/V heads. If that K/V
+  // fits in 1/4 of the L2, DRAM sees Q, K, V once. Otherwise each wave of C
+  // CTAs over a head reads the head's K/V from DRAM again: 1 + (T-1)/C reads.
+  // Fitted, not derived (bench/NOTES.md, 2026-11-29, 30 fused shapes of
+  // FlashAttention-2 on the H200, d = 64 and 128, N = 1k..64k, GQA, MQA):
+  // K/V reads track 1 + (T-1) / 264 once the heads in flight hold more than
+  // ~15 MB of K/V, and stay at 1 below (d = 64, N <= 16k); the earlier
+  // two-regime rules (fit in 1/2, then 3/4, else stream every re-read) were
+  // off by up to 99%. The rule needs checks on shapes it was not fitted to.
   int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
+  int64_t ctasInFlight = std::max<int64_t>(target.smCount * target.ctasPerSm, 1);
   int64_t qHeadsInFlight =
-      std::min(ceilDiv(target.smCount, qTilesPerHead), s.batch * s.headsQ);
+      std::min(ceilDiv(ctasInFlight, qTilesPerHead), s.batch * s.headsQ);
   int64_t group = s.headsQ / s.headsKV;
   int64_t kvHeadsInFlight =
       std::min(ceilDiv(qHeadsInFlight, group), s.batch * s.headsKV);
@@ -275,12 +275,19 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   c.fusedSramL2Bytes = sramL2.value;
   c.kvWorkingSetBytes = workingSet.value;
   c.fusedDramWriteBytes = oBytes.value;
-  if (workingSet.value <= target.l2Bytes / 4 * 3) {
+  if (workingSet.value <= target.l2Bytes / 4) {
     c.dramRegime = DramRegime::KVFitsL2;
     c.fusedDramReadBytes = qBytes.value + kvBytes.value;
   } else {
-    c.dramRegime = DramRegime::KVStreamsFromDram;
-    c.fusedDramReadBytes = qBytes.value + kvStreamed.value;
+    // Each wave of ctasInFlight CTAs over a head reads its K/V from DRAM
+    // once: 1 + (T - 1) / C reads per head (a head with one query tile, as
+    // in decode, is read once), never more than one per query tile.
+    c.dramRegime = DramRegime::KVRereadPerWave;
+    Checked rereads = kvBytes * (qTilesPerHead - 1);
+    int64_t kvDram = kvBytes.value + rereads.value / ctasInFlight;
+    if (rereads.overflow)
+      return fail("byte or FLOP count overflows int64 for this shape");
+    c.fusedDramReadBytes = qBytes.value + std::min(kvDram, kvStreamed.value);
   }
 
   double peak = target.peakFor(s.dtype);
@@ -310,6 +317,7 @@ llvm::json::Object mlir::attn::targetToJSON(const TargetSpec &t) {
       {"name", t.name},
       {"sram_bytes_per_block", t.sramBytesPerBlock},
       {"sm_count", t.smCount},
+      {"ctas_per_sm", t.ctasPerSm},
       {"l2_bytes", t.l2Bytes},
       {"hbm_bytes_per_s", t.hbmBytesPerSec},
       {"l2_bytes_per_s", t.l2BytesPerSec},
@@ -344,7 +352,7 @@ llvm::json::Object mlir::attn::attentionCostToJSON(llvm::StringRef name,
       {"kv_working_set_bytes", c.kvWorkingSetBytes},
       {"dram_regime", c.dramRegime == DramRegime::KVFitsL2
                           ? "kv_fits_l2"
-                          : "kv_streams_from_dram"},
+                          : "kv_reread_per_wave"},
       {"intensity_naive", c.intensityNaive},
       {"intensity_fused", c.intensityFused},
       {"intensity_fused_l2", c.intensityFusedL2},

@@ -54,7 +54,8 @@ def detect(mlir_text: str, explain: bool = False) -> DetectResult:
 
 # Pass-option spelling of io_cost's keyword overrides.
 _OVERRIDES = {
-    "sram_bytes": "sram-bytes", "sm_count": "sm-count", "l2_bytes": "l2-bytes",
+    "sram_bytes": "sram-bytes", "sm_count": "sm-count", "ctas_per_sm": "ctas-per-sm",
+    "l2_bytes": "l2-bytes",
     "hbm_bandwidth": "hbm-bandwidth", "l2_bandwidth": "l2-bandwidth",
     "peak_f16": "peak-f16", "peak_bf16": "peak-bf16", "peak_f32": "peak-f32",
     "peak_f64": "peak-f64", "peak_scalar": "peak-scalar",

@@ -48,6 +48,10 @@ struct TargetSpec {
   /// M: shared memory one thread block may use, in bytes.
   int64_t sramBytesPerBlock = 0;
   int64_t smCount = 0;
+  /// Resident CTAs per SM of the fused kernel: with smCount, how many query
+  /// tiles are in flight at once. 2 is what FlashAttention-2's and attn-opt's
+  /// 4-warp kernels run at on Hopper (register-bound, ~240 registers).
+  int64_t ctasPerSm = 2;
   int64_t l2Bytes = 0;
   /// DRAM (HBM) bandwidth, bytes per second.
   double hbmBytesPerSec = 0;
@@ -103,8 +107,9 @@ struct TileSizes {
 ///  Steps 3-4 halve Bc first (down to 32), then Br, until both hold.
 TileSizes chooseTileSizes(const AttentionShape &shape, const TargetSpec &target);
 
-/// Whether the K/V re-reads of the fused kernel are served by L2.
-enum class DramRegime { KVFitsL2, KVStreamsFromDram };
+/// Whether the K/V re-reads of the fused kernel are served by L2, or each
+/// wave of CTAs over a head reads its K/V from DRAM again.
+enum class DramRegime { KVFitsL2, KVRereadPerWave };
 
 /// Everything the model says about one attention op.
 struct AttentionCost {

@@ -153,6 +153,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     };
     over(t->sramBytesPerBlock, sramBytes.getValue());
     over(t->smCount, smCount.getValue());
+    over(t->ctasPerSm, ctasPerSm.getValue());
     over(t->l2Bytes, l2Bytes.getValue());
     over(t->hbmBytesPerSec, hbmBandwidth.getValue());
     over(t->l2BytesPerSec, l2Bandwidth.getValue());

@@ -60,9 +60,12 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     with FLOPs, unfused DRAM bytes, fused SRAM<-L2 bytes and fused DRAM bytes,
     intensities, the ridge point, the bound class of each path, and the tile
     sizes. Fused DRAM bytes have two regimes: when the K/V of the heads in
-    flight fit in 3/4 of the L2, the K/V re-reads of successive query tiles hit
-    L2 and DRAM sees Q, K and V once (what the H200's counters show for
-    FlashAttention-2); otherwise every re-read is a DRAM read.
+    flight (SMs x CTAs per SM query tiles) fit in 1/4 of the L2, the K/V
+    re-reads of successive query tiles hit L2 and DRAM sees Q, K and V once
+    (what the H200's counters show for FlashAttention-2); otherwise each
+    wave of CTAs over a head reads its K/V from DRAM again, 1 + (T-1)/C reads
+    for T query tiles per head and C CTAs in flight. Both thresholds are
+    fitted to H200 counter measurements (bench/NOTES.md).
 
     For the ops of an unfused chain (`attn.matmul/scale/mask/softmax`, and
     linalg ops on tensors) the report also lists each op's own bytes (operands
@@ -87,6 +90,8 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "Override: shared memory per thread block (M), bytes">,
     Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
            "Override: number of SMs">,
+    Option<"ctasPerSm", "ctas-per-sm", "int64_t", /*default=*/"0",
+           "Override: resident CTAs per SM of the fused kernel (default 2)">,
     Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"0",
            "Override: L2 size, bytes">,
     Option<"hbmBandwidth", "hbm-bandwidth", "double", /*default=*/"0",
