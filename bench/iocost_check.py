@@ -51,15 +51,6 @@ OURS = [("ours d64", 4, 32, 32, 4096, 64, False),
 FA2_TILES = {64: (128, 128), 128: (128, 64)}
 
 
-def attention_ir(B, H, Hkv, N, d, causal):
-    tq = "tensor<%dx%dx%dx%dxbf16>" % (B, H, N, d)
-    tk = "tensor<%dx%dx%dx%dxbf16>" % (B, Hkv, N, d)
-    c = " causal(top_left)" if causal else ""
-    return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
-            "  %%o = attn.attention %%q, %%k, %%v scale(%r)%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (tq, tk, tk, tq, d ** -0.5, c, tq, tk, tk, tq, tq))
-
-
 def gen(attn_opt):
     sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
     import attnopt
@@ -73,7 +64,7 @@ def gen(attn_opt):
         if label.startswith("ours"):
             src = os.path.join(KDIR, "src.mlir")
             with open(src, "w") as f:
-                f.write(attention_ir(B, H, Hkv, N, d, causal))
+                f.write(attnopt.graph.attention(B, H, N, d, hkv=Hkv, causal=causal))
             before = set(os.listdir(KDIR))
             subprocess.run([attn_opt, src, "--attn-gpu-pipeline=dump-dir=" + KDIR, "-o", os.devnull],
                            check=True)
