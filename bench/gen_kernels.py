@@ -35,6 +35,8 @@ def main():
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--swizzle", action="store_true")
     ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--mma", default="mma.sync", choices=["mma.sync", "wgmma"],
+                    help="tensor-core family (wgmma compiles for sm_90a)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     index = []
@@ -48,8 +50,8 @@ def main():
                         f.write(attention_ir(B, H, n, d, dtype, causal))
                     before = set(os.listdir(a.out))
                     t0 = time.perf_counter()
-                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90 block-q=%d rows-per-warp=%d block-kv=%d swizzle=%d dump-dir=%s"
-                                        % (a.block_q, a.rows_per_warp, a.block_kv, a.swizzle, a.out),
+                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=mma=%s block-q=%d rows-per-warp=%d block-kv=%d swizzle=%d dump-dir=%s"
+                                        % (a.mma, a.block_q, a.rows_per_warp, a.block_kv, a.swizzle, a.out),
                                         "-o", os.devnull], capture_output=True, text=True)
                     dt = time.perf_counter() - t0
                     if r.returncode:

@@ -59,6 +59,15 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   lowering.rowsPerWarp = options.rowsPerWarp;
   lowering.blockKV = options.blockKV;
   lowering.swizzle = options.swizzle;
+  // wgmma exists only on the arch-specific sm_90a target: asking for it
+  // selects that target, and targeting sm_90a selects it.
+  std::string chip = options.chip;
+  std::string mma = options.mma;
+  if (mma == "auto")
+    mma = chip == "sm_90a" ? "wgmma" : "mma.sync";
+  if (mma == "wgmma" && chip == "sm_90")
+    chip = "sm_90a";
+  lowering.mma = mma;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
   // anything else it computes) before the host goes to LLVM.
@@ -69,7 +78,7 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
+  nvvm.cubinChip = chip;
   // Without +ptx80 the NVPTX backend defaults to PTX 6.0, which has no sm_90.
   nvvm.cubinFeatures = "+ptx80";
   nvvm.cubinFormat = "isa";

@@ -125,18 +125,19 @@ class Kernel:
     """The --attn-io-cost entry of the attention this kernel computes."""
 
 
-def compile(mlir_text: str, target: str = "sm_90", block_q: int = 0,
+def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
-            block_kv: int = 0) -> Kernel:
+            block_kv: int = 0, mma: str = "auto") -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
-    block_q, rows_per_warp and block_kv override the kernel's tiles (0: the
-    measured defaults)."""
+    target sm_90a (Hopper) uses wgmma, other chips mma.sync; mma forces one
+    ("mma.sync" or "wgmma"). block_q, rows_per_warp and block_kv override
+    the kernel's tiles (0: the measured defaults)."""
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
-        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s block-q=%d rows-per-warp=%d "
+        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s mma=%s block-q=%d rows-per-warp=%d "
                      "block-kv=%d dump-dir=%s}"
-                     % (target, block_q, rows_per_warp, block_kv, tmp))
+                     % (target, mma, block_q, rows_per_warp, block_kv, tmp))
         manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
         if len(manifests) != 1:
             raise ValueError("compile() needs exactly one attention, found %d kernels"

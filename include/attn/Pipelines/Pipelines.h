@@ -37,8 +37,8 @@ void buildAttnCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 /// Options of `--attn-gpu-pipeline`.
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
-      llvm::cl::init("sm_90")};
+      *this, "chip", llvm::cl::desc("GPU architecture: sm_90a (Hopper, the default: wgmma), sm_90, sm_80, ... (mma.sync)"),
+      llvm::cl::init("sm_90a")};
   PassOptions::Option<int64_t> blockQ{
       *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (64, 128; 0: auto)"),
       llvm::cl::init(0)};
@@ -52,6 +52,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "swizzle",
       llvm::cl::desc("XOR-swizzled shared-memory tiles instead of padded rows"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> mma{
+      *this, "mma",
+      llvm::cl::desc("Tensor-core instructions: auto (wgmma for chip=sm_90a, else "
+                     "mma.sync), mma.sync, or wgmma (implies sm_90a)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

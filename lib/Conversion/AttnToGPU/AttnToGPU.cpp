@@ -1,8 +1,8 @@
 //===- AttnToGPU.cpp - --attn-lower-to-gpu and --attn-dump-gpu-kernels ----===//
 //
-// The pass picks a kernel builder per op (today: the mma.sync
-// FlashAttention-2 kernel of FlashAttentionMmaSync.cpp; a Hopper wgmma + TMA
-// builder is the planned sibling) and replaces the op by a launch of it.
+// The pass fills a kernel spec per op (tiles, tensor-core family: mma.sync or
+// Hopper wgmma), builds the kernel (FlashAttentionKernel.cpp) and replaces
+// the op by a launch of it.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
@@ -36,6 +36,7 @@ namespace {
 struct TileChoice {
   int64_t blockQ = 0, rowsPerWarp = 0, blockKV = 0;
   bool swizzle = false;
+  FlashKernelSpec::TensorCore tensorCore = FlashKernelSpec::TensorCore::MmaSync;
 };
 
 /// The mask in the kernel name: kind and broadcast shape, so that kernels
@@ -73,6 +74,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   if (failed(shape))
     return fail("the GPU kernel needs static shapes");
   FlashKernelSpec s;
+  s.tensorCore = tiles.tensorCore;
   s.batch = shape->batch;
   s.headsQ = shape->headsQ;
   s.headsKV = shape->headsKV;
@@ -108,24 +110,31 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   const bool masked =
       s.mask != FlashKernelSpec::Mask::None && s.maskShape[2] != 1;
   if (blockQ == 0)
-    blockQ = wide && masked ? 64 : 128;
+    blockQ = wide && masked && !s.wgmma() ? 64 : 128;
   // 64-row CTAs where they divide Lq and 128 do not; otherwise the last
   // query tile is partial.
   s.blockQ = (s.seqQ % blockQ == 0 || s.seqQ % 64 != 0) ? blockQ : 64;
-  s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
-  s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);
+  if (s.wgmma()) {
+    // A warpgroup multiplies 64 rows (16 per warp) by a whole K/V tile per
+    // instruction; 128-key tiles halve the barriers and waits per key.
+    s.blockKV = tiles.blockKV ? tiles.blockKV : 128;
+    s.rowsPerWarp = 16;
+  } else {
+    s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
+    s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);
+  }
   s.swizzle = tiles.swizzle;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
-  s.name = llvm::formatv("attn_fa2_mma_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
+  s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
                          elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
                          (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal") +
                              maskSuffix(s),
-                         s.blockQ, s.blockKV, s.rowsPerWarp)
+                         s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
                .str() +
            (s.swizzle ? "_sw" : "");
   // The grid is (query tiles, B·Hq): CUDA caps gridDim.y at 65535 (and x at
@@ -205,7 +214,8 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"smem_layout", s.swizzle ? "swizzled" : "padded"},
       {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
       {"scale", s.scale},
-      {"instruction", "mma.sync.m16n8k16"}};
+      {"instruction", s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16"},
+      {"min_chip", s.wgmma() ? "sm_90a" : "sm_80"}};
 }
 
 struct AttnLowerToGPUPass
@@ -223,9 +233,36 @@ struct AttnLowerToGPUPass
           << static_cast<int64_t>(rowsPerWarp);
       return signalPassFailure();
     }
-    if (blockKV != 0 && blockKV != 32 && blockKV != 64) {
-      module.emitError("attn-lower-to-gpu: block-kv must be 0 (auto), 32 or 64, got ")
+    if (blockKV != 0 && blockKV != 32 && blockKV != 64 && blockKV != 128) {
+      module.emitError("attn-lower-to-gpu: block-kv must be 0 (auto), 32, 64 or 128, got ")
           << static_cast<int64_t>(blockKV);
+      return signalPassFailure();
+    }
+    FlashKernelSpec::TensorCore tensorCore;
+    if (mma == "mma.sync") {
+      tensorCore = FlashKernelSpec::TensorCore::MmaSync;
+    } else if (mma == "wgmma") {
+      tensorCore = FlashKernelSpec::TensorCore::Wgmma;
+    } else {
+      module.emitError("attn-lower-to-gpu: mma must be 'mma.sync' or 'wgmma', got '")
+          << mma << "'";
+      return signalPassFailure();
+    }
+    const bool wgmma = tensorCore == FlashKernelSpec::TensorCore::Wgmma;
+    if (blockKV == 128 && !wgmma) {
+      module.emitError("attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would "
+                       "spill its score registers)");
+      return signalPassFailure();
+    }
+    if (wgmma && rowsPerWarp != 0 && rowsPerWarp != 16) {
+      module.emitError("attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup "
+                       "64); rows-per-warp must be 0 or 16, got ")
+          << static_cast<int64_t>(rowsPerWarp);
+      return signalPassFailure();
+    }
+    if (wgmma && swizzle) {
+      module.emitError("attn-lower-to-gpu: mma=wgmma always uses the 128-byte swizzle; "
+                       "drop swizzle=true");
       return signalPassFailure();
     }
     SmallVector<AttentionOp> ops;
@@ -236,7 +273,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle});
+      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle, tensorCore});
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();
@@ -244,7 +281,7 @@ struct AttnLowerToGPUPass
       gpu::GPUFuncOp &kernel = kernels[spec->name];
       if (!kernel) {
         auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
-        kernel = buildFlashAttentionMmaSyncKernel(b, loc, gpuModule, *spec);
+        kernel = buildFlashAttentionKernel(b, loc, gpuModule, *spec);
         // The manifest as an attribute: JSON text survives every later pass.
         std::string json;
         llvm::raw_string_ostream os(json);

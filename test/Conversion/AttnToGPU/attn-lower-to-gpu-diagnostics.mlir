@@ -37,8 +37,16 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 // OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=8" 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got 8
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV
-// BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32 or 64, got 128
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=96" 2>&1 | FileCheck %s --check-prefix=BKV
+// BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32, 64 or 128, got 96
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV128
+// BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
+// MMA: error: attn-lower-to-gpu: mma must be 'mma.sync' or 'wgmma', got 'tcgen05'
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
+// WGROWS: error: attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup 64); rows-per-warp must be 0 or 16, got 32
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma swizzle=true" 2>&1 | FileCheck %s --check-prefix=WGSWZ
+// WGSWZ: error: attn-lower-to-gpu: mma=wgmma always uses the 128-byte swizzle; drop swizzle=true
 func.func @option(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>

@@ -2,6 +2,7 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64" | FileCheck %s --check-prefix=BQ64
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64" | FileCheck %s --check-prefix=W16
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="swizzle=true" | FileCheck %s --check-prefix=SWZ
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=WG
 
 // One kernel per attention, in its own gpu.module, launched over
 // (Lq / block_q, B * Hq) CTAs of 32 * block_q / rows_per_warp threads. By
@@ -33,6 +34,27 @@
 // SWZ-SAME: workgroup(%{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>)
 // SWZ: arith.xori
 // SWZ: nvgpu.device_async_copy
+// mma=wgmma: two warpgroups (256 threads) of 64 rows, 128-key tiles in
+// dynamic shared memory as 64-column atoms ([stage, atom, row, 64]) after a
+// 1024-byte-aligned base; Q and K/V staged, fenced for the async proxy, S
+// from d/16 = 4 wgmma's (both operands by descriptor), P·V from registers.
+// WG: gpu.func @attn_fa2_wgmma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk128_w16(
+// WG-SAME: known_block_size = array<i32: 256, 1, 1>
+// WG: %[[RAW:.+]] = gpu.dynamic_shared_memory
+// WG: memref.extract_aligned_pointer_as_index %[[RAW]]
+// WG: %[[BASE:.+]] = arith.andi %{{.*}}, %c1023
+// WG: memref.view %[[RAW]][%[[BASE]]][] : {{.*}} to memref<2x1x128x64xbf16, #gpu.address_space<workgroup>>
+// WG: nvgpu.device_async_copy
+// WG: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// WG: gpu.barrier
+// WG: nvvm.wgmma.fence.aligned
+// WG-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// WG: nvvm.wgmma.commit.group.sync.aligned
+// WG: nvvm.wgmma.wait.group.sync.aligned 0
+// WG: nvvm.wgmma.fence.aligned
+// WG-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WG: nvvm.wgmma.wait.group.sync.aligned 0
+// WG: gpu.launch_func {{.*}} blocks in (%c2, %c16, %c1) threads in (%c256,
 func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> tensor<2x8x256x64xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.125)
       : tensor<2x8x256x64xbf16>, tensor<2x2x256x64xbf16>, tensor<2x2x256x64xbf16> -> tensor<2x8x256x64xbf16>

@@ -28,6 +28,12 @@ struct FlashKernelSpec {
   /// type, added to the scores) or keep (i1, -inf where false).
   enum class Mask { None, Additive, Keep } mask = Mask::None;
   SmallVector<int64_t, 4> maskShape;
+  /// The tensor-core instruction family. mma.sync.m16n8k16 runs on sm_80
+  /// and later; Hopper's wgmma.mma_async (sm_90a) lets a warpgroup of 4
+  /// warps multiply 64 query rows by a whole K/V tile per instruction with
+  /// both operands read from shared memory (Q·Kᵀ) or A from registers (P·V).
+  enum class TensorCore { MmaSync, Wgmma } tensorCore = TensorCore::MmaSync;
+  bool wgmma() const { return tensorCore == TensorCore::Wgmma; }
   int64_t blockQ = 64;
   int64_t blockKV = 64;
   /// Query rows per warp: 16 (one m16 tile) or 32 (two; every K/V fragment
@@ -45,7 +51,8 @@ struct FlashKernelSpec {
   /// staged in shared memory once and re-read with ldmatrix.x4 per use, as
   /// FlashAttention-2 does at d = 128, leaving the registers to the O
   /// accumulators.
-  bool qInSharedMemory() const { return mTiles() * headDim > 128; }
+  /// wgmma reads its A operand (Q) from shared memory.
+  bool qInSharedMemory() const { return wgmma() || mTiles() * headDim > 128; }
   /// Bytes of the K and V stages (2-byte elements).
   int64_t kvSharedMemoryBytes() const {
     return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
@@ -53,8 +60,12 @@ struct FlashKernelSpec {
   /// Shared memory of the CTA in bytes: the K/V stages, then the Q tile when
   /// it is staged.
   int64_t sharedMemoryBytes() const {
-    return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0);
+    return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0) +
+           alignmentSlackBytes();
   }
+  /// The wgmma path's 128-byte-swizzle atoms must start on 1024-byte
+  /// boundaries; the kernel rounds the dynamic shared-memory base up.
+  int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }
   int64_t numWarps() const { return blockQ / rowsPerWarp; }
   /// CTAs along the queries: the last one may be partial.
   int64_t numQueryTiles() const { return (seqQ + blockQ - 1) / blockQ; }
@@ -69,17 +80,22 @@ struct FlashKernelSpec {
   /// (1.5x the L2->SM bytes), but the swizzled addresses cost ~10 registers
   /// and are 1-4% slower at d = 64, because L2 bandwidth is not what bounds
   /// this kernel.
-  int64_t smemPitch(int64_t cols) const { return swizzle ? cols : cols + 8; }
+  /// The wgmma path always uses packed rows (in 64-column atoms with the
+  /// 128-byte swizzle: see Wgmma.cpp).
+  int64_t smemPitch(int64_t cols) const { return swizzle || wgmma() ? cols : cols + 8; }
   bool swizzle = false;
 };
 
-/// The mma.sync (m16n8k16) FlashAttention-2 forward kernel, one CTA per
-/// (batch·head, query tile of blockQ rows), 16 or 32 query rows per warp:
-/// Q fragments in registers, K/V tiles staged in shared memory, S and P in
-/// registers (P is reused as the A operand of P·V), online softmax in exp2
-/// with the scale folded in, causal tiles above the diagonal skipped.
-/// Parameters: Q, K, V, O as [B, H, L, d] memrefs (bare pointers).
-gpu::GPUFuncOp buildFlashAttentionMmaSyncKernel(OpBuilder &b, Location loc,
+/// The FlashAttention-2 forward kernel, one CTA per (batch·head, query tile
+/// of blockQ rows): K/V tiles staged in shared memory by cp.async (double
+/// buffered), S and P in registers (P is reused as the A operand of P·V),
+/// online softmax in exp2 with the scale folded in, causal tiles above the
+/// diagonal skipped. The tensor cores are mma.sync (16 or 32 query rows per
+/// warp, Q fragments in registers or ldmatrix'd from shared memory) or
+/// wgmma (16 rows per warp, 64 per warpgroup, Q and K/V read by descriptor).
+/// Parameters: Q, K, V, O as [B, H, L, d] memrefs (bare pointers), then the
+/// mask when there is one.
+gpu::GPUFuncOp buildFlashAttentionKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 const FlashKernelSpec &spec);
 

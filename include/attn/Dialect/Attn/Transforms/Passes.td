@@ -239,6 +239,17 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     keys per staged K/V tile. `0` picks both by measurement on the H200
     (bench/NOTES.md, v6): 32 rows per warp; 64-key tiles at d = 64 and
     32-key tiles at d = 128 (64 would spill registers there).
+
+    `mma=wgmma` selects Hopper's warpgroup MMA (`wgmma.mma_async`, PTX for
+    `sm_90a`): each warpgroup of 4 warps owns 64 query rows (two per
+    128-row CTA) and computes S = Q·Kᵀ for a whole K/V tile (128 keys by
+    default) in d/16 instructions, reading Q and K from shared memory through
+    matrix descriptors; P·V takes P from registers (the same fragments as
+    mma.sync's) and V from shared memory read MN-major. Tiles are stored in
+    64-column atoms with the 128-byte swizzle that the descriptors name.
+    Staging, masks, the online softmax and the epilogue are the mma.sync
+    kernel's. K/V still arrive by cp.async (no TMA, no warp specialization
+    yet).
   }];
   let options = [
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
@@ -246,10 +257,12 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp: 16, 32, or 0 to choose by head dim">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Keys per staged K/V tile: 32, 64, or 0 to choose by head dim">,
+           "Keys per staged K/V tile: 32, 64, 128 (wgmma only), or 0 to choose">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"false",
            "XOR-swizzled shared-memory tiles instead of padded rows: 2/3 of "
-           "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">
+           "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
+           "Tensor-core instructions: mma.sync (sm_80+) or wgmma (sm_90a)">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",

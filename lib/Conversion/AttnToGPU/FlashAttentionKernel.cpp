@@ -1,7 +1,9 @@
-//===- FlashAttentionMmaSync.cpp - the mma.sync FlashAttention-2 kernel ---===//
+//===- FlashAttentionKernel.cpp - the FlashAttention-2 forward kernel -----===//
 //
-// Emits the forward kernel as gpu/nvgpu/vector/memref/arith ops, to be lowered
-// by upstream's gpu-lower-to-nvvm pipeline. Fragment layouts are those of
+// Emits the forward kernel as gpu/nvgpu/nvvm/vector/memref/arith ops, to be
+// lowered by upstream's gpu-lower-to-nvvm pipeline. One skeleton (staging,
+// masks, online softmax, epilogue) serves both tensor-core families; only the
+// two GEMMs differ (KernelBuilder.h, Wgmma.cpp). Fragment layouts are those of
 // mma.sync.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
 // g = lane / 4 and t = lane % 4:
 //   A (16x16): a[0] = (g, 2t..2t+1), a[1] = (g+8, 2t..), a[2] = (g, 2t+8..),
@@ -11,11 +13,13 @@
 // Two adjacent C tiles of S (keys 16kk..16kk+15) are exactly the A operand of
 // P·V, which is why P never leaves registers (FlashAttention-2, §3.1).
 //
-// This is the Ampere-style path; a Hopper wgmma/TMA kernel would be a sibling
-// builder selected by the same pass (see AttnToGPU.cpp).
+// wgmma's m64nNk16 accumulators give each warp the same C fragments for its
+// 16 rows, and take the same A fragment from registers, so the code between
+// the GEMMs is shared (Wgmma.cpp explains the shared-memory layout).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,105 +36,7 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-namespace {
-/// Small builder helpers, so that the kernel below reads like the algorithm.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-  Type elt, f32;
-
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value f(double v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, idx(y)); }
-  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }
-  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, idx(y)); }
-  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, idx(y)); }
-  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  /// ex2.approx: the SFU instruction FlashAttention uses. Inline PTX because
-  /// the GPU-to-NVVM lowering maps exp2 to a libdevice call instead.
-  Value exp2(Value x) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, f32, ValueRange{x}, b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
-               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-               LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
-  }
-  Value xorShuffle(Value v, int32_t offset) {
-    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  }
-  /// Max or sum over the 4 lanes of a quad (the lanes that share a row).
-  Value quadReduce(Value v, bool isMax) {
-    for (int32_t off : {1, 2}) {
-      Value other = xorShuffle(v, off);
-      v = isMax ? fmax(v, other) : fadd(v, other);
-    }
-    return v;
-  }
-  Value load(Type vec, Value mem, ValueRange indices) {
-    return vector::LoadOp::create(b, loc, cast<VectorType>(vec), mem, indices);
-  }
-  /// The column where logical column `col` of row `row` lives in a tile:
-  /// with `swizzle`, its 16-byte chunk is XORed with row % 8 (the chunk's
-  /// elements stay in order), else it is `col` itself (padded rows).
-  Value swz(bool swizzle, Value row, Value col) {
-    if (!swizzle)
-      return col;
-    Value chunk = arith::ShRUIOp::create(b, loc, col, idx(3));
-    Value within = arith::AndIOp::create(b, loc, col, idx(7));
-    Value phase = arith::AndIOp::create(b, loc, row, idx(7));
-    Value moved = arith::XOrIOp::create(b, loc, chunk, phase);
-    return arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, moved, idx(3)), within);
-  }
-  Value zeros(VectorType t) {
-    return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
-  }
-  Value insert(Value v, Value into, int64_t pos) {
-    return vector::InsertOp::create(b, loc, v, into, ArrayRef<int64_t>{pos});
-  }
-  Value extract(Value v, int64_t i, int64_t j) {
-    return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i, j});
-  }
-  /// D = A·B + C, m16n8k16, f32 accumulators. f16 goes through
-  /// nvgpu.mma.sync; for bf16 the LLVM 22 lowering of nvgpu.mma.sync cannot
-  /// deduce the PTX types, so the same instruction is emitted as inline PTX.
-  Value mma(Value a, Value bb, Value c) {
-    if (elt.isF16())
-      return nvgpu::MmaSyncOp::create(b, loc, a, bb, c, ArrayRef<int64_t>{16, 8, 16});
-    Type i32 = b.getI32Type();
-    SmallVector<Value> operands;
-    auto packRows = [&](Value v, int64_t rows) {
-      for (int64_t r = 0; r < rows; ++r) {
-        Value row = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{r});
-        operands.push_back(LLVM::BitcastOp::create(b, loc, i32, row));
-      }
-    };
-    packRows(a, 4);
-    packRows(bb, 2);
-    for (int64_t r = 0; r < 2; ++r)
-      for (int64_t e = 0; e < 2; ++e)
-        operands.push_back(extract(c, r, e));
-    auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    Value d = LLVM::InlineAsmOp::create(
-                  b, loc, resultType, operands,
-                  b.getStringAttr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                                  "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"),
-                  b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"), UnitAttr(), UnitAttr(),
-                  LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
-                  .getResult(0);
-    SmallVector<Value> elems;
-    for (int64_t i = 0; i < 4; ++i)
-      elems.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));
-    return vector::FromElementsOp::create(b, loc, cast<VectorType>(c.getType()), elems);
-  }
-};
-} // namespace
-
-gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
+gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
     OpBuilder &b, Location loc, gpu::GPUModuleOp module, const FlashKernelSpec &s) {
   MLIRContext *ctx = b.getContext();
   OpBuilder::InsertionGuard guard(b);
@@ -155,8 +61,32 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   };
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   const int64_t stages = s.stages();
-  auto kTileType = MemRefType::get({stages, bkv, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(), workgroup);
-  auto vTileType = MemRefType::get({stages, bkv, s.smemPitch(dv)}, T, MemRefLayoutAttrInterface(), workgroup);
+  const bool wg = s.wgmma();
+  // Tiles as [stage, row, col] (padded or swizzled rows), or for wgmma as
+  // [stage, col / 64, row, col % 64]: 64-column atoms, 128-byte swizzle.
+  auto tileType = [&](std::optional<int64_t> numStages, int64_t rows, int64_t cols) {
+    SmallVector<int64_t> shape;
+    if (numStages)
+      shape.push_back(*numStages);
+    if (wg)
+      shape.append({cols / 64, rows, 64});
+    else
+      shape.append({rows, s.smemPitch(cols)});
+    return MemRefType::get(shape, T, MemRefLayoutAttrInterface(), workgroup);
+  };
+  auto kTileType = tileType(stages, bkv, d), vTileType = tileType(stages, bkv, dv);
+  // Where logical element (row, col) of a tile lives ([buf] first when the
+  // tile is staged), `col` a multiple of 8 or an ldmatrix column.
+  auto tileAt = [&](Value buf, Value r, Value col) {
+    SmallVector<Value> at;
+    if (buf)
+      at.push_back(buf);
+    if (wg)
+      at.append({k.div(col, 64), r, k.swz(true, r, k.rem(col, 64))});
+    else
+      at.append({r, k.swz(s.swizzle, r, col)});
+    return at;
+  };
   SmallVector<Type> params{global(s.headsQ, s.seqQ, d), global(s.headsKV, s.seqKV, d),
                            global(s.headsKV, s.seqKV, dv), global(s.headsQ, s.seqQ, dv)};
   if (s.mask != FlashKernelSpec::Mask::None)
@@ -183,14 +113,20 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
                                  MemRefLayoutAttrInterface(), workgroup);
     Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
     int64_t kBytes = kTileType.getNumElements() * 2;
-    kTile = memref::ViewOp::create(b, loc, kTileType, raw, k.idx(0), ValueRange{});
-    vTile = memref::ViewOp::create(b, loc, vTileType, raw, k.idx(kBytes), ValueRange{});
-    if (s.qInSharedMemory()) {
-      auto qTileType = MemRefType::get({bq, s.smemPitch(d)}, T, MemRefLayoutAttrInterface(),
-                                       workgroup);
-      qTile = memref::ViewOp::create(b, loc, qTileType, raw, k.idx(s.kvSharedMemoryBytes()),
-                                     ValueRange{});
+    // wgmma: round the base up to 1024 bytes (the swizzle atom), using the
+    // slack that sharedMemoryBytes() adds.
+    Value base;
+    if (s.alignmentSlackBytes()) {
+      Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
+      base = arith::AndIOp::create(b, loc, arith::SubIOp::create(b, loc, k.idx(0), addr),
+                                   k.idx(s.alignmentSlackBytes() - 1));
     }
+    auto offset = [&](int64_t bytes) { return base ? k.add(base, bytes) : k.idx(bytes); };
+    kTile = memref::ViewOp::create(b, loc, kTileType, raw, offset(0), ValueRange{});
+    vTile = memref::ViewOp::create(b, loc, vTileType, raw, offset(kBytes), ValueRange{});
+    if (s.qInSharedMemory())
+      qTile = memref::ViewOp::create(b, loc, tileType(std::nullopt, bq, d), raw,
+                                     offset(s.kvSharedMemoryBytes()), ValueRange{});
   } else {
     kTile = func.getWorkgroupAttributions()[0];
     vTile = func.getWorkgroupAttributions()[1];
@@ -216,6 +152,22 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   }
   Value twoT = k.mul(t, 2);
 
+  // wgmma descriptors of the staged tiles (Wgmma.cpp): Q rows of this
+  // warpgroup (64 per warpgroup: warp w owns rows 16w.., as with mma.sync),
+  // K read K-major, V MN-major (its 64-column atoms bkv rows apart). The
+  // stage and k-step are added per use.
+  Value descQ, descK0, descV0;
+  const int64_t atomRowBytes = 128, groupBytes = 8 * atomRowBytes;
+  if (wg) {
+    Value wgRows = k.mul(k.div(warp, 4), 64 * atomRowBytes);
+    Value qAddr = arith::AddIOp::create(
+        b, loc, k.sharedAddress(qTile),
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), wgRows));
+    descQ = k.wgmmaDescriptor(qAddr, 16, groupBytes);
+    descK0 = k.wgmmaDescriptor(k.sharedAddress(kTile), 16, groupBytes);
+    descV0 = k.wgmmaDescriptor(k.sharedAddress(vTile), bkv * atomRowBytes, groupBytes);
+  }
+
   // Q fragments stay in registers for the whole K/V loop.
   auto aType = VectorType::get({4, 2}, T), bType = VectorType::get({2, 2}, T);
   auto cType = VectorType::get({2, 2}, f32), pair = VectorType::get({2}, T);
@@ -232,7 +184,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
       if (qTail)
         qRow = arith::MinUIOp::create(b, loc, qRow, k.idx(lq - 1));
       Value vec = k.load(chunk, Q, {batch, head, qRow, col});
-      vector::StoreOp::create(b, loc, vec, qTile, ValueRange{r, k.swz(s.swizzle, r, col)});
+      vector::StoreOp::create(b, loc, vec, qTile, tileAt(Value(), r, col));
     }
   }
   // The A fragment of Q for m-tile mi and k-step ks: ldmatrix.x4 from the
@@ -303,12 +255,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
         SmallVector<Value> srcIdx{batch, kvHead, kvRow, col};
         if (s.doubleBuffer) {
           tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, tile, ValueRange{buf, r, k.swz(s.swizzle, r, col)}, src, srcIdx,
+              b, loc, tile, tileAt(buf, r, col), src, srcIdx,
               b.getIndexAttr(8),
               Value(), b.getUnitAttr()));
         } else {
           Value vec = k.load(chunk, src, srcIdx);
-          vector::StoreOp::create(b, loc, vec, tile, ValueRange{buf, r, k.swz(s.swizzle, r, col)});
+          vector::StoreOp::create(b, loc, vec, tile, tileAt(buf, r, col));
         }
       }
     }
@@ -373,7 +325,40 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   } else {
     stage(kvStart, buf);
   }
+  // wgmma reads shared memory through the async proxy: make this thread's
+  // cp.async and st.shared writes visible to it before the barrier.
+  if (wg)
+    k.ptx("fence.proxy.async.shared::cta;");
   gpu::BarrierOp::create(b, loc);
+
+  // wgmma: S for the warpgroup's 64 rows and all bkv keys, d/16 k-steps
+  // accumulated in the tensor cores, then waited for; the same C fragments
+  // as mma.sync's, per 8 keys.
+  SmallVector<Value> wgScores;
+  Value descV;
+  if (wg) {
+    auto stageBytes = [&](int64_t cols) {
+      return arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                          k.mul(buf, bkv * cols * 2)).getResult();
+    };
+    Value descK = k.advanceDescriptor(descK0, stageBytes(d));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    SmallVector<Value> sAcc;
+    for (int64_t ks = 0; ks < d / 16; ++ks) {
+      int64_t atom = ks / 4, within = (ks % 4) * 32;
+      sAcc = k.wgmma(bkv, {}, k.advanceDescriptor(descQ, atom * bq * atomRowBytes + within),
+                     k.advanceDescriptor(descK, atom * bkv * atomRowBytes + within),
+                     /*transposeB=*/false, sAcc);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    sAcc = k.fenceOperands(sAcc);
+    for (int64_t nb = 0; nb < bkv / 8; ++nb)
+      wgScores.push_back(vector::FromElementsOp::create(
+          b, loc, cType, ArrayRef<Value>(sAcc).slice(4 * nb, 4)));
+    // The V descriptor of this stage, for P·V below.
+    descV = k.advanceDescriptor(descV0, stageBytes(dv));
+  }
 
   // S = Q·Kᵀ for this warp's rows and the tile's bkv keys: each K fragment
   // is loaded once and used by all mt m-tiles.
@@ -385,9 +370,9 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   for (int64_t nb = 0; nb < bkv / 8; ++nb) {
     SmallVector<Value> c(mt);
     for (int64_t mi = 0; mi < mt; ++mi)
-      c[mi] = k.zeros(cType);
+      c[mi] = wg ? wgScores[nb] : k.zeros(cType);
     Value keyRow = k.add(g, nb * 8);
-    for (int64_t ks = 0; ks < d / 16; ++ks) {
+    for (int64_t ks = 0; ks < d / 16 && !wg; ++ks) {
       Value col = k.add(twoT, ks * 16);
       Value bf = k.zeros(bType);
       bf = k.insert(k.load(pair, kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, col)}), bf, 0);
@@ -466,7 +451,36 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionMmaSyncKernel(
   // registers; V's B operand comes from shared memory through ldmatrix.trans,
   // once per mt m-tiles.
   Value laneRow = k.rem(lane, 16);
-  for (int64_t kk = 0; kk < bkv / 16; ++kk) {
+  if (wg) {
+    // wgmma: O (64 x dv per warpgroup) += P (registers) · V (shared, read
+    // MN-major), one instruction per 16 keys, waited for before the
+    // barrier that frees the stage.
+    SmallVector<Value> flat;
+    for (int64_t nd = 0; nd < dv / 8; ++nd)
+      for (int r = 0; r < 2; ++r)
+        for (int e = 0; e < 2; ++e)
+          flat.push_back(k.extract(acc[nd], r, e));
+    // The rescaled accumulators are complete before wgmma.fence.
+    flat = k.fenceOperands(flat);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Type i32 = b.getI32Type();
+    for (int64_t kk = 0; kk < bkv / 16; ++kk) {
+      const auto &lo = sv[0][2 * kk], &hi = sv[0][2 * kk + 1];
+      SmallVector<Value> aRegs;
+      for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
+                            std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
+        aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, toPair(x0, x1)));
+      flat = k.wgmma(dv, aRegs, Value(), k.advanceDescriptor(descV, kk * 16 * atomRowBytes),
+                     /*transposeB=*/true, flat);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    flat = k.fenceOperands(flat);
+    for (int64_t nd = 0; nd < dv / 8; ++nd)
+      acc[nd] = vector::FromElementsOp::create(b, loc, cType,
+                                               ArrayRef<Value>(flat).slice(4 * nd, 4));
+  }
+  for (int64_t kk = 0; kk < bkv / 16 && !wg; ++kk) {
     SmallVector<Value> a(mt);
     for (int64_t mi = 0; mi < mt; ++mi) {
       const auto &lo = sv[mi][2 * kk], &hi = sv[mi][2 * kk + 1];
