@@ -5,7 +5,7 @@ with fully masked rows), both causal alignments, GQA and MQA, dv = d at 64
 and 128, additive and keep mask tensors of every broadcast form, and the
 regular 4k shapes as controls.
 
-    python3 bench/gen_check_kernels.py --out DIR [--mma mma.sync|wgmma]
+    python3 bench/gen_check_kernels.py --out DIR [--mma auto|mma.sync|wgmma]
     # on the GPU machine:
     python3 bench/check_kernels.py DIR
 """
@@ -60,7 +60,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", required=True)
-    ap.add_argument("--mma", default="mma.sync", choices=["mma.sync", "wgmma"])
+    ap.add_argument("--mma", default="auto", choices=["auto", "mma.sync", "wgmma"])
     ap.add_argument("--options", default="", help="more --attn-gpu-pipeline options")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)

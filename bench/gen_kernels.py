@@ -35,7 +35,7 @@ def main():
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--swizzle", action="store_true")
     ap.add_argument("--dtypes", default="bf16,f16")
-    ap.add_argument("--mma", default="mma.sync", choices=["mma.sync", "wgmma"],
+    ap.add_argument("--mma", default="auto", choices=["auto", "mma.sync", "wgmma"],
                     help="tensor-core family (wgmma compiles for sm_90a)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
