@@ -34,6 +34,7 @@ def main():
     ap.add_argument("--block-kv", type=int, default=0, help="0: attn-opt's choice")
     ap.add_argument("--head-dims", default="64,128")
     ap.add_argument("--swizzle", action="store_true")
+    ap.add_argument("--kv-stages", type=int, default=0, help="0: attn-opt's choice")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--mma", default="auto", choices=["auto", "mma.sync", "wgmma"],
                     help="tensor-core family (wgmma compiles for sm_90a)")
@@ -50,8 +51,8 @@ def main():
                         f.write(attention_ir(B, H, n, d, dtype, causal))
                     before = set(os.listdir(a.out))
                     t0 = time.perf_counter()
-                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=mma=%s block-q=%d rows-per-warp=%d block-kv=%d swizzle=%d dump-dir=%s"
-                                        % (a.mma, a.block_q, a.rows_per_warp, a.block_kv, a.swizzle, a.out),
+                    r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=mma=%s block-q=%d rows-per-warp=%d block-kv=%d swizzle=%d kv-stages=%d dump-dir=%s"
+                                        % (a.mma, a.block_q, a.rows_per_warp, a.block_kv, a.swizzle, a.kv_stages, a.out),
                                         "-o", os.devnull], capture_output=True, text=True)
                     dt = time.perf_counter() - t0
                     if r.returncode:

@@ -68,6 +68,7 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   if (mma == "wgmma" && chip == "sm_90")
     chip = "sm_90a";
   lowering.mma = mma;
+  lowering.kvStages = options.kvStages;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
   // anything else it computes) before the host goes to LLVM.

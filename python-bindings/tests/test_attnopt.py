@@ -100,11 +100,12 @@ def test_io_cost_equals_attn_opt_report(tmp_path):
 
 def test_compile_gives_ptx_manifest_and_cost():
     k = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True))
-    # The default target is Hopper (sm_90a): wgmma, two warpgroups of 64 rows.
-    assert k.name.startswith("attn_fa2_wgmma_bf16_b2_h8_kv2_q256_k256_d64_v64_causal")
-    assert ".target sm_90a" in k.ptx and "wgmma.mma_async.sync.aligned.m64n128k16" in k.ptx
-    assert k.manifest["grid"]["value"] == [2, 16, 1]
-    assert k.manifest["block"]["value"] == [256, 1, 1]
+    # The default target is Hopper (sm_90a): wgmma. Causal and short: one
+    # warpgroup of 64 rows per CTA, 64-key tiles.
+    assert k.name.startswith("attn_fa2_wgmma_bf16_b2_h8_kv2_q256_k256_d64_v64_causal_bq64_bk64")
+    assert ".target sm_90a" in k.ptx and "wgmma.mma_async.sync.aligned.m64n64k16" in k.ptx
+    assert k.manifest["grid"]["value"] == [4, 16, 1]
+    assert k.manifest["block"]["value"] == [128, 1, 1]
     assert k.manifest["min_chip"] == "sm_90a"
     # mma.sync: 128 query rows per CTA (4 warps of 32 rows): Lq / 128 x B·H.
     ampere = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),

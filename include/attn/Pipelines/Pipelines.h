@@ -52,6 +52,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "swizzle",
       llvm::cl::desc("XOR-swizzled shared-memory tiles instead of padded rows"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> kvStages{
+      *this, "kv-stages",
+      llvm::cl::desc("Shared-memory K/V stages (2, 3 with wgmma; 0: auto)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (wgmma for chip=sm_90a, else "

@@ -37,6 +37,7 @@ struct TileChoice {
   int64_t blockQ = 0, rowsPerWarp = 0, blockKV = 0;
   bool swizzle = false;
   FlashKernelSpec::TensorCore tensorCore = FlashKernelSpec::TensorCore::MmaSync;
+  int64_t kvStages = 0;
 };
 
 /// The mask in the kernel name: kind and broadcast shape, so that kernels
@@ -109,16 +110,25 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   // (ptxas: 249 / 240 registers, no spills).
   const bool masked =
       s.mask != FlashKernelSpec::Mask::None && s.maskShape[2] != 1;
+  // wgmma defaults, measured on the H200 (bench/NOTES.md, v9 tiles): two
+  // warpgroups (128 rows) and 128-key tiles, except for causal attention,
+  // where one warpgroup per CTA skips the diagonal at a finer grain and
+  // lets several CTAs share an SM out of phase (d = 64: 3 per SM, +18..+31%
+  // at N >= 4k), with 64-key tiles for short sequences (Lk <= 2048; at
+  // d = 128 only there: +2..+9%, slower beyond).
+  const bool shortCausal = s.causal && s.seqKV <= 2048;
+  const bool wgCausalSmall = s.wgmma() && s.causal && (!wide || shortCausal);
   if (blockQ == 0)
-    blockQ = wide && masked && !s.wgmma() ? 64 : 128;
+    blockQ = (wide && masked && !s.wgmma()) || wgCausalSmall ? 64 : 128;
   // 64-row CTAs where they divide Lq and 128 do not; otherwise the last
   // query tile is partial.
   s.blockQ = (s.seqQ % blockQ == 0 || s.seqQ % 64 != 0) ? blockQ : 64;
   if (s.wgmma()) {
     // A warpgroup multiplies 64 rows (16 per warp) by a whole K/V tile per
     // instruction; 128-key tiles halve the barriers and waits per key.
-    s.blockKV = tiles.blockKV ? tiles.blockKV : 128;
+    s.blockKV = tiles.blockKV ? tiles.blockKV : (wgCausalSmall && shortCausal ? 64 : 128);
     s.rowsPerWarp = 16;
+    s.deferPVWait = tiles.kvStages == 3;
   } else {
     s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
     s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);
@@ -136,7 +146,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
                              maskSuffix(s),
                          s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
                .str() +
-           (s.swizzle ? "_sw" : "");
+           (s.swizzle ? "_sw" : "") + (s.deferPVWait ? "_s3" : "");
   // The grid is (query tiles, B·Hq): CUDA caps gridDim.y at 65535 (and x at
   // 2^31 - 1). Query tiles run fastest so that the CTAs in flight share K/V
   // in L2; the heads therefore go to y.
@@ -211,6 +221,7 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
       {"d", s.headDim}, {"dv", s.headDimV},
       {"block_q", s.blockQ}, {"block_kv", s.blockKV}, {"rows_per_warp", s.rowsPerWarp},
+      {"kv_stages", s.stages()},
       {"smem_layout", s.swizzle ? "swizzled" : "padded"},
       {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
       {"scale", s.scale},
@@ -260,6 +271,16 @@ struct AttnLowerToGPUPass
           << static_cast<int64_t>(rowsPerWarp);
       return signalPassFailure();
     }
+    if (kvStages != 0 && kvStages != 2 && kvStages != 3) {
+      module.emitError("attn-lower-to-gpu: kv-stages must be 0 (auto), 2 or 3, got ")
+          << static_cast<int64_t>(kvStages);
+      return signalPassFailure();
+    }
+    if (kvStages == 3 && !wgmma) {
+      module.emitError("attn-lower-to-gpu: kv-stages=3 needs mma=wgmma (the third stage "
+                       "holds the V tile of a P·V still in flight)");
+      return signalPassFailure();
+    }
     if (wgmma && swizzle) {
       module.emitError("attn-lower-to-gpu: mma=wgmma always uses the 128-byte swizzle; "
                        "drop swizzle=true");
@@ -273,7 +294,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle, tensorCore});
+      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle, tensorCore, kvStages});
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();

@@ -172,6 +172,27 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
   auto aType = VectorType::get({4, 2}, T), bType = VectorType::get({2, 2}, T);
   auto cType = VectorType::get({2, 2}, f32), pair = VectorType::get({2}, T);
   SmallVector<SmallVector<Value>> qFrag(mt);
+  // C tiles <-> the flat register list of a wgmma accumulator (4 values
+  // per 8 columns, in C-fragment order).
+  auto flatten = [&](ArrayRef<Value> tiles) {
+    SmallVector<Value> flat;
+    for (Value tile : tiles)
+      for (int r = 0; r < 2; ++r)
+        for (int e = 0; e < 2; ++e)
+          flat.push_back(k.extract(tile, r, e));
+    return flat;
+  };
+  auto unflatten = [&](ArrayRef<Value> flat) {
+    SmallVector<Value> tiles;
+    for (size_t i = 0; i < flat.size(); i += 4)
+      tiles.push_back(vector::FromElementsOp::create(b, loc, cType, flat.slice(i, 4)));
+    return tiles;
+  };
+  // The O accumulators passed through KernelBuilder::fenceOperands after a
+  // wgmma wait, so that nothing reads them before it.
+  auto fenceAccumulators = [&](ArrayRef<Value> tiles) {
+    return unflatten(k.fenceOperands(flatten(tiles)));
+  };
   if (s.qInSharedMemory()) {
     // Stage the CTA's Q tile, 16 bytes per thread and step; the barrier at
     // the top of the first K/V iteration publishes it.
@@ -317,10 +338,13 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
     // Prefetch tile j+1 into the other stage (the last iteration re-fetches
     // its own tile into the idle stage: branch-free, and nobody reads it),
     // then wait until only that newest group is in flight: tile j is here.
-    buf = k.rem(k.div(kvStart, bkv), 2);
+    Value tile = k.div(kvStart, bkv);
+    buf = k.rem(tile, stages);
     Value next = arith::MinUIOp::create(b, loc, k.add(kvStart, bkv),
                                         arith::SubIOp::create(b, loc, kvEnd, k.idx(bkv)));
-    Value group = stage(next, arith::SubIOp::create(b, loc, k.idx(1), buf));
+    Value nextBuf = stages == 2 ? arith::SubIOp::create(b, loc, k.idx(1), buf).getResult()
+                                : k.rem(k.add(tile, 1), stages);
+    Value group = stage(next, nextBuf);
     nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
   } else {
     stage(kvStart, buf);
@@ -351,11 +375,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
                      /*transposeB=*/false, sAcc);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // Also retires the previous tile's P·V when its wait was deferred.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     sAcc = k.fenceOperands(sAcc);
-    for (int64_t nb = 0; nb < bkv / 8; ++nb)
-      wgScores.push_back(vector::FromElementsOp::create(
-          b, loc, cType, ArrayRef<Value>(sAcc).slice(4 * nb, 4)));
+    if (s.deferPVWait)
+      acc = fenceAccumulators(acc);
+    wgScores = unflatten(sAcc);
     // The V descriptor of this stage, for P·V below.
     descV = k.advanceDescriptor(descV0, stageBytes(dv));
   }
@@ -455,13 +480,8 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
     // wgmma: O (64 x dv per warpgroup) += P (registers) · V (shared, read
     // MN-major), one instruction per 16 keys, waited for before the
     // barrier that frees the stage.
-    SmallVector<Value> flat;
-    for (int64_t nd = 0; nd < dv / 8; ++nd)
-      for (int r = 0; r < 2; ++r)
-        for (int e = 0; e < 2; ++e)
-          flat.push_back(k.extract(acc[nd], r, e));
     // The rescaled accumulators are complete before wgmma.fence.
-    flat = k.fenceOperands(flat);
+    SmallVector<Value> flat = k.fenceOperands(flatten(acc));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Type i32 = b.getI32Type();
     for (int64_t kk = 0; kk < bkv / 16; ++kk) {
@@ -474,11 +494,11 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
                      /*transposeB=*/true, flat);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    flat = k.fenceOperands(flat);
-    for (int64_t nd = 0; nd < dv / 8; ++nd)
-      acc[nd] = vector::FromElementsOp::create(b, loc, cType,
-                                               ArrayRef<Value>(flat).slice(4 * nd, 4));
+    if (!s.deferPVWait) {
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      flat = k.fenceOperands(flat);
+    }
+    acc = unflatten(flat);
   }
   for (int64_t kk = 0; kk < bkv / 16 && !wg; ++kk) {
     SmallVector<Value> a(mt);
@@ -536,6 +556,12 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
   // Retire the last (unused) prefetch before the CTA's shared memory goes.
   if (s.doubleBuffer)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  SmallVector<Value> finalAcc(loop.getResults().begin(), loop.getResults().begin() + numAcc);
+  if (s.deferPVWait) {
+    // The last tile's P·V is still in flight.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    finalAcc = fenceAccumulators(finalAcc);
+  }
   for (int64_t mi = 0; mi < mt; ++mi) {
     Value inv[2];
     for (int r = 0; r < 2; ++r) {
@@ -545,7 +571,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
       inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
     }
     for (int64_t nd = 0; nd < dv / 8; ++nd) {
-      Value c = loop.getResult(mi * (dv / 8) + nd);
+      Value c = finalAcc[mi * (dv / 8) + nd];
       for (int r = 0; r < 2; ++r) {
         Value out = toPair(k.fmul(k.extract(c, r, 0), inv[r]),
                            k.fmul(k.extract(c, r, 1), inv[r]));

@@ -45,7 +45,13 @@ struct FlashKernelSpec {
   /// Place the K/V stages in dynamic shared memory (sized at launch) rather
   /// than static workgroup buffers, which are capped at 48 KB per CTA.
   bool dynamicSharedMemory = false;
-  int64_t stages() const { return doubleBuffer ? 2 : 1; }
+  /// wgmma only: the P·V of tile j is waited for after the S = Q·Kᵀ of
+  /// tile j+1 has been issued, so the tensor cores run P·V across the
+  /// barrier and the copy wait instead of draining before them. Tile j's
+  /// stage is then still being read while tile j+1 is prefetched: a third
+  /// stage.
+  bool deferPVWait = false;
+  int64_t stages() const { return doubleBuffer ? (deferPVWait ? 3 : 2) : 1; }
   /// Q fragments live in registers for the whole K/V loop when they fit (64
   /// registers at most: mTiles * headDim <= 128). Otherwise the Q tile is
   /// staged in shared memory once and re-read with ldmatrix.x4 per use, as

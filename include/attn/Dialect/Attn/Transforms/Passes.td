@@ -262,7 +262,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "XOR-swizzled shared-memory tiles instead of padded rows: 2/3 of "
            "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">,
     Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
-           "Tensor-core instructions: mma.sync (sm_80+) or wgmma (sm_90a)">
+           "Tensor-core instructions: mma.sync (sm_80+) or wgmma (sm_90a)">,
+    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
+           "Shared-memory K/V stages: 2, 3 (wgmma: P·V waited for one tile "
+           "later), or 0 to choose">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",
