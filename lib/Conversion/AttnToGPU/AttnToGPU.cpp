@@ -128,7 +128,11 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
     // instruction; 128-key tiles halve the barriers and waits per key.
     s.blockKV = tiles.blockKV ? tiles.blockKV : (wgCausalSmall && shortCausal ? 64 : 128);
     s.rowsPerWarp = 16;
-    s.deferPVWait = tiles.kvStages == 3;
+    // Three stages (the P·V wait deferred by a tile) where the CTA already
+    // runs alone on its SM: d = 128 with 128-row CTAs (+3..+6%, v10). At
+    // d = 64 the third stage costs the second CTA per SM (128 -> 160
+    // registers: -23%), and 64-row CTAs lose one of their three (-7%).
+    s.deferPVWait = tiles.kvStages ? tiles.kvStages == 3 : wide && s.blockQ == 128;
   } else {
     s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
     s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);

@@ -250,6 +250,15 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Staging, masks, the online softmax and the epilogue are the mma.sync
     kernel's. K/V still arrive by cp.async (no TMA, no warp specialization
     yet).
+
+    wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
+    and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer
+    diagonal, several CTAs per SM out of phase), with 64-key tiles when
+    Lk <= 2048, as does causal d = 128 with Lk <= 2048. `kv-stages` = 3
+    defers each P·V's wait until the next tile's Q·Kᵀ has been issued, so
+    the tensor cores keep working across the barriers; its third K/V stage is
+    the default at d = 128 with 128-row CTAs, where the CTA is alone on its
+    SM anyway.
   }];
   let options = [
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
