@@ -8,13 +8,18 @@ Workloads (bf16):
     from DRAM (N=64k), GQA (8 K/V heads for 32 query heads) and MQA through
     enable_gqa;
   * attn-opt's v6 kernels (bench/kernels_check, compiled here by
-    `gen` below), costed with their own tiles.
+    `gen` below), costed with their own tiles;
+  * `gen wg` / `run wg`: attn-opt's default (wgmma) kernels over issue 4's
+    grid (bf16, B·N = 16k, H·d = 2048, N = 1k..16k, d = 64/128, causal or
+    not) plus three long shapes, each costed with its own tiles and with
+    the CTAs per SM that its ptxas registers and shared memory allow
+    (bench/kernels_wgcheck).
 
 Here (needs attn-opt and the attnopt module):
-    python3 bench/iocost_check.py gen                    # kernels + predictions
+    python3 bench/iocost_check.py gen [wg]               # kernels + predictions
 There (ncu, PyTorch, CuPy):
     ncu --clock-control none --csv --page raw --metrics <METRICS> \
-        python3 bench/iocost_check.py run > ncu.csv
+        python3 bench/iocost_check.py run [new|wg] > ncu.csv
     python3 bench/iocost_check.py parse ncu.csv > measured.json
     python3 bench/iocost_check.py compare measured.json bench/kernels_check/predicted.json
 """
@@ -49,19 +54,43 @@ OURS = [("ours d64", 4, 32, 32, 4096, 64, False),
         ("ours d128 causal", 1, 16, 16, 16384, 128, True),
         ("ours gqa", 2, 32, 8, 8192, 128, False)]
 FA2_TILES = {64: (128, 128), 128: (128, 64)}
+WG = [("wg d%d N=%dk%s" % (d, n // 1024, " causal" if c else ""), 16384 // n, 2048 // d,
+       2048 // d, n, d, c)
+      for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384) for c in (False, True)]
+WG += [("wg d128 N=32k", 1, 16, 16, 32768, 128, False),
+       ("wg d64 N=64k", 1, 16, 16, 65536, 64, False),
+       ("wg gqa 32:4 N=32k", 1, 32, 4, 32768, 128, False)]
 
 
-def gen(attn_opt):
+def ctas_per_sm(ptx, manifest):
+    """Resident CTAs per H200 SM for a kernel: the smallest of the register,
+    shared-memory and thread limits (registers from ptxas, allocated per
+    thread in multiples of 8; 1 KB of shared memory reserved per CTA)."""
+    out = subprocess.run(["/usr/local/cuda/bin/ptxas", "-arch=sm_90a", "-v", ptx, "-o", os.devnull],
+                         capture_output=True, text=True).stderr
+    regs = int(out.split("Used ")[1].split(" registers")[0])
+    threads = manifest["block"]["value"][0]
+    smem = manifest["dynamic_shared_memory_bytes"] + manifest["static_shared_memory_bytes"]
+    by_regs = 65536 // (((regs + 7) // 8 * 8) * threads)
+    by_smem = 233472 // (smem + 1024)
+    return max(1, min(by_regs, by_smem, 2048 // threads, 32)), regs
+
+
+def gen(attn_opt, wg=False):
     sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
     import attnopt
+    global KDIR
+    if wg:
+        KDIR = KDIR.replace("kernels_check", "kernels_wgcheck")
     # A fresh directory: each compile's new .json names its kernel.
     if os.path.isdir(KDIR):
         for f in os.listdir(KDIR):
             os.remove(os.path.join(KDIR, f))
     os.makedirs(KDIR, exist_ok=True)
     pred, kernels = {}, {}
-    for label, B, H, Hkv, N, d, causal in FA2 + FA2_NEW + OURS:
-        if label.startswith("ours"):
+    for label, B, H, Hkv, N, d, causal in (WG if wg else FA2 + FA2_NEW + OURS):
+        occupancy = {}
+        if label.startswith("ours") or label.startswith("wg"):
             src = os.path.join(KDIR, "src.mlir")
             with open(src, "w") as f:
                 f.write(attnopt.graph.attention(B, H, N, d, hkv=Hkv, causal=causal))
@@ -73,19 +102,23 @@ def gen(attn_opt):
             man = json.load(open(os.path.join(KDIR, name)))
             kernels[label] = name
             bq, bkv = man["block_q"], man["block_kv"]
+            if wg:
+                occ, regs = ctas_per_sm(os.path.join(KDIR, name[:-5] + ".ptx"), man)
+                occupancy = dict(ctas_per_sm=occ)
         else:
             bq, bkv = FA2_TILES[d]
         c = attnopt.io_cost(B=B, H=H, Lq=N, Lk=N, d=d, hkv=Hkv, dtype="bf16", causal=causal,
-                            target="h200", block_q=bq, block_kv=bkv)
+                            target="h200", block_q=bq, block_kv=bkv, **occupancy)
         pred[label] = dict(dram_bytes=c["fused_dram_bytes"], l2_bytes=c["fused_sram_l2_bytes"],
                            flops=c["flops"], bound=c["bound_fused"], regime=c["dram_regime"],
                            kv_working_set=c.get("kv_working_set_bytes"), tiles=[bq, bkv],
-                           kernel=kernels.get(label))
+                           kernel=kernels.get(label), **occupancy)
     os.remove(os.path.join(KDIR, "src.mlir"))
     json.dump(pred, open(os.path.join(KDIR, "predicted.json"), "w"), indent=1)
     for k, v in pred.items():
-        print("%-18s tiles %s regime %-22s DRAM %.0f MB  L2->SM %.0f MB" % (
-            k, v["tiles"], v["regime"], v["dram_bytes"] / 1e6, v["l2_bytes"] / 1e6))
+        print("%-22s tiles %s ctas/SM %s regime %-22s DRAM %.0f MB  L2->SM %.0f MB" % (
+            k, v["tiles"], v.get("ctas_per_sm", "-"), v["regime"], v["dram_bytes"] / 1e6,
+            v["l2_bytes"] / 1e6))
 
 
 def run():
@@ -103,13 +136,15 @@ def run():
         marker((1,), (1,), (cp.int32(0),))
         cp.cuda.Device().synchronize()
 
-    pred = json.load(open(os.path.join(KDIR, "predicted.json")))
+    which = sys.argv[2] if len(sys.argv) > 2 else ""
+    kdir = KDIR.replace("kernels_check", "kernels_wgcheck") if which == "wg" else KDIR
+    pred = json.load(open(os.path.join(kdir, "predicted.json")))
     labels = []
     torch.manual_seed(0)
-    workloads = FA2_NEW if len(sys.argv) > 2 and sys.argv[2] == "new" else FA2 + OURS
+    workloads = {"new": FA2_NEW, "wg": WG}.get(which, FA2 + OURS)
     for label, B, H, Hkv, N, d, causal in workloads:
-        if label.startswith("ours"):
-            kern = Kernel(os.path.join(KDIR, pred[label]["kernel"]))
+        if label.startswith("ours") or label.startswith("wg"):
+            kern = Kernel(os.path.join(kdir, pred[label]["kernel"]))
             q, k, v, o = kern.inputs()
             fn = lambda: kern(q, k, v, o)
         else:
@@ -135,7 +170,9 @@ def run():
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
-        gen(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "build", "bin", "attn-opt"))
+        wg = "wg" in sys.argv[2:]
+        args = [x for x in sys.argv[2:] if x != "wg"]
+        gen(args[0] if args else os.path.join(HERE, "..", "build", "bin", "attn-opt"), wg=wg)
     elif cmd == "run":
         run()
     elif cmd == "parse":
@@ -146,14 +183,14 @@ def main():
         v.parse(sys.argv[2], extra={"xbar2l1": "l1tex__m_xbar2l1tex_read_bytes.sum"})
     elif cmd == "compare":
         m, p = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
-        print("| workload | tiles | regime (pred) | DRAM meas | DRAM pred | err | L2→SM meas | xbar→L1 meas | L2→SM pred | err | time (ms) | TFLOP/s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| workload | tiles | CTAs/SM | regime (pred) | DRAM meas | DRAM pred | err | L2→SM meas | xbar→L1 meas | L2→SM pred | err | time (ms) | TFLOP/s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for label, meas in m.items():
             pr = p[label]
             dm = meas["dram_read"] + meas["dram_write"]
             lm = meas["l2_to_sm"]
-            print("| %s | %dx%d | %s | %.0f | %.0f | %+.0f%% | %.0f | %.0f | %.0f | %+.0f%% | %.2f | %.0f |" % (
-                label, pr["tiles"][0], pr["tiles"][1], pr["regime"], dm / 1e6, pr["dram_bytes"] / 1e6,
+            print("| %s | %dx%d | %s | %s | %.0f | %.0f | %+.0f%% | %.0f | %.0f | %.0f | %+.0f%% | %.2f | %.0f |" % (
+                label, pr["tiles"][0], pr["tiles"][1], pr.get("ctas_per_sm", "–"), pr["regime"], dm / 1e6, pr["dram_bytes"] / 1e6,
                 100 * (dm - pr["dram_bytes"]) / pr["dram_bytes"], lm / 1e6,
                 meas.get("xbar2l1", 0) / 1e6, pr["l2_bytes"] / 1e6,
                 100 * (lm - pr["l2_bytes"]) / pr["l2_bytes"], meas["time_s"] * 1e3,
