@@ -30,11 +30,15 @@ python3 test/Integration/CPU/attn_exec.py --attn-opt "$OPT" \
 
 echo
 echo "== 4. GPU: the same attention in bf16 to tensor-core PTX (+ launch manifest)"
-$OPT $EX --attn-gpu-pipeline="chip=sm_90 dump-dir=$OUT/kernels" -o /dev/null
-for f in "$OUT"/kernels/*.ptx; do
-  echo "   $(basename "$f"): $(grep -c 'mma.sync' "$f") mma.sync, $(grep -c 'ldmatrix' "$f") ldmatrix"
+#    Hopper (sm_90a, the default chip): wgmma; any other chip: mma.sync.
+rm -rf "$OUT/kernels" "$OUT/kernels-sm80"
+$OPT $EX --attn-gpu-pipeline="dump-dir=$OUT/kernels" -o /dev/null
+$OPT $EX --attn-gpu-pipeline="chip=sm_80 dump-dir=$OUT/kernels-sm80" -o /dev/null
+for f in "$OUT"/kernels/*.ptx "$OUT"/kernels-sm80/*.ptx; do
+  arch=$(grep -m1 '^.target' "$f" | awk '{print $2}')
+  echo "   $(basename "$f") ($arch): $(grep -c 'wgmma.mma_async' "$f") wgmma, $(grep -c 'mma.sync' "$f") mma.sync"
   if [ -x /usr/local/cuda/bin/ptxas ]; then
-    /usr/local/cuda/bin/ptxas -arch=sm_90 -v "$f" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^/   /'
+    /usr/local/cuda/bin/ptxas -arch="$arch" -v "$f" -o /dev/null 2>&1 | grep -E "registers|spill" | sed 's/^/   /'
   fi
 done
 echo "   run them on a GPU with: python3 bench/attn_run.py $OUT/kernels/<kernel>.json"

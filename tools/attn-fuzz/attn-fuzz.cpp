@@ -2,7 +2,7 @@
 //
 // Feeds bytes as MLIR text through parse -> verify -> the attn pipeline
 // (attn-detect with remarks, attn-io-cost, attn-fuse, attn-lower-to-loops),
-// and a copy through attn-detect -> attn-lower-to-gpu.
+// and copies through attn-detect -> attn-lower-to-gpu (mma.sync and wgmma).
 // Anything the input does wrong must end in a diagnostic; a crash, an
 // assertion, a sanitizer report or a hang is a bug.
 //
@@ -51,8 +51,12 @@ constexpr llvm::StringLiteral kPipeline =
 /// The GPU lowering after detection: kernel construction (tiles, masks,
 /// tails, grid limits) for whatever attention the input holds. The NVVM and
 /// PTX stages after it are upstream's and need no fuzzing here.
+/// Both tensor-core families share the kernel skeleton but not the
+/// staging layout or the GEMMs; each input goes through both.
 constexpr llvm::StringLiteral kGpuPipeline =
     "builtin.module(func.func(attn-detect),attn-lower-to-gpu)";
+constexpr llvm::StringLiteral kWgmmaPipeline =
+    "builtin.module(func.func(attn-detect),attn-lower-to-gpu{mma=wgmma})";
 
 /// One context is reused across inputs: building one with every dialect
 /// loaded costs far more than a typical input. Types and attributes an input
@@ -121,10 +125,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
-  // Both pipelines on every input: the GPU lowering on a copy, the CPU
+  // Every pipeline on every input: the GPU lowerings on copies, the CPU
   // pipeline on the original. Verify after every pass: a pass that leaves
   // invalid IR behind is a bug even when nothing crashes.
-  for (llvm::StringRef pipeline : {kGpuPipeline, kPipeline}) {
+  for (llvm::StringRef pipeline : {kGpuPipeline, kWgmmaPipeline, kPipeline}) {
     OwningOpRef<ModuleOp> input =
         pipeline == kPipeline ? std::move(module) : OwningOpRef<ModuleOp>(module->clone());
     PassManager pm(&ctx, ModuleOp::getOperationName());

@@ -98,6 +98,27 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
       s.maskShape.push_back(1);
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
+  // Tiles that --attn-io-cost recorded on the op come next after the
+  // options, when this kernel family can run them (block-q 64/128;
+  // block-kv 32/64, or 128 with wgmma); otherwise a warning, and the
+  // measured defaults below.
+  if (auto cost = op->getAttrOfType<IOCostAttr>("io_cost")) {
+    int64_t costQ = cost.getBlockQ(), costKV = cost.getBlockKv();
+    bool qOk = costQ == 64 || costQ == 128;
+    bool kvOk = costKV == 32 || costKV == 64 || (costKV == 128 && s.wgmma());
+    if (qOk && kvOk) {
+      if (blockQ == 0)
+        blockQ = costQ;
+      if (tiles.blockKV == 0)
+        tiles.blockKV = costKV;
+    } else if (blockQ == 0 || tiles.blockKV == 0) {
+      op.emitWarning("attn-lower-to-gpu: the io-cost tiles ")
+          << costQ << "x" << costKV << " do not fit the "
+          << (s.wgmma() ? "wgmma" : "mma.sync")
+          << " kernel (block-q 64 or 128, block-kv 32, 64"
+          << (s.wgmma() ? " or 128" : "") << "); using its measured defaults";
+    }
+  }
   // Defaults measured on the H200 (bench/NOTES.md, v6): 4 warps of 32 rows
   // (128-row CTAs) everywhere; 64-key tiles at d = 64, 32-key tiles at
   // d = 128, where 64 keys of S next to 128 columns of O accumulators per

@@ -139,7 +139,9 @@ struct KernelBuilder {
                            bool transposeB, ArrayRef<Value> acc);
   /// Registers written by wgmma are only defined after the wait; passing
   /// them through an empty asm statement placed after it keeps LLVM from
-  /// reading them earlier (CUTLASS's warpgroup_fence_operand).
+  /// reading them earlier (CUTLASS's warpgroup_fence_operand). Before a
+  /// wgmma.fence, the same statement pins the operands' producers above it.
+  /// f32 or i32 values.
   SmallVector<Value> fenceOperands(ArrayRef<Value> regs);
 };
 

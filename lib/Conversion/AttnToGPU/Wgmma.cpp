@@ -130,12 +130,15 @@ SmallVector<Value> KernelBuilder::wgmma(int64_t n, ArrayRef<Value> aRegs, Value 
 }
 
 SmallVector<Value> KernelBuilder::fenceOperands(ArrayRef<Value> regs) {
+  // f32 values in "f" registers, 32-bit integers (packed pairs) in "r".
   std::string constraints;
-  for (size_t i = 0; i < regs.size(); ++i)
-    constraints += i ? ",=f" : "=f";
+  SmallVector<Type> fields;
+  for (size_t i = 0; i < regs.size(); ++i) {
+    fields.push_back(regs[i].getType());
+    constraints += std::string(i ? "," : "") + (regs[i].getType().isF32() ? "=f" : "=r");
+  }
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += "," + std::to_string(i);
-  SmallVector<Type> fields(regs.size(), f32);
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
   Value d = LLVM::InlineAsmOp::create(b, loc, resultType, regs, b.getStringAttr(""),
                                       b.getStringAttr(constraints),

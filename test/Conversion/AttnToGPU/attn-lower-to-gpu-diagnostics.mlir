@@ -71,3 +71,14 @@ func.func @too_many_query_tiles(%q: tensor<1x1x281474976710656x64xf16>) -> tenso
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x1x281474976710656x64xf16>, tensor<1x1x281474976710656x64xf16>, tensor<1x1x281474976710656x64xf16> -> tensor<1x1x281474976710656x64xf16>
   return %o : tensor<1x1x281474976710656x64xf16>
 }
+
+// -----
+
+// io-cost tiles the kernel cannot run (128-key tiles need wgmma): a warning,
+// and the measured defaults.
+func.func @io_cost_tiles_unusable(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the io-cost tiles 64x128 do not fit the mma.sync kernel (block-q 64 or 128, block-kv 32, 64); using its measured defaults}}
+  %o = attn.attention %q, %q, %q scale(0.125) {io_cost = #attn.io_cost<target = "h200", flops = 0, naive_hbm_bytes = 0, fused_sram_l2_bytes = 0, fused_dram_bytes = 0, intensity_naive = 0.0 : f64, intensity_fused = 0.0 : f64, ridge = 0.0 : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}

@@ -143,9 +143,24 @@ func.func @additive_mask(%q: tensor<8x64x64xbf16>, %m: tensor<1x1x64xbf16>) -> t
 
 // -----
 
+// Tiles recorded by --attn-io-cost are the kernel's when it can run them
+// (no option given): 64 x 32 here, for both families.
+// CHECK-LABEL: func.func @io_cost_tiles
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w32_module
+// WG-LABEL: func.func @io_cost_tiles
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w16_module
+func.func @io_cost_tiles(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) {io_cost = #attn.io_cost<target = "h200", flops = 0, naive_hbm_bytes = 0, fused_sram_l2_bytes = 0, fused_dram_bytes = 0, intensity_naive = 0.0 : f64, intensity_fused = 0.0 : f64, ridge = 0.0 : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 32>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
 // Negative: a function without attention is left alone (no container module).
 // CHECK-LABEL: func.func @no_attention
 // CHECK-NOT: gpu.module
 func.func @no_attention(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+

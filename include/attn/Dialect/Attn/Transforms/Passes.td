@@ -227,6 +227,11 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     loads clamp to the last valid row, keys past Lk are masked in the last
     K/V tile, rows past Lq are not stored.
 
+    Tiles: the options win; then the tiles `--attn-io-cost` recorded on
+    the op (`io_cost`), when the kernel can run them (block-q 64 or 128,
+    block-kv 32 or 64, or 128 with wgmma; otherwise a warning); then the
+    measured defaults below.
+
     `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
     tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
     skip causal tiles at a finer grain. `0` (the default) is 128; when Lq is
