@@ -481,34 +481,23 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
     // MN-major), one instruction per 16 keys, waited for before the
     // barrier that frees the stage.
     // The rescaled accumulators are complete before wgmma.fence.
-    // The rescaled accumulators, and at d = 128 also P for all bkv/16
-    // k-steps (4 packed pairs each), are complete before wgmma.fence: a
-    // register that the P·V wgmma's read or write should not be written
-    // between them (ptxas then injects a warpgroup.arrive before each
-    // one). At d = 64 P is converted per k-step, between the wgmma's:
-    // converting it all first costs 7 registers, 128 -> 135, and with them
-    // the second CTA per SM.
-    Type i32 = b.getI32Type();
-    auto pFragment = [&](int64_t kk) {
-      const auto &lo = sv[0][2 * kk], &hi = sv[0][2 * kk + 1];
-      SmallVector<Value> regs;
-      for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
-                            std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
-        regs.push_back(LLVM::BitcastOp::create(b, loc, i32, toPair(x0, x1)));
-      return regs;
-    };
-    const bool pinP = dv > 64;
-    SmallVector<Value> pRegs;
-    for (int64_t kk = 0; kk < bkv / 16 && pinP; ++kk)
-      pRegs.append(pFragment(kk));
-    if (pinP)
-      pRegs = k.fenceOperands(pRegs);
+    // The rescaled accumulators are complete before wgmma.fence. P is
+    // converted per k-step, between the wgmma's (ptxas then inserts a
+    // warpgroup.arrive before each, note C7519); converting and pinning
+    // all of P first was measured 3-5% slower at d = 128 and costs the
+    // second CTA per SM at d = 64 (bench/NOTES.md, v11).
     SmallVector<Value> flat = k.fenceOperands(flatten(acc));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < bkv / 16; ++kk)
-      flat = k.wgmma(dv, pinP ? ArrayRef<Value>(pRegs).slice(4 * kk, 4) : pFragment(kk), Value(),
-                     k.advanceDescriptor(descV, kk * 16 * atomRowBytes),
+    Type i32 = b.getI32Type();
+    for (int64_t kk = 0; kk < bkv / 16; ++kk) {
+      const auto &lo = sv[0][2 * kk], &hi = sv[0][2 * kk + 1];
+      SmallVector<Value> aRegs;
+      for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
+                            std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
+        aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, toPair(x0, x1)));
+      flat = k.wgmma(dv, aRegs, Value(), k.advanceDescriptor(descV, kk * 16 * atomRowBytes),
                      /*transposeB=*/true, flat);
+    }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     if (!s.deferPVWait) {
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
