@@ -135,6 +135,11 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
   // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Causal: the last query tiles see the most keys. CTAs start in blockIdx
+  // order, so blockIdx.x counts down from the last tile: the longest CTAs
+  // of each head start first and the short ones fill the tail of the grid.
+  if (s.causal)
+    qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
   Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value batch = k.div(bh, s.headsQ), head = k.rem(bh, s.headsQ);
   // GQA: query head h reads K/V head h / (Hq/Hkv); no copy of K/V exists.

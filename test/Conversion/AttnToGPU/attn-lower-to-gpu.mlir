@@ -76,6 +76,10 @@ func.func @gqa(%q: tensor<2x8x256x64xbf16>, %kv: tensor<2x2x256x64xbf16>) -> ten
 // CHECK: nvgpu.ldmatrix %[[QT]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.mma.sync
 // CHECK-LABEL: func.func @causal_rank3
+// Causal: CTAs take query tiles from the last (most keys) to the first.
+// WG-LABEL: gpu.func @attn_fa2_wgmma_f16_b1_h4_kv4_q128_k128_d128_v128_causal_bq64_bk64_w16(
+// WG: %[[BX:.+]] = gpu.block_id x
+// WG: arith.subi %c1{{.*}}, %[[BX]]
 // CHECK: tensor.expand_shape
 // CHECK: %[[SMEM:.+]] = arith.constant 69632 : i32
 // CHECK: gpu.launch_func {{.*}} dynamic_shared_memory_size %[[SMEM]]
