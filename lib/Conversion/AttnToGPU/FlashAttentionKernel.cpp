@@ -394,7 +394,15 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
   // is loaded once and used by all mt m-tiles.
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
   Value scaleV = k.f(scaleLog2);
-  // sv[mi][nb][r][e]: score of row row[mi][r], key kvStart + 8nb + 2t + e.
+  // Unmasked tiles keep the raw scores: the row max is taken on them and
+  // scaled once per row (max commutes with a positive scale), and each
+  // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
+  // and a subtract. Masked tiles add the mask in the scaled domain. Only
+  // at d = 128 (wgmma: 218 -> 210 registers): at d = 64 the reordering
+  // costs two registers over 128 and with them the second CTA per SM.
+  const bool rawScores = !masked && scaleLog2 > 0 && wg && dv > 64;
+  // sv[mi][nb][r][e]: score of row row[mi][r], key kvStart + 8nb + 2t + e
+  // (raw or scaled, per rawScores).
   using Quad = std::array<std::array<Value, 2>, 2>;
   SmallVector<SmallVector<Quad>> sv(mt, SmallVector<Quad>(bkv / 8));
   for (int64_t nb = 0; nb < bkv / 8; ++nb) {
@@ -418,7 +426,9 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
     for (int64_t mi = 0; mi < mt; ++mi)
       for (int r = 0; r < 2; ++r)
         for (int e = 0; e < 2; ++e) {
-          Value x = k.fmul(k.extract(c[mi], r, e), scaleV);
+          Value x = k.extract(c[mi], r, e);
+          if (!rawScores)
+            x = k.fmul(x, scaleV);
           if (masked) {
             // Masked: the mask tensor, above the causal diagonal, or a key
             // past Lk.
@@ -453,7 +463,10 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
         for (int e = 0; e < 2; ++e)
           if (nb || e)
             m = k.fmax(m, sv[mi][nb][r][e]);
-      Value mRow = k.fmax(mOld, k.quadReduce(m, /*isMax=*/true));
+      Value rowMax = k.quadReduce(m, /*isMax=*/true);
+      if (rawScores)
+        rowMax = k.fmul(rowMax, scaleV);
+      Value mRow = k.fmax(mOld, rowMax);
       // A row that has seen only -inf keeps m = -inf; exp2 is taken against
       // 0 then, so P = 0 and alpha = 0 instead of NaN (fully masked rows ->
       // 0).
@@ -462,9 +475,13 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(
       Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
       alpha[r] = k.exp2(k.fsub(mOld, mSafe));
       Value rowSum = k.f(0.0);
+      Value negM = rawScores ? arith::NegFOp::create(b, loc, mSafe).getResult() : Value();
       for (int64_t nb = 0; nb < bkv / 8; ++nb)
         for (int e = 0; e < 2; ++e) {
-          sv[mi][nb][r][e] = k.exp2(k.fsub(sv[mi][nb][r][e], mSafe));
+          Value x = sv[mi][nb][r][e];
+          x = rawScores ? LLVM::FMAOp::create(b, loc, x, scaleV, negM).getResult()
+                        : k.fsub(x, mSafe);
+          sv[mi][nb][r][e] = k.exp2(x);
           rowSum = k.fadd(rowSum, sv[mi][nb][r][e]);
         }
       // l stays a per-lane partial sum; the quad reduces it once at the end.
