@@ -10,7 +10,7 @@ N = 1k..16k, d = 64/128, causal or not, bf16 and f16):
      inputs (the bar: attn-opt <= 2x flash);
   2. timing with CUDA events (triton.testing.do_bench, median) of attn-opt
      and, in the same run, SDPA FLASH_ATTENTION (FA2), SDPA CUDNN_ATTENTION,
-     FlexAttention (a subset of shapes; compile is slow) and the unfused
+     FlexAttention (bf16, every N by default; one static compile per shape) and the unfused
      matmul-softmax-matmul (N <= 8k);
   3. ceilings measured in the same run: 8192^3 bf16 matmul, 2 GiB copy.
 Writes results.jsonl and table.md under --out.
@@ -48,7 +48,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default="bench/kernels")
     ap.add_argument("--out", default=".")
-    ap.add_argument("--flex", default="4096", help="N values that also run FlexAttention (bf16)")
+    ap.add_argument("--flex", default="1024,2048,4096,8192,16384",
+                    help="N values that also run FlexAttention (bf16)")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--variants", default="",
                     help="NAME=DIR,...: other kernel builds of the same grid (gen_kernels.py "
@@ -63,7 +64,10 @@ def main():
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.recompile_limit = 256
     from torch.nn.attention.flex_attention import flex_attention, create_block_mask
-    flex = torch.compile(flex_attention)
+    # dynamic=False: every shape gets its own static compile. By default the
+    # second shape makes torch.compile switch to a dynamic-shape kernel,
+    # which measured 35-45% slower (bench/NOTES.md, v12).
+    flex = torch.compile(flex_attention, dynamic=False)
     flex_ns = {int(x) for x in a.flex.split(",") if x}
 
     index = json.load(open(os.path.join(a.kernels, "index.json")))
