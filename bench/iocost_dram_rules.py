@@ -62,16 +62,21 @@ def predict(B, H, Hkv, N, d, causal, bq, cps, rule):
     kv = E * B * Hkv * N * 2 * d
     T = ceil_div(N, bq)
     C = SMS * cps
-    heads = min(ceil_div(C, T), B * H)
-    kv_heads = min(ceil_div(heads, H // Hkv), B * Hkv)
+    if rule == 3:
+        # The model now: C / T query heads in flight as a fraction, at least
+        # one K/V head.
+        kv_heads = min(max(1.0, min(C / T, B * H) / (H // Hkv)), B * Hkv)
+    else:
+        heads = min(ceil_div(C, T), B * H)
+        kv_heads = min(ceil_div(heads, H // Hkv), B * Hkv)
     w = kv_heads * E * N * 2 * d
-    if rule >= 1 and T <= C:
+    if rule in (1, 2) and T <= C:
         # All query tiles of a head run in one wave: K/V read once.
         return q + kv + o
     if w <= L2 / 4:
         return q + kv + o
     extra = kv * (T - 1) / C
-    if rule >= 2:
+    if rule == 2:
         # Re-reads miss the L2 in proportion to how far the K/V in flight
         # exceeds a quarter of it, all of them from half of it on.
         extra *= min(1.0, (w - L2 / 4) / (L2 / 4))
@@ -80,8 +85,9 @@ def predict(B, H, Hkv, N, d, causal, bq, cps, rule):
 
 def main():
     pts = points()
-    names = {0: "current", 1: "+ one wave when T <= C", 2: "+ partial re-reads"}
-    for rule in (0, 1, 2):
+    names = {0: "whole heads in flight (before)", 1: "+ one wave when T <= C",
+             2: "+ partial re-reads", 3: "fractional heads in flight (the model now)"}
+    for rule in (0, 1, 2, 3):
         errs = []
         for label, B, H, Hkv, N, d, c, bq, cps, meas in pts:
             pred = predict(B, H, Hkv, N, d, c, bq, cps, rule)

@@ -5,6 +5,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -256,14 +257,29 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   // ~15 MB of K/V, and stay at 1 below (d = 64, N <= 16k); the earlier
   // two-regime rules (fit in 1/2, then 3/4, else stream every re-read) were
   // off by up to 99%. The rule needs checks on shapes it was not fitted to.
+  //
+  // The heads in flight are counted as a fraction, C / T query heads (a
+  // window that straddles a head holds only a few of its CTAs), but at
+  // least one K/V head: every CTA sweeps all of its head's keys. Refined
+  // on the stored H200 measurements (53 fused shapes of FlashAttention-2
+  // and attn-opt's kernels, bench/iocost_dram_rules.py): within +-15% on
+  // 47 (44 with whole heads); attn-opt's kernel at d = 128, N = 16k
+  // (132 CTAs over 128-tile heads) reads K/V once, as the fraction says.
   int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
   int64_t ctasInFlight = std::max<int64_t>(target.smCount * target.ctasPerSm, 1);
-  int64_t qHeadsInFlight =
-      std::min(ceilDiv(ctasInFlight, qTilesPerHead), s.batch * s.headsQ);
   int64_t group = s.headsQ / s.headsKV;
-  int64_t kvHeadsInFlight =
-      std::min(ceilDiv(qHeadsInFlight, group), s.batch * s.headsKV);
-  Checked workingSet = Checked(kvHeadsInFlight) * e * lk * (d + dv);
+  double qHeadsInFlight = std::min(double(ctasInFlight) / double(qTilesPerHead),
+                                   double(s.batch * s.headsQ));
+  double kvHeadsInFlight =
+      std::min(std::max(1.0, qHeadsInFlight / double(group)), double(s.batch * s.headsKV));
+  Checked perKVHead = Checked(e) * lk * (d + dv);
+  // A fraction of heads, in bytes; guarded like the integer products.
+  Checked workingSet = perKVHead;
+  double workingSetBytes = kvHeadsInFlight * double(perKVHead.value);
+  if (workingSetBytes >= 9.0e18)
+    workingSet.overflow = true;
+  else if (!perKVHead.overflow)
+    workingSet.value = int64_t(std::ceil(workingSetBytes));
 
   Checked all[] = {scores, fullFlops, qBytes, oBytes, kvBytes, naive,
                    visited, kvStreamed, sramL2, workingSet};

@@ -107,6 +107,28 @@ TEST(IOCost, LongSequenceRereadsKVPerWave) {
   EXPECT_NEAR(double(c->fusedDramBytes()), measured, 0.05 * measured);
 }
 
+TEST(IOCost, StraddledHeadCountsAsAFraction) {
+  // Measured on the H200 (bench/NOTES.md, io-cost vs the wgmma kernels):
+  // attn-opt's d = 128 kernel at B=1, H=16, N=16384, 128x128 tiles, one CTA
+  // per SM: 132 CTAs over heads of 128 query tiles hold 1.03 heads' K/V
+  // (8.7 MB, not 2 heads' 16.8 MB), which fits, and DRAM read Q, K, V once:
+  // 265 MB measured against 268 MB for Q+K+V+O.
+  TargetSpec t = *getTargetPreset("h200");
+  t.ctasPerSm = 1;
+  auto c = computeAttentionCost(square(1, 16, 16384, 128, DType::BF16), t,
+                                TileSizes{128, 128});
+  ASSERT_TRUE(static_cast<bool>(c));
+  int64_t perHead = 16384ll * 256 * 2;
+  EXPECT_EQ(c->kvWorkingSetBytes, (perHead * 132 + 127) / 128);
+  EXPECT_EQ(c->dramRegime, DramRegime::KVFitsL2);
+  double measured = 265e6;
+  EXPECT_NEAR(double(c->fusedDramBytes()), measured, 0.05 * measured);
+  // A wave that covers part of one head still needs all of its K/V.
+  c = computeAttentionCost(square(1, 16, 65536, 128, DType::BF16), t, TileSizes{128, 128});
+  ASSERT_TRUE(static_cast<bool>(c));
+  EXPECT_EQ(c->kvWorkingSetBytes, 65536ll * 256 * 2);
+}
+
 TEST(IOCost, CausalSkipsTilesAboveTheDiagonal) {
   AttentionShape s = square(1, 1, 256, 64, DType::F32);
   s.causal = true;
