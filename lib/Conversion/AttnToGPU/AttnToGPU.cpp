@@ -51,7 +51,9 @@ std::string maskSuffix(const FlashKernelSpec &s) {
   return out;
 }
 
-/// Checks the mma.sync kernel's preconditions and fills the spec.
+/// Checks the kernel's preconditions (both tensor-core families) and fills
+/// the spec: tiles from the options, the io-cost attribute or the measured
+/// defaults.
 FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   int64_t blockQ = tiles.blockQ;
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -68,8 +70,9 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
     return fail("the GPU kernel takes [H, L, d] or [B, H, L, d], got rank " + Twine(r));
   Type elt = q.getElementType();
   if (!elt.isF16() && !elt.isBF16())
-    return fail("mma.sync needs f16 or bf16 inputs, got " + Twine(r == 0 ? "" : "") +
-                (elt.isF32() ? "f32" : "this element type"));
+    return fail(Twine(tiles.tensorCore == FlashKernelSpec::TensorCore::Wgmma ? "wgmma"
+                                                                              : "mma.sync") +
+                " needs f16 or bf16 inputs, got " + (elt.isF32() ? "f32" : "this element type"));
   // The same shape reading as the cost model's.
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape))

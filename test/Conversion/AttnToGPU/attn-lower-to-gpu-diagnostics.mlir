@@ -1,5 +1,8 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu -verify-diagnostics
-// Each precondition of the mma.sync kernel, reported at the op.
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu=mma=wgmma 2>&1 | FileCheck %s --check-prefix=WGF32
+// WGF32: error: attn-lower-to-gpu: wgmma needs f16 or bf16 inputs, got f32
+// Each precondition of the GPU kernels (mma.sync and wgmma), reported at the
+// op, and the option checks.
 
 func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
   // expected-error @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f32}}
