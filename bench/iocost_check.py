@@ -16,10 +16,10 @@ Workloads (bf16):
     (bench/kernels_wgcheck).
 
 Here (needs attn-opt and the attnopt module):
-    python3 bench/iocost_check.py gen [wg]               # kernels + predictions
+    python3 bench/iocost_check.py gen [wg|wg2]           # kernels + predictions
 There (ncu, PyTorch, CuPy):
     ncu --clock-control none --csv --page raw --metrics <METRICS> \
-        python3 bench/iocost_check.py run [new|wg] > ncu.csv
+        python3 bench/iocost_check.py run [new|wg|wg2] > ncu.csv
     python3 bench/iocost_check.py parse ncu.csv > measured.json
     python3 bench/iocost_check.py compare measured.json bench/kernels_check/predicted.json
 """
@@ -57,6 +57,15 @@ FA2_TILES = {64: (128, 128), 128: (128, 64)}
 WG = [("wg d%d N=%dk%s" % (d, n // 1024, " causal" if c else ""), 16384 // n, 2048 // d,
        2048 // d, n, d, c)
       for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384) for c in (False, True)]
+# An independent check of the fractional heads-in-flight rule (committed
+# before measuring): shapes where C / T lies between 1 and 2, so counting
+# whole heads and counting fractions disagree, plus controls.
+WG_NEW = [("wg2 d64 N=32k", 1, 16, 16, 32768, 64, False),
+          ("wg2 d64 N=32k causal", 1, 16, 16, 32768, 64, True),
+          ("wg2 d128 N=16k B=2", 2, 16, 16, 16384, 128, False),
+          ("wg2 d128 N=16k gqa 16:4", 2, 16, 4, 16384, 128, False),
+          ("wg2 d128 N=24k", 1, 16, 16, 24576, 128, False),
+          ("fa2 d128 N=16k B=2", 2, 16, 16, 16384, 128, False)]
 WG += [("wg d128 N=32k", 1, 16, 16, 32768, 128, False),
        ("wg d64 N=64k", 1, 16, 16, 65536, 64, False),
        ("wg gqa 32:4 N=32k", 1, 32, 4, 32768, 128, False)]
@@ -76,19 +85,20 @@ def ctas_per_sm(ptx, manifest):
     return max(1, min(by_regs, by_smem, 2048 // threads, 32)), regs
 
 
-def gen(attn_opt, wg=False):
+def gen(attn_opt, wg=False, wg2=False):
     sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
     import attnopt
     global KDIR
-    if wg:
-        KDIR = KDIR.replace("kernels_check", "kernels_wgcheck")
+    if wg or wg2:
+        KDIR = KDIR.replace("kernels_check", "kernels_wgcheck2" if wg2 else "kernels_wgcheck")
+        wg = True
     # A fresh directory: each compile's new .json names its kernel.
     if os.path.isdir(KDIR):
         for f in os.listdir(KDIR):
             os.remove(os.path.join(KDIR, f))
     os.makedirs(KDIR, exist_ok=True)
     pred, kernels = {}, {}
-    for label, B, H, Hkv, N, d, causal in (WG if wg else FA2 + FA2_NEW + OURS):
+    for label, B, H, Hkv, N, d, causal in (WG_NEW if wg2 else WG if wg else FA2 + FA2_NEW + OURS):
         occupancy = {}
         if label.startswith("ours") or label.startswith("wg"):
             src = os.path.join(KDIR, "src.mlir")
@@ -137,11 +147,12 @@ def run():
         cp.cuda.Device().synchronize()
 
     which = sys.argv[2] if len(sys.argv) > 2 else ""
-    kdir = KDIR.replace("kernels_check", "kernels_wgcheck") if which == "wg" else KDIR
+    kdir = {"wg": KDIR.replace("kernels_check", "kernels_wgcheck"),
+            "wg2": KDIR.replace("kernels_check", "kernels_wgcheck2")}.get(which, KDIR)
     pred = json.load(open(os.path.join(kdir, "predicted.json")))
     labels = []
     torch.manual_seed(0)
-    workloads = {"new": FA2_NEW, "wg": WG}.get(which, FA2 + OURS)
+    workloads = {"new": FA2_NEW, "wg": WG, "wg2": WG_NEW}.get(which, FA2 + OURS)
     for label, B, H, Hkv, N, d, causal in workloads:
         if label.startswith("ours") or label.startswith("wg"):
             kern = Kernel(os.path.join(kdir, pred[label]["kernel"]))
@@ -170,9 +181,9 @@ def run():
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
-        wg = "wg" in sys.argv[2:]
-        args = [x for x in sys.argv[2:] if x != "wg"]
-        gen(args[0] if args else os.path.join(HERE, "..", "build", "bin", "attn-opt"), wg=wg)
+        wg, wg2 = "wg" in sys.argv[2:], "wg2" in sys.argv[2:]
+        args = [x for x in sys.argv[2:] if x not in ("wg", "wg2")]
+        gen(args[0] if args else os.path.join(HERE, "..", "build", "bin", "attn-opt"), wg=wg, wg2=wg2)
     elif cmd == "run":
         run()
     elif cmd == "parse":
