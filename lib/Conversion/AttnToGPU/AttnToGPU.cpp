@@ -250,7 +250,7 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
       {"d", s.headDim}, {"dv", s.headDimV},
       {"block_q", s.blockQ}, {"block_kv", s.blockKV}, {"rows_per_warp", s.rowsPerWarp},
       {"kv_stages", s.stages()},
-      {"smem_layout", s.swizzle ? "swizzled" : "padded"},
+      {"smem_layout", s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded"},
       {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
       {"scale", s.scale},
       {"instruction", s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16"},
