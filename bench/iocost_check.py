@@ -85,35 +85,39 @@ def ctas_per_sm(ptx, manifest):
     return max(1, min(by_regs, by_smem, 2048 // threads, 32)), regs
 
 
-def gen(attn_opt, wg=False, wg2=False):
+# Workload set -> (workloads, directory of kernels and predictions).
+SETS = {"": (FA2 + FA2_NEW + OURS, KDIR), "new": (FA2_NEW, KDIR),
+        "wg": (WG, os.path.join(HERE, "kernels_wgcheck")),
+        "wg2": (WG_NEW, os.path.join(HERE, "kernels_wgcheck2"))}
+
+
+def gen(attn_opt, which=""):
     sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
     import attnopt
-    global KDIR
-    if wg or wg2:
-        KDIR = KDIR.replace("kernels_check", "kernels_wgcheck2" if wg2 else "kernels_wgcheck")
-        wg = True
+    workloads, kdir = SETS[which]
+    wg = which in ("wg", "wg2")
     # A fresh directory: each compile's new .json names its kernel.
-    if os.path.isdir(KDIR):
-        for f in os.listdir(KDIR):
-            os.remove(os.path.join(KDIR, f))
-    os.makedirs(KDIR, exist_ok=True)
+    if os.path.isdir(kdir):
+        for f in os.listdir(kdir):
+            os.remove(os.path.join(kdir, f))
+    os.makedirs(kdir, exist_ok=True)
     pred, kernels = {}, {}
-    for label, B, H, Hkv, N, d, causal in (WG_NEW if wg2 else WG if wg else FA2 + FA2_NEW + OURS):
+    for label, B, H, Hkv, N, d, causal in workloads:
         occupancy = {}
         if label.startswith("ours") or label.startswith("wg"):
-            src = os.path.join(KDIR, "src.mlir")
+            src = os.path.join(kdir, "src.mlir")
             with open(src, "w") as f:
                 f.write(attnopt.graph.attention(B, H, N, d, hkv=Hkv, causal=causal))
-            before = set(os.listdir(KDIR))
-            subprocess.run([attn_opt, src, "--attn-gpu-pipeline=dump-dir=" + KDIR, "-o", os.devnull],
+            before = set(os.listdir(kdir))
+            subprocess.run([attn_opt, src, "--attn-gpu-pipeline=dump-dir=" + kdir, "-o", os.devnull],
                            check=True)
-            new = [x for x in set(os.listdir(KDIR)) - before if x.endswith(".json")]
+            new = [x for x in set(os.listdir(kdir)) - before if x.endswith(".json")]
             name = new[0]
-            man = json.load(open(os.path.join(KDIR, name)))
+            man = json.load(open(os.path.join(kdir, name)))
             kernels[label] = name
             bq, bkv = man["block_q"], man["block_kv"]
             if wg:
-                occ, regs = ctas_per_sm(os.path.join(KDIR, name[:-5] + ".ptx"), man)
+                occ, regs = ctas_per_sm(os.path.join(kdir, name[:-5] + ".ptx"), man)
                 occupancy = dict(ctas_per_sm=occ)
         else:
             bq, bkv = FA2_TILES[d]
@@ -123,8 +127,8 @@ def gen(attn_opt, wg=False, wg2=False):
                            flops=c["flops"], bound=c["bound_fused"], regime=c["dram_regime"],
                            kv_working_set=c.get("kv_working_set_bytes"), tiles=[bq, bkv],
                            kernel=kernels.get(label), **occupancy)
-    os.remove(os.path.join(KDIR, "src.mlir"))
-    json.dump(pred, open(os.path.join(KDIR, "predicted.json"), "w"), indent=1)
+    os.remove(os.path.join(kdir, "src.mlir"))
+    json.dump(pred, open(os.path.join(kdir, "predicted.json"), "w"), indent=1)
     for k, v in pred.items():
         print("%-22s tiles %s ctas/SM %s regime %-22s DRAM %.0f MB  L2->SM %.0f MB" % (
             k, v["tiles"], v.get("ctas_per_sm", "-"), v["regime"], v["dram_bytes"] / 1e6,
@@ -147,12 +151,12 @@ def run():
         cp.cuda.Device().synchronize()
 
     which = sys.argv[2] if len(sys.argv) > 2 else ""
-    kdir = {"wg": KDIR.replace("kernels_check", "kernels_wgcheck"),
-            "wg2": KDIR.replace("kernels_check", "kernels_wgcheck2")}.get(which, KDIR)
+    workloads, kdir = SETS[which]
+    if which == "":
+        workloads = FA2 + OURS  # the first check's workloads; `new` ran apart
     pred = json.load(open(os.path.join(kdir, "predicted.json")))
     labels = []
     torch.manual_seed(0)
-    workloads = {"new": FA2_NEW, "wg": WG, "wg2": WG_NEW}.get(which, FA2 + OURS)
     for label, B, H, Hkv, N, d, causal in workloads:
         if label.startswith("ours") or label.startswith("wg"):
             kern = Kernel(os.path.join(kdir, pred[label]["kernel"]))
@@ -181,9 +185,9 @@ def run():
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
-        wg, wg2 = "wg" in sys.argv[2:], "wg2" in sys.argv[2:]
-        args = [x for x in sys.argv[2:] if x not in ("wg", "wg2")]
-        gen(args[0] if args else os.path.join(HERE, "..", "build", "bin", "attn-opt"), wg=wg, wg2=wg2)
+        which = next((x for x in sys.argv[2:] if x in SETS), "")
+        args = [x for x in sys.argv[2:] if x not in SETS]
+        gen(args[0] if args else os.path.join(HERE, "..", "build", "bin", "attn-opt"), which)
     elif cmd == "run":
         run()
     elif cmd == "parse":

@@ -32,13 +32,11 @@ def points():
         d, n, c = int(f["d"]), int(f["N"]), f["causal"] == "1"
         out.append((label, 16384 // n, 2048 // d, 2048 // d, n, d, c, 128, 2,
                     v["dram_read"] + v["dram_write"]))
-    shapes = {  # iocost_check.py's FA2 and FA2_NEW lists
-        "fa2 long-fit": (1, 16, 16, 32768, 128, False), "fa2 long-stream": (1, 8, 8, 65536, 128, False),
-        "fa2 gqa": (2, 32, 8, 8192, 128, False), "fa2 mqa": (1, 16, 1, 16384, 64, True),
-        "fa2 d64 N=64k": (1, 16, 16, 65536, 64, False), "fa2 d64 N=32k B=2": (2, 16, 16, 32768, 64, False),
-        "fa2 d128 N=24k H=32": (1, 32, 32, 24576, 128, False),
-        "fa2 gqa 32:4 N=32k": (1, 32, 4, 32768, 128, False),
-        "fa2 d128 N=32k causal": (1, 16, 16, 32768, 128, True), "fa2 d64 N=8k B=4": (4, 32, 32, 8192, 64, False)}
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("chk", os.path.join(HERE, "iocost_check.py"))
+    chk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chk)
+    shapes = {w[0]: w[1:] for w in chk.FA2 + chk.FA2_NEW}
     for run in ("2026-11-29-iocost-check", "2026-11-29-iocost-check2"):
         m = json.load(open(os.path.join(RES, run, "measured.json")))
         for label, v in m.items():
@@ -46,10 +44,6 @@ def points():
                 out.append((label,) + shapes[label] + (128, 2, v["dram_read"] + v["dram_write"]))
     m = json.load(open(os.path.join(RES, "2026-11-29-iocost-wg", "measured.json")))
     p = json.load(open(os.path.join(RES, "iocost_wg_predicted.json")))
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("chk", os.path.join(HERE, "iocost_check.py"))
-    chk = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(chk)
     wg = {w[0]: w[1:] for w in chk.WG}
     for label, v in m.items():
         out.append((label,) + tuple(wg[label]) + (p[label]["tiles"][0], p[label]["ctas_per_sm"],

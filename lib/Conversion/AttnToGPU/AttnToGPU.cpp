@@ -70,8 +70,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
     return fail("the GPU kernel takes [H, L, d] or [B, H, L, d], got rank " + Twine(r));
   Type elt = q.getElementType();
   if (!elt.isF16() && !elt.isBF16())
-    return fail(Twine(tiles.tensorCore == FlashKernelSpec::TensorCore::Wgmma ? "wgmma"
-                                                                              : "mma.sync") +
+    return fail(FlashKernelSpec::tensorCoreName(tiles.tensorCore) +
                 " needs f16 or bf16 inputs, got " + (elt.isF32() ? "f32" : "this element type"));
   // The same shape reading as the cost model's.
   FailureOr<AttentionShape> shape = op.getCostShape();
@@ -117,7 +116,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
     } else if (blockQ == 0 || tiles.blockKV == 0) {
       op.emitWarning("attn-lower-to-gpu: the io-cost tiles ")
           << costQ << "x" << costKV << " do not fit the "
-          << (s.wgmma() ? "wgmma" : "mma.sync")
+          << FlashKernelSpec::tensorCoreName(s.tensorCore)
           << " kernel (block-q 64 or 128, block-kv 32, 64"
           << (s.wgmma() ? " or 128" : "") << "); using its measured defaults";
     }

@@ -34,6 +34,9 @@ struct FlashKernelSpec {
   /// both operands read from shared memory (Q·Kᵀ) or A from registers (P·V).
   enum class TensorCore { MmaSync, Wgmma } tensorCore = TensorCore::MmaSync;
   bool wgmma() const { return tensorCore == TensorCore::Wgmma; }
+  static StringRef tensorCoreName(TensorCore t) {
+    return t == TensorCore::Wgmma ? "wgmma" : "mma.sync";
+  }
   int64_t blockQ = 64;
   int64_t blockKV = 64;
   /// Query rows per warp: 16 (one m16 tile) or 32 (two; every K/V fragment
