@@ -698,3 +698,145 @@ func.func @bshd_permutes(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v:
   %o = linalg.transpose ins(%o4 : tensor<1x2x16x8xf32>) outs(%eb : tensor<1x16x2x8xf32>) permutation = [0, 2, 1, 3]
   return %o : tensor<1x16x2x8xf32>
 }
+
+// -----
+
+// Position arithmetic in i8 with L = 200: j - i wraps (199 - 0 is -57 in
+// i8), so the keep mask is not the causal pattern. The evaluator follows
+// the IR's integer semantics (width, wrap, signedness), so the mask stays.
+// CHECK-LABEL: func.func @iota_mask_i8_wraps
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<200x200xf32>) scale(1.000000e+00) :
+// CHECK-NOT: causal(
+func.func @iota_mask_i8_wraps(%q: tensor<200x4xf32>, %k: tensor<200x4xf32>, %v: tensor<200x4xf32>) -> tensor<200x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 0 : i8
+  %erows = tensor.empty() : tensor<200xi8>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<200xi8>) {
+  ^bb0(%out: i8):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i8
+    linalg.yield %y : i8
+  } -> tensor<200xi8>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [200, 1] : tensor<200xi8> into tensor<200x1xi8>
+  %cols2 = tensor.expand_shape %rows [[0, 1]] output_shape [1, 200] : tensor<200xi8> into tensor<1x200xi8>
+  %ek = tensor.empty() : tensor<200x200xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x200xi8>, tensor<200x1xi8>) outs(%ek : tensor<200x200xi1>) {
+  ^bb0(%j: i8, %i: i8, %out: i1):
+    %diff = arith.subi %j, %i : i8
+    %b = arith.cmpi sle, %diff, %bound : i8
+    linalg.yield %b : i1
+  } -> tensor<200x200xi1>
+  %em = tensor.empty() : tensor<200x200xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<200x200xi1>) outs(%em : tensor<200x200xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<200x200xf32>
+  %es = tensor.empty() : tensor<200x200xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<200x200xf32>) -> tensor<200x200xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<200x4xf32>, tensor<200x4xf32>) outs(%acc : tensor<200x200xf32>) -> tensor<200x200xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<200x200xf32>, tensor<200x200xf32>) outs(%es : tensor<200x200xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<200x200xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<200x200xf32>) outs(%es : tensor<200x200xf32>) -> tensor<200x200xf32>
+  %eo = tensor.empty() : tensor<200x4xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<200x4xf32>) -> tensor<200x4xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<200x200xf32>, tensor<200x4xf32>) outs(%o0 : tensor<200x4xf32>) -> tensor<200x4xf32>
+  return %o : tensor<200x4xf32>
+}
+
+// -----
+
+// The same in i1 with L = 2: index 1 is -1 as a signed i1.
+// CHECK-LABEL: func.func @iota_mask_i1_wraps
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<2x2xf32>) scale(1.000000e+00) :
+// CHECK-NOT: causal(
+func.func @iota_mask_i1_wraps(%q: tensor<2x4xf32>, %k: tensor<2x4xf32>, %v: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 0 : i1
+  %erows = tensor.empty() : tensor<2xi1>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<2xi1>) {
+  ^bb0(%out: i1):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i1
+    linalg.yield %y : i1
+  } -> tensor<2xi1>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [2, 1] : tensor<2xi1> into tensor<2x1xi1>
+  %cols2 = tensor.expand_shape %rows [[0, 1]] output_shape [1, 2] : tensor<2xi1> into tensor<1x2xi1>
+  %ek = tensor.empty() : tensor<2x2xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x2xi1>, tensor<2x1xi1>) outs(%ek : tensor<2x2xi1>) {
+  ^bb0(%j: i1, %i: i1, %out: i1):
+    %diff = arith.subi %j, %i : i1
+    %b = arith.cmpi sle, %diff, %bound : i1
+    linalg.yield %b : i1
+  } -> tensor<2x2xi1>
+  %em = tensor.empty() : tensor<2x2xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<2x2xi1>) outs(%em : tensor<2x2xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<2x4xf32>, tensor<2x4xf32>) outs(%acc : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<2x2xf32>, tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<2x2xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %eo = tensor.empty() : tensor<2x4xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<2x2xf32>, tensor<2x4xf32>) outs(%o0 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %o : tensor<2x4xf32>
+}
+
+// -----
+
+// In i8 with L = 100 nothing wraps (|j - i| <= 99): causal.
+// CHECK-LABEL: func.func @iota_mask_i8_fits
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) causal(top_left) : tensor<100x4xf32>
+func.func @iota_mask_i8_fits(%q: tensor<100x4xf32>, %k: tensor<100x4xf32>, %v: tensor<100x4xf32>) -> tensor<100x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %bound = arith.constant 0 : i8
+  %erows = tensor.empty() : tensor<100xi8>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%erows : tensor<100xi8>) {
+  ^bb0(%out: i8):
+    %x = linalg.index 0 : index
+    %y = arith.index_cast %x : index to i8
+    linalg.yield %y : i8
+  } -> tensor<100xi8>
+  %rows2 = tensor.expand_shape %rows [[0, 1]] output_shape [100, 1] : tensor<100xi8> into tensor<100x1xi8>
+  %cols2 = tensor.expand_shape %rows [[0, 1]] output_shape [1, 100] : tensor<100xi8> into tensor<1x100xi8>
+  %ek = tensor.empty() : tensor<100x100xi1>
+  %keep = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cols2, %rows2 : tensor<1x100xi8>, tensor<100x1xi8>) outs(%ek : tensor<100x100xi1>) {
+  ^bb0(%j: i8, %i: i8, %out: i1):
+    %diff = arith.subi %j, %i : i8
+    %b = arith.cmpi sle, %diff, %bound : i8
+    linalg.yield %b : i1
+  } -> tensor<100x100xi1>
+  %em = tensor.empty() : tensor<100x100xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%keep : tensor<100x100xi1>) outs(%em : tensor<100x100xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %m = arith.select %b, %zero, %ninf : f32
+    linalg.yield %m : f32
+  } -> tensor<100x100xf32>
+  %es = tensor.empty() : tensor<100x100xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<100x100xf32>) -> tensor<100x100xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<100x4xf32>, tensor<100x4xf32>) outs(%acc : tensor<100x100xf32>) -> tensor<100x100xf32>
+  %sm = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<100x100xf32>, tensor<100x100xf32>) outs(%es : tensor<100x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<100x100xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<100x100xf32>) outs(%es : tensor<100x100xf32>) -> tensor<100x100xf32>
+  %eo = tensor.empty() : tensor<100x4xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<100x4xf32>) -> tensor<100x4xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<100x100xf32>, tensor<100x4xf32>) outs(%o0 : tensor<100x4xf32>) -> tensor<100x4xf32>
+  return %o : tensor<100x4xf32>
+}

@@ -22,7 +22,7 @@ namespace {
 using Tensor = EvaluatedTensor;
 
 /// Integers beyond this are not exact in a double; such masks are refused.
-constexpr double kMaxExactInt = 9007199254740992.0; // 2^53
+constexpr int64_t kMaxExactInt = int64_t(1) << 53;
 
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> s(shape.size(), 1);
@@ -47,6 +47,75 @@ void forEachPoint(ArrayRef<int64_t> shape, F f) {
     }
   }
 }
+
+/// A payload scalar: an integer's bit pattern (zero-extended to 64 bits) or
+/// a float's value. Which one, and the width, come from its type.
+struct Scalar {
+  uint64_t bits = 0;
+  double f = 0.0;
+};
+
+/// How the scalars of one type behave. Integers keep their bit pattern, so
+/// every op reads them with its own signedness and results wrap at the
+/// width, exactly as the IR says; `index` is 64 bits, as in arith's own
+/// folders. Floats are doubles rounded to their type after every op.
+/// Integers wider than 64 bits and floats wider than f64 are not handled.
+class ScalarKind {
+public:
+  static std::optional<ScalarKind> of(Type t) {
+    if (t.isIndex())
+      return ScalarKind(64, nullptr);
+    if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() <= 64)
+      return ScalarKind(it.getWidth(), nullptr);
+    if (auto ft = dyn_cast<FloatType>(t); ft && ft.getWidth() <= 64)
+      return ScalarKind(0, &ft.getFloatSemantics());
+    return std::nullopt;
+  }
+  bool isInt() const { return width != 0; }
+  uint64_t mask() const {
+    return width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  }
+  APInt asAPInt(Scalar s) const { return APInt(width, s.bits); }
+  int64_t signedValue(Scalar s) const { return asAPInt(s).getSExtValue(); }
+  const llvm::fltSemantics &semantics() const { return *sem; }
+  double round(double x) const {
+    APFloat f(x);
+    bool lost = false;
+    f.convert(*sem, APFloat::rmNearestTiesToEven, &lost);
+    return toDouble(f);
+  }
+  double round(APFloat f, const APInt &i, bool isSigned) const {
+    f.convertFromAPInt(i, isSigned, APFloat::rmNearestTiesToEven);
+    return toDouble(f);
+  }
+  /// Evaluated tensors hold integers as their signed value and i1 as 0/1.
+  Scalar fromStored(double x) const {
+    if (!isInt())
+      return {0, x};
+    return {static_cast<uint64_t>(static_cast<int64_t>(x)) & mask(), 0.0};
+  }
+  std::optional<double> toStored(Scalar s) const {
+    if (!isInt())
+      return s.f;
+    if (width == 1)
+      return double(s.bits);
+    int64_t v = signedValue(s);
+    if (v > kMaxExactInt || v < -kMaxExactInt)
+      return std::nullopt;
+    return double(v);
+  }
+
+private:
+  ScalarKind(unsigned width, const llvm::fltSemantics *sem)
+      : width(width), sem(sem) {}
+  static double toDouble(APFloat f) {
+    bool lost = false;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    return f.convertToDouble();
+  }
+  unsigned width; // 0 for floats
+  const llvm::fltSemantics *sem;
+};
 
 /// One scalar instruction of a linalg.generic payload.
 struct Instr {
@@ -166,8 +235,12 @@ private:
           if (!in)
             return std::nullopt;
           Type to = type.getElementType();
-          for (double &x : in->data)
-            x = convert(x, to);
+          for (double &x : in->data) {
+            std::optional<double> y = convert(x, to);
+            if (!y)
+              return std::nullopt;
+            x = *y;
+          }
           return in;
         })
         .Case<tosa::SubOp, tosa::AddOp, tosa::GreaterOp, tosa::GreaterEqualOp,
@@ -189,18 +262,24 @@ private:
     return std::nullopt;
   }
 
-  /// Rounds x to the element type `to` (floats) or truncates (integers).
-  static double convert(double x, Type to) {
+  /// x as an element of type `to`: floats round to nearest even; integers
+  /// only when x is one that `to` holds exactly (tosa.cast rounds and
+  /// saturates, tosa's integer arithmetic must not overflow; such values are
+  /// refused rather than modelled); i1 is x != 0.
+  static std::optional<double> convert(double x, Type to) {
     if (auto ft = dyn_cast<FloatType>(to)) {
       APFloat f(x);
       bool lost = false;
       f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
       return f.convertToDouble();
     }
     if (to.isInteger(1))
       return x != 0.0 ? 1.0 : 0.0;
-    if (to.isIntOrIndex())
-      return std::trunc(x);
+    unsigned width = to.isIndex() ? 64 : to.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, std::min(width - 1, 53u));
+    if (!to.isIntOrIndex() || std::trunc(x) != x || x >= limit || x < -limit)
+      return std::nullopt;
     return x;
   }
 
@@ -269,6 +348,7 @@ private:
     Type elt = type.getElementType();
     Tensor t = splat(type, 0);
     SmallVector<double, 3> x(args.size());
+    bool representable = true;
     forEachPoint(type.getShape(), [&](ArrayRef<int64_t> idx, int64_t flat) {
       for (size_t a = 0; a < args.size(); ++a) {
         int64_t src = 0;
@@ -287,10 +367,11 @@ private:
       else if (isa<tosa::LogicalOrOp>(op)) r = (x[0] != 0) || (x[1] != 0);
       else if (isa<tosa::LogicalNotOp>(op)) r = x[0] == 0;
       else if (isa<tosa::SelectOp>(op)) r = x[0] != 0 ? x[1] : x[2];
-      t.data[flat] = isa<FloatType>(elt) ? convert(r, elt) : r;
+      std::optional<double> y = convert(r, elt);
+      representable &= y.has_value();
+      t.data[flat] = y.value_or(0.0);
     });
-    if (!isa<FloatType>(elt) &&
-        llvm::any_of(t.data, [](double d) { return std::fabs(d) > kMaxExactInt; }))
+    if (!representable)
       return std::nullopt;
     return t;
   }
@@ -347,23 +428,33 @@ private:
     // arguments first, then one slot per op result.
     DenseMap<Value, unsigned> slot;
     unsigned next = 0;
-    for (BlockArgument arg : body->getArguments())
-      slot[arg] = next++;
-    SmallVector<Instr> code;
-    SmallVector<std::pair<unsigned, double>> constants;
-    for (Operation &op : body->without_terminator()) {
-      if (op.getNumResults() != 1 || op.getNumRegions() != 0)
+    for (BlockArgument arg : body->getArguments()) {
+      if (!ScalarKind::of(arg.getType()))
         return std::nullopt;
-      if (auto c = scalar(op.getResult(0))) {
-        constants.push_back({next, *c});
-        slot[op.getResult(0)] = next++;
+      slot[arg] = next++;
+    }
+    SmallVector<Instr> code;
+    SmallVector<std::pair<unsigned, Scalar>> constants;
+    auto addConstant = [&](Value c) -> std::optional<unsigned> {
+      std::optional<Scalar> x = scalarConstant(c);
+      if (!x)
+        return std::nullopt;
+      constants.push_back({next, *x});
+      slot[c] = next;
+      return next++;
+    };
+    for (Operation &op : body->without_terminator()) {
+      if (op.getNumResults() != 1 || op.getNumRegions() != 0 ||
+          !ScalarKind::of(op.getResult(0).getType()))
+        return std::nullopt;
+      if (addConstant(op.getResult(0)))
         continue;
-      }
       if (!isa<linalg::IndexOp, arith::IndexCastOp, arith::IndexCastUIOp,
                arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
                arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp,
                arith::TruncFOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
-               arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::CmpIOp,
+               arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::MaxSIOp,
+               arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp, arith::CmpIOp,
                arith::CmpFOp, arith::SelectOp, arith::AddFOp, arith::SubFOp,
                arith::MulFOp, arith::NegFOp>(op))
         return std::nullopt;
@@ -375,11 +466,8 @@ private:
         auto it = slot.find(o);
         if (it == slot.end()) {
           // Captured from outside the payload: only scalar constants.
-          std::optional<double> c = scalar(o);
-          if (!c)
+          if (!ScalarKind::of(o.getType()) || !addConstant(o))
             return std::nullopt;
-          constants.push_back({next, *c});
-          slot[o] = next++;
           it = slot.find(o);
         }
         in.args.push_back(it->second);
@@ -389,13 +477,16 @@ private:
       code.push_back(in);
     }
     Value yielded = body->getTerminator()->getOperand(0);
-    auto yieldSlot = slot.find(yielded);
-    std::optional<double> yieldConst;
-    if (yieldSlot == slot.end() && !(yieldConst = scalar(yielded)))
+    if (!slot.count(yielded) && !addConstant(yielded))
       return std::nullopt;
+    unsigned yieldSlot = slot.lookup(yielded);
+    ScalarKind outKind = *ScalarKind::of(type.getElementType());
+    SmallVector<ScalarKind> argKinds;
+    for (BlockArgument arg : body->getArguments())
+      argKinds.push_back(*ScalarKind::of(arg.getType()));
 
     Tensor t = splat(type, 0);
-    SmallVector<double> s(next, 0.0);
+    SmallVector<Scalar> s(next);
     for (auto [k, c] : constants)
       s[k] = c;
     bool ok = true;
@@ -407,104 +498,179 @@ private:
         for (size_t r = 0; r < inDim[a].size(); ++r)
           src += (inDim[a][r] < 0 ? inConst[a][r] : idx[inDim[a][r]]) *
                  inStrides[a][r];
-        s[a] = inputs[a].data[src];
+        s[a] = argKinds[a].fromStored(inputs[a].data[src]);
       }
       for (const Instr &in : code)
         if (!step(in, s, idx)) {
           ok = false;
           return;
         }
-      t.data[flat] = yieldConst ? *yieldConst : s[yieldSlot->second];
+      std::optional<double> out = outKind.toStored(s[yieldSlot]);
+      if (!out) {
+        ok = false;
+        return;
+      }
+      t.data[flat] = *out;
     });
     if (!ok)
       return std::nullopt;
     return t;
   }
 
-  /// Executes one payload op; false for values the evaluator cannot
-  /// represent exactly (the mask is then left alone).
-  static bool step(const Instr &in, SmallVectorImpl<double> &s,
+  /// A payload scalar constant (integer, index or float), exactly.
+  static std::optional<Scalar> scalarConstant(Value v) {
+    std::optional<ScalarKind> kind = ScalarKind::of(v.getType());
+    if (!kind)
+      return std::nullopt;
+    APInt i;
+    if (kind->isInt() && matchPattern(v, m_ConstantInt(&i)))
+      return Scalar{i.getZExtValue() & kind->mask(), 0.0};
+    APFloat f(0.0);
+    if (!kind->isInt() && matchPattern(v, m_ConstantFloat(&f)))
+      return Scalar{0, f.convertToDouble()};
+    return std::nullopt;
+  }
+
+  /// Executes one payload op with the IR's semantics: integers wrap at their
+  /// width, signedness comes from the op, floats round to their type. False
+  /// where the result is poison (nsw/nuw overflow) or not representable
+  /// here; the mask is then left alone, which is always correct.
+  static bool step(const Instr &in, SmallVectorImpl<Scalar> &s,
                    ArrayRef<int64_t> idx) {
     Operation *op = in.op;
-    auto a = [&](unsigned k) { return s[in.args[k]]; };
-    double r = 0;
-    Type rt = op->getResult(0).getType();
-    if (auto ix = dyn_cast<linalg::IndexOp>(op)) {
-      r = double(idx[ix.getDim()]);
-    } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-                   arith::SIToFPOp>(op)) {
-      r = a(0);
-    } else if (isa<arith::ExtUIOp, arith::UIToFPOp>(op)) {
-      if (a(0) < 0)
-        return false;
-      r = a(0);
-    } else if (isa<arith::TruncIOp>(op)) {
-      if (!rt.isInteger(1))
-        return false; // wrap-around is not modelled
-      r = double(static_cast<int64_t>(a(0)) & 1);
-    } else if (isa<arith::ExtFOp>(op)) {
-      r = a(0);
-    } else if (isa<arith::TruncFOp>(op)) {
-      r = convert(a(0), rt);
-    } else if (isa<arith::AddIOp, arith::AddFOp>(op)) {
-      r = a(0) + a(1);
-    } else if (isa<arith::SubIOp, arith::SubFOp>(op)) {
-      r = a(0) - a(1);
-    } else if (isa<arith::MulIOp, arith::MulFOp>(op)) {
-      r = a(0) * a(1);
-    } else if (isa<arith::NegFOp>(op)) {
-      r = -a(0);
-    } else if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
-      auto x = static_cast<int64_t>(a(0)), y = static_cast<int64_t>(a(1));
-      r = double(isa<arith::AndIOp>(op) ? (x & y)
-                 : isa<arith::OrIOp>(op) ? (x | y)
-                                         : (x ^ y));
-    } else if (auto c = dyn_cast<arith::CmpIOp>(op)) {
-      double x = a(0), y = a(1);
-      using P = arith::CmpIPredicate;
-      P p = c.getPredicate();
-      bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
-      if (isUnsigned && (x < 0 || y < 0))
-        return false;
-      switch (p) {
-      case P::eq: r = x == y; break;
-      case P::ne: r = x != y; break;
-      case P::slt: case P::ult: r = x < y; break;
-      case P::sle: case P::ule: r = x <= y; break;
-      case P::sgt: case P::ugt: r = x > y; break;
-      case P::sge: case P::uge: r = x >= y; break;
-      }
-    } else if (auto c = dyn_cast<arith::CmpFOp>(op)) {
-      double x = a(0), y = a(1);
-      bool unordered = std::isnan(x) || std::isnan(y);
-      using P = arith::CmpFPredicate;
-      switch (c.getPredicate()) {
-      case P::AlwaysFalse: r = 0; break;
-      case P::AlwaysTrue: r = 1; break;
-      case P::OEQ: r = !unordered && x == y; break;
-      case P::OGT: r = !unordered && x > y; break;
-      case P::OGE: r = !unordered && x >= y; break;
-      case P::OLT: r = !unordered && x < y; break;
-      case P::OLE: r = !unordered && x <= y; break;
-      case P::ONE: r = !unordered && x != y; break;
-      case P::ORD: r = !unordered; break;
-      case P::UEQ: r = unordered || x == y; break;
-      case P::UGT: r = unordered || x > y; break;
-      case P::UGE: r = unordered || x >= y; break;
-      case P::ULT: r = unordered || x < y; break;
-      case P::ULE: r = unordered || x <= y; break;
-      case P::UNE: r = unordered || x != y; break;
-      case P::UNO: r = unordered; break;
-      }
-    } else if (isa<arith::SelectOp>(op)) {
-      r = a(0) != 0 ? a(1) : a(2);
-    } else {
+    auto arg = [&](unsigned k) { return s[in.args[k]]; };
+    auto kindOf = [&](unsigned k) {
+      return *ScalarKind::of(op->getOperand(k).getType());
+    };
+    ScalarKind rk = *ScalarKind::of(op->getResult(0).getType());
+    std::optional<Scalar> r;
+    if (auto ix = dyn_cast<linalg::IndexOp>(op))
+      r = Scalar{static_cast<uint64_t>(idx[ix.getDim()]), 0.0};
+    else if (isa<arith::IndexCastOp, arith::ExtSIOp>(op))
+      // index_cast sign-extends when widening and truncates when narrowing.
+      r = Scalar{static_cast<uint64_t>(kindOf(0).signedValue(arg(0))) &
+                     rk.mask(), 0.0};
+    else if (isa<arith::IndexCastUIOp, arith::ExtUIOp, arith::TruncIOp>(op))
+      r = Scalar{arg(0).bits & rk.mask(), 0.0};
+    else if (isa<arith::SIToFPOp>(op))
+      r = Scalar{0, rk.round(APFloat(rk.semantics()),
+                             kindOf(0).asAPInt(arg(0)), /*isSigned=*/true)};
+    else if (isa<arith::UIToFPOp>(op))
+      r = Scalar{0, rk.round(APFloat(rk.semantics()),
+                             kindOf(0).asAPInt(arg(0)), /*isSigned=*/false)};
+    else if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      r = Scalar{0, rk.round(arg(0).f)};
+    else if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp>(op))
+      // One rounding from double is exact for every type up to f32 (double
+      // has more than 2p+2 bits) and for f64 itself.
+      r = Scalar{0, rk.round(floatResult(op, arg(0).f,
+                                         op->getNumOperands() > 1 ? arg(1).f
+                                                                  : 0.0))};
+    else if (auto c = dyn_cast<arith::CmpIOp>(op))
+      r = Scalar{compareInts(c.getPredicate(), kindOf(0).asAPInt(arg(0)),
+                             kindOf(0).asAPInt(arg(1))),
+                 0.0};
+    else if (auto c = dyn_cast<arith::CmpFOp>(op))
+      r = Scalar{compareFloats(c.getPredicate(), arg(0).f, arg(1).f), 0.0};
+    else if (isa<arith::SelectOp>(op))
+      r = arg(0).bits ? arg(1) : arg(2);
+    else
+      r = integerResult(op, rk, kindOf(0).asAPInt(arg(0)),
+                        kindOf(1).asAPInt(arg(1)));
+    if (!r)
       return false;
-    }
-    if (rt.isIntOrIndex() && std::fabs(r) > kMaxExactInt)
-      return false;
-    s[in.result] = r;
+    s[in.result] = *r;
     return true;
+  }
+
+  static double floatResult(Operation *op, double x, double y) {
+    if (isa<arith::AddFOp>(op))
+      return x + y;
+    if (isa<arith::SubFOp>(op))
+      return x - y;
+    if (isa<arith::MulFOp>(op))
+      return x * y;
+    return -x; // arith.negf
+  }
+
+  /// Binary integer ops on APInts of the operands' width; nullopt where the
+  /// op's overflow flags make the result poison.
+  static std::optional<Scalar> integerResult(Operation *op, ScalarKind rk,
+                                             const APInt &x, const APInt &y) {
+    bool nsw = false, nuw = false;
+    if (auto ov = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op)) {
+      nsw = ov.hasNoSignedWrap();
+      nuw = ov.hasNoUnsignedWrap();
+    }
+    bool so = false, uo = false;
+    APInt r = TypeSwitch<Operation *, APInt>(op)
+                  .Case<arith::AddIOp>([&](auto) {
+                    (void)x.sadd_ov(y, so);
+                    (void)x.uadd_ov(y, uo);
+                    return x + y;
+                  })
+                  .Case<arith::SubIOp>([&](auto) {
+                    (void)x.ssub_ov(y, so);
+                    (void)x.usub_ov(y, uo);
+                    return x - y;
+                  })
+                  .Case<arith::MulIOp>([&](auto) {
+                    (void)x.smul_ov(y, so);
+                    (void)x.umul_ov(y, uo);
+                    return x * y;
+                  })
+                  .Case<arith::AndIOp>([&](auto) { return x & y; })
+                  .Case<arith::OrIOp>([&](auto) { return x | y; })
+                  .Case<arith::XOrIOp>([&](auto) { return x ^ y; })
+                  .Case<arith::MaxSIOp>([&](auto) { return x.sgt(y) ? x : y; })
+                  .Case<arith::MinSIOp>([&](auto) { return x.slt(y) ? x : y; })
+                  .Case<arith::MaxUIOp>([&](auto) { return x.ugt(y) ? x : y; })
+                  .Default([&](auto) { return x.ult(y) ? x : y; });
+    if ((nsw && so) || (nuw && uo))
+      return std::nullopt;
+    return Scalar{r.getZExtValue() & rk.mask(), 0.0};
+  }
+
+  static uint64_t compareInts(arith::CmpIPredicate p, const APInt &x,
+                              const APInt &y) {
+    using P = arith::CmpIPredicate;
+    switch (p) {
+    case P::eq: return x.eq(y);
+    case P::ne: return x.ne(y);
+    case P::slt: return x.slt(y);
+    case P::sle: return x.sle(y);
+    case P::sgt: return x.sgt(y);
+    case P::sge: return x.sge(y);
+    case P::ult: return x.ult(y);
+    case P::ule: return x.ule(y);
+    case P::ugt: return x.ugt(y);
+    case P::uge: return x.uge(y);
+    }
+    llvm_unreachable("unknown cmpi predicate");
+  }
+
+  static uint64_t compareFloats(arith::CmpFPredicate p, double x, double y) {
+    bool unordered = std::isnan(x) || std::isnan(y);
+    using P = arith::CmpFPredicate;
+    switch (p) {
+    case P::AlwaysFalse: return 0;
+    case P::AlwaysTrue: return 1;
+    case P::OEQ: return !unordered && x == y;
+    case P::OGT: return !unordered && x > y;
+    case P::OGE: return !unordered && x >= y;
+    case P::OLT: return !unordered && x < y;
+    case P::OLE: return !unordered && x <= y;
+    case P::ONE: return !unordered && x != y;
+    case P::ORD: return !unordered;
+    case P::UEQ: return unordered || x == y;
+    case P::UGT: return unordered || x > y;
+    case P::UGE: return unordered || x >= y;
+    case P::ULT: return unordered || x < y;
+    case P::ULE: return unordered || x <= y;
+    case P::UNE: return unordered || x != y;
+    case P::UNO: return unordered;
+    }
+    llvm_unreachable("unknown cmpf predicate");
   }
 };
 
