@@ -130,3 +130,16 @@ func.func @primitives_untouched(%q: tensor<64x16xf32>, %acc: tensor<64x16xf32>, 
       : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32> -> tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>
   return %p, %a : tensor<64x64xf32>, tensor<64x16xf32>
 }
+
+// -----
+
+// f64 inputs accumulate in f64 (scores, row max, row sum and output), so
+// that the fused result is as exact as the f64 program it came from.
+// CHECK-LABEL: func.func @f64_accumulates_in_f64
+// CHECK: attn.online_attention {{.*}} : tensor<8x16xf64>, tensor<8x16xf64>, tensor<8x16xf64> -> tensor<8x16xf64>, tensor<8xf64>, tensor<8xf64>
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @f64_accumulates_in_f64(%q: tensor<2x8x16xf64>, %k: tensor<2x8x16xf64>, %v: tensor<2x8x16xf64>) -> tensor<2x8x16xf64> {
+  %o = attn.attention %q, %k, %v scale(0.25) causal(top_left) : tensor<2x8x16xf64>, tensor<2x8x16xf64>, tensor<2x8x16xf64> -> tensor<2x8x16xf64>
+  return %o : tensor<2x8x16xf64>
+}

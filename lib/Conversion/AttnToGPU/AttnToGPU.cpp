@@ -93,6 +93,12 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
     auto mt = cast<RankedTensorType>(mask.getType());
     if (!mt.hasStaticShape())
       return fail("the GPU kernel needs static shapes");
+    // The kernel reads an additive mask in the inputs' element type; a wider
+    // bias would have to be rounded, which changes the result.
+    if (!mt.getElementType().isInteger(1) && mt.getElementType() != elt)
+      return fail(Twine("the GPU kernel reads an additive mask in the inputs' "
+                        "element type; cast the mask to it (rounding the "
+                        "bias) or run on the CPU"));
     s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
                                               : FlashKernelSpec::Mask::Additive;
     // As [MB, MH, MQ, MK], like the operands (rank 3 has no batch dim).

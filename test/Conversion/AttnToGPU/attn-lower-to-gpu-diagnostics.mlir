@@ -20,6 +20,14 @@ func.func @head_dim(%q: tensor<1x2x64x32xf16>) -> tensor<1x2x64x32xf16> {
 
 // -----
 
+func.func @wide_additive_mask(%q: tensor<1x2x64x64xbf16>, %m: tensor<1x1x64x64xf32>) -> tensor<1x2x64x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel reads an additive mask in the inputs' element type; cast the mask to it (rounding the bias) or run on the CPU}}
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64x64xf32>) scale(0.125) : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+}
+
+// -----
+
 func.func @dynamic(%q: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
   // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes}}
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>

@@ -274,6 +274,14 @@ func.func @online_elt(%q: tensor<8x4xf16>, %k: tensor<8x4xf32>, %acc: tensor<8x4
 
 // -----
 
+func.func @online_state_f32_for_f64(%q: tensor<8x4xf64>, %acc: tensor<8x4xf32>, %m: tensor<8xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{acc, max and sum must be 'f64' for 'f64' tiles}}
+  %a, %b, %c = attn.online_attention %q, %q, %q scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf64>, tensor<8x4xf64>, tensor<8x4xf64> -> tensor<8x4xf32>, tensor<8xf32>, tensor<8xf32>
+  return %a : tensor<8x4xf32>
+}
+
+// -----
+
 func.func @online_head_dim(%q: tensor<8x4xf32>, %k: tensor<8x5xf32>, %acc: tensor<8x5xf32>, %m: tensor<8xf32>) -> tensor<8x5xf32> {
   // expected-error @+1 {{query and key tiles have different head dims}}
   %a, %b, %c = attn.online_attention %q, %k, %k scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf32>, tensor<8x5xf32>, tensor<8x5xf32> -> tensor<8x5xf32>, tensor<8xf32>, tensor<8xf32>
@@ -308,7 +316,7 @@ func.func @online_state(%q: tensor<8x4xf32>, %acc: tensor<8x4xf32>, %m: tensor<7
 
 func.func @online_state_f16(%q: tensor<8x4xf32>, %acc: tensor<8x4xf16>, %m: tensor<8xf32>) -> tensor<8x4xf16> {
   // The running state is f32 whatever the inputs are.
-  // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit float values}}
+  // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit float or 64-bit float values}}
   %a, %b, %c = attn.online_attention %q, %q, %q scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf16>, tensor<8xf32>, tensor<8xf32>
   return %a : tensor<8x4xf16>
 }

@@ -261,6 +261,11 @@ LogicalResult OnlineAttentionOp::verify() {
   if (!extentsAgree(v.getDimSize(0), bkv))
     return emitOpError("key and value tiles have different lengths");
   auto acc = getAcc().getType(), mx = getMax().getType(), sm = getSum().getType();
+  Type accElt = getAccumulatorType(q.getElementType());
+  for (auto t : {acc, mx, sm})
+    if (t.getElementType() != accElt)
+      return emitOpError("acc, max and sum must be ")
+             << accElt << " for " << q.getElementType() << " tiles";
   if (acc.getRank() != 2 || !extentsAgree(acc.getDimSize(0), bq) ||
       !extentsAgree(acc.getDimSize(1), v.getDimSize(1)))
     return emitOpError("acc must be ") << fmtExtent(bq) << "x"
@@ -277,6 +282,12 @@ LogicalResult OnlineAttentionOp::verify() {
              << fmtExtent(bq) << "x" << fmtExtent(bkv);
   }
   return success();
+}
+
+FloatType mlir::attn::getAccumulatorType(Type elementType) {
+  if (elementType.isF64())
+    return Float64Type::get(elementType.getContext());
+  return Float32Type::get(elementType.getContext());
 }
 
 #define GET_OP_CLASSES

@@ -112,21 +112,21 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
                                 PatternRewriter &b) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
-    Type f32 = b.getF32Type();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    Type accT = getAccumulatorType(getElementTypeOrSelf(q.getType()));
     AffineExpr i = b.getAffineDimExpr(0), j = b.getAffineDimExpr(1),
                l = b.getAffineDimExpr(2);
     auto map3 = [&](ArrayRef<AffineExpr> e) { return AffineMap::get(3, 0, e, ctx); };
     auto map2 = [&](ArrayRef<AffineExpr> e) { return AffineMap::get(2, 0, e, ctx); };
     AffineMap id2 = map2({i, j}), row2 = map2({i});
 
-    // S = Q·Kᵀ in f32.
-    Value sInit = fill(b, loc, emptyLike(b, loc, {{q, 0}, {k, 0}}, f32), 0.0);
+    // S = Q·Kᵀ in the accumulator type (f32, f64 for f64).
+    Value sInit = fill(b, loc, emptyLike(b, loc, {{q, 0}, {k, 0}}, accT), 0.0);
     Value s = generic(b, loc, {q, k}, sInit, {map3({i, l}), map3({j, l}), map3({i, j})},
                       {kPar, kPar, kRed}, [&](OpBuilder &nb, Location nl, ValueRange a) {
                         Value prod = arith::MulFOp::create(
-                            nb, nl, castFloat(nb, nl, a[0], f32),
-                            castFloat(nb, nl, a[1], f32));
+                            nb, nl, castFloat(nb, nl, a[0], accT),
+                            castFloat(nb, nl, a[1], accT));
                         linalg::YieldOp::create(
                             nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
                       });
@@ -140,10 +140,10 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
     maps.push_back(id2);
     Value delta = op.getCausalDiagonal();
     double scale = op.getScale().convertToDouble();
-    s = generic(b, loc, ins, emptyLike(b, loc, {{q, 0}, {k, 0}}, f32), maps,
+    s = generic(b, loc, ins, emptyLike(b, loc, {{q, 0}, {k, 0}}, accT), maps,
                 {kPar, kPar}, [&](OpBuilder &nb, Location nl, ValueRange a) {
                   Value x = arith::MulFOp::create(nb, nl, a[0],
-                                                  floatConst(nb, nl, f32, scale));
+                                                  floatConst(nb, nl, accT, scale));
                   if (op.getMask())
                     x = applyMask(nb, nl, x, a[1]);
                   if (delta)
@@ -162,26 +162,26 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
     };
     // m' = max(m, rowmax S), into a fresh tensor: alpha still needs m.
     Value rowMax = generic(b, loc, {s},
-                           fill(b, loc, emptyLike(b, loc, {{q, 0}}, f32),
+                           fill(b, loc, emptyLike(b, loc, {{q, 0}}, accT),
                                 -std::numeric_limits<double>::infinity()),
                            {id2, row2}, {kPar, kRed},
                            yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                              return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
                            }));
-    Value mNew = generic(b, loc, {rowMax, op.getMax()}, emptyLike(b, loc, {{q, 0}}, f32),
+    Value mNew = generic(b, loc, {rowMax, op.getMax()}, emptyLike(b, loc, {{q, 0}}, accT),
                          {id1, id1, id1}, {kPar},
                          yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                            return arith::MaximumFOp::create(nb, nl, a[0], a[1]);
                          }));
     // P = exp(S − m').
-    Value p = generic(b, loc, {s, mNew}, emptyLike(b, loc, {{q, 0}, {k, 0}}, f32),
+    Value p = generic(b, loc, {s, mNew}, emptyLike(b, loc, {{q, 0}, {k, 0}}, accT),
                       {id2, row2, id2}, {kPar, kPar},
                       yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                         Value x = arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1]));
                         return math::ExpOp::create(nb, nl, x);
                       }));
     // α = e^(m − m').
-    Value alpha = generic(b, loc, {op.getMax(), mNew}, emptyLike(b, loc, {{q, 0}}, f32),
+    Value alpha = generic(b, loc, {op.getMax(), mNew}, emptyLike(b, loc, {{q, 0}}, accT),
                           {id1, id1, id1}, {kPar},
                           yieldOf([](OpBuilder &nb, Location nl, ValueRange a) -> Value {
                             Value x = arith::SubFOp::create(nb, nl, a[0],
@@ -204,7 +204,7 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
                            {map3({i, l}), map3({l, j}), map3({i, j})}, {kPar, kPar, kRed},
                            [&](OpBuilder &nb, Location nl, ValueRange a) {
                              Value prod = arith::MulFOp::create(
-                                 nb, nl, a[0], castFloat(nb, nl, a[1], f32));
+                                 nb, nl, a[0], castFloat(nb, nl, a[1], accT));
                              linalg::YieldOp::create(
                                  nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
                            });
@@ -228,8 +228,8 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &b) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
-    Type f32 = b.getF32Type();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    Type accT = getAccumulatorType(getElementTypeOrSelf(q.getType()));
     int64_t r = op.getRank();
     int64_t group = op.getGroupSize();
     if (op.hasHeadDim() && (cast<RankedTensorType>(q.getType()).isDynamicDim(r - 3) ||
@@ -266,14 +266,14 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     outDims = rowDims;
     outDims.push_back({v, r - 1});
 
-    // S = Q·Kᵀ·scale (+ mask) (causal), f32.
+    // S = Q·Kᵀ·scale (+ mask) (causal), in the accumulator type.
     unsigned nMM = nLead + 3;
-    Value s = generic(b, loc, {q, k}, fill(b, loc, emptyLike(b, loc, scoreDims, f32), 0.0),
+    Value s = generic(b, loc, {q, k}, fill(b, loc, emptyLike(b, loc, scoreDims, accT), 0.0),
                       {mapOf(nMM, lead, {i, x}), mapOf(nMM, kvLead, {j, x}),
                        mapOf(nMM, lead, {i, j})},
                       mm, [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        Value prod = arith::MulFOp::create(nb, nl, castFloat(nb, nl, a[0], f32),
-                                                           castFloat(nb, nl, a[1], f32));
+                        Value prod = arith::MulFOp::create(nb, nl, castFloat(nb, nl, a[0], accT),
+                                                           castFloat(nb, nl, a[1], accT));
                         linalg::YieldOp::create(
                             nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
                       });
@@ -298,9 +298,9 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     }
     double scale = op.getScale().convertToDouble();
     bool hasMask = static_cast<bool>(op.getMask());
-    s = generic(b, loc, ins, emptyLike(b, loc, scoreDims, f32), maps, par2,
+    s = generic(b, loc, ins, emptyLike(b, loc, scoreDims, accT), maps, par2,
                 [&](OpBuilder &nb, Location nl, ValueRange a) {
-                  Value y = arith::MulFOp::create(nb, nl, a[0], floatConst(nb, nl, f32, scale));
+                  Value y = arith::MulFOp::create(nb, nl, a[0], floatConst(nb, nl, accT, scale));
                   if (hasMask)
                     y = applyMask(nb, nl, y, a[1]);
                   if (shift)
@@ -310,36 +310,36 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                 });
     // Row max, exp, row sum.
     Value m = generic(b, loc, {s},
-                      fill(b, loc, emptyLike(b, loc, rowDims, f32),
+                      fill(b, loc, emptyLike(b, loc, rowDims, accT),
                            -std::numeric_limits<double>::infinity()),
                       {id2, row}, rowRed, [](OpBuilder &nb, Location nl, ValueRange a) {
                         linalg::YieldOp::create(
                             nb, nl, arith::MaximumFOp::create(nb, nl, a[0], a[1]).getResult());
                       });
-    Value p = generic(b, loc, {s, m}, emptyLike(b, loc, scoreDims, f32), {id2, row, id2},
+    Value p = generic(b, loc, {s, m}, emptyLike(b, loc, scoreDims, accT), {id2, row, id2},
                       par2, [](OpBuilder &nb, Location nl, ValueRange a) {
                         Value y = arith::SubFOp::create(nb, nl, a[0], safeMax(nb, nl, a[1]));
                         linalg::YieldOp::create(nb, nl, math::ExpOp::create(nb, nl, y).getResult());
                       });
-    Value l = generic(b, loc, {p}, fill(b, loc, emptyLike(b, loc, rowDims, f32), 0.0),
+    Value l = generic(b, loc, {p}, fill(b, loc, emptyLike(b, loc, rowDims, accT), 0.0),
                       {id2, row}, rowRed, [](OpBuilder &nb, Location nl, ValueRange a) {
                         linalg::YieldOp::create(
                             nb, nl, arith::AddFOp::create(nb, nl, a[0], a[1]).getResult());
                       });
     // O = (P·V) / l, 0 for fully masked rows.
-    Value o = generic(b, loc, {p, v}, fill(b, loc, emptyLike(b, loc, outDims, f32), 0.0),
+    Value o = generic(b, loc, {p, v}, fill(b, loc, emptyLike(b, loc, outDims, accT), 0.0),
                       {mapOf(nMM, lead, {i, x}), mapOf(nMM, kvLead, {x, j}),
                        mapOf(nMM, lead, {i, j})},
                       mm, [&](OpBuilder &nb, Location nl, ValueRange a) {
                         Value prod = arith::MulFOp::create(nb, nl, a[0],
-                                                           castFloat(nb, nl, a[1], f32));
+                                                           castFloat(nb, nl, a[1], accT));
                         linalg::YieldOp::create(
                             nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
                       });
     Type outElt = op.getResult().getType().getElementType();
     Value out = generic(b, loc, {o, l}, emptyLike(b, loc, outDims, outElt),
                         {id2, row, id2}, par2, [&](OpBuilder &nb, Location nl, ValueRange a) {
-                          Value zero = floatConst(nb, nl, f32, 0.0);
+                          Value zero = floatConst(nb, nl, accT, 0.0);
                           Value empty = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                                               a[1], zero);
                           Value y = arith::SelectOp::create(

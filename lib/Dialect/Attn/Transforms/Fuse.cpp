@@ -77,10 +77,10 @@ Value sliceTile(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> le
 }
 
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> shape,
-                   float value) {
-  Type f32 = b.getF32Type();
-  Value empty = tensor::EmptyOp::create(b, loc, shape, f32);
-  Value cst = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, value));
+                   Type elementType, double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
+  Value cst =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, value));
   return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
 
@@ -175,10 +175,11 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
           arith::DivUIOp::create(rewriter, loc, leadIvs.back(), group).getResult();
     Value qTile = sliceTile(rewriter, loc, q, qLead, qStart, bq, rewriter.getIndexAttr(0), d);
 
-    Value acc = filledTensor(rewriter, loc, {bq, dv}, 0.0f);
-    Value rowMax = filledTensor(rewriter, loc, {bq},
-                                -std::numeric_limits<float>::infinity());
-    Value rowSum = filledTensor(rewriter, loc, {bq}, 0.0f);
+    Type accT = getAccumulatorType(resultType.getElementType());
+    Value acc = filledTensor(rewriter, loc, {bq, dv}, accT, 0.0);
+    Value rowMax = filledTensor(rewriter, loc, {bq}, accT,
+                                -std::numeric_limits<double>::infinity());
+    Value rowSum = filledTensor(rewriter, loc, {bq}, accT, 0.0);
 
     // Causal: K/V tiles that start past the last visible key of this query
     // tile are wholly above the diagonal; the loop stops before them.
@@ -230,12 +231,12 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
         ValueRange{outTile}, ArrayRef<AffineMap>{id, rowMap, id},
         SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f));
+          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(accT, 0.0));
           Value isEmpty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
                                                 args[1], zero);
           Value div = arith::DivFOp::create(b, l, args[0], args[1]);
           Value res = arith::SelectOp::create(b, l, isEmpty, zero, div);
-          if (outElt != b.getF32Type())
+          if (outElt != accT)
             res = arith::TruncFOp::create(b, l, outElt, res);
           linalg::YieldOp::create(b, l, res);
         });

@@ -20,4 +20,13 @@
 #define GET_OP_CLASSES
 #include "attn/Dialect/Attn/IR/AttnOps.h.inc"
 
+namespace mlir {
+namespace attn {
+/// The type attention accumulates scores, row statistics and the output in
+/// for inputs of `elementType`: f64 for f64, f32 for every narrower float
+/// (f16/bf16/f32). The one place this decision is made.
+FloatType getAccumulatorType(Type elementType);
+} // namespace attn
+} // namespace mlir
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_H

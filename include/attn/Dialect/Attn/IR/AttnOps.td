@@ -217,15 +217,15 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [
   // positions are fixed (result type inference reads them by position).
   let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
                        Attn_FloatTensor:$value,
-                       RankedTensorOf<[F32]>:$acc,
-                       RankedTensorOf<[F32]>:$max,
-                       RankedTensorOf<[F32]>:$sum,
+                       RankedTensorOf<[F32, F64]>:$acc,
+                       RankedTensorOf<[F32, F64]>:$max,
+                       RankedTensorOf<[F32, F64]>:$sum,
                        Optional<Attn_MaskTensor>:$mask,
                        Optional<Index>:$causal_diagonal,
                        F64Attr:$scale);
-  let results = (outs RankedTensorOf<[F32]>:$new_acc,
-                      RankedTensorOf<[F32]>:$new_max,
-                      RankedTensorOf<[F32]>:$new_sum);
+  let results = (outs RankedTensorOf<[F32, F64]>:$new_acc,
+                      RankedTensorOf<[F32, F64]>:$new_max,
+                      RankedTensorOf<[F32, F64]>:$new_sum);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`causal_diagonal` `(` $causal_diagonal^ `)`)?
