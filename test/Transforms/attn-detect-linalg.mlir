@@ -840,3 +840,49 @@ func.func @iota_mask_i8_fits(%q: tensor<100x4xf32>, %k: tensor<100x4xf32>, %v: t
   %o = linalg.matmul ins(%p, %v : tensor<100x100xf32>, tensor<100x4xf32>) outs(%o0 : tensor<100x4xf32>) -> tensor<100x4xf32>
   return %o : tensor<100x4xf32>
 }
+
+// -----
+
+// An infinite scale: the chain matches, but attn.attention requires a finite
+// scale. A near miss (a remark with explain=true), not an error.
+func.func @detect_inf_is_near_miss(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %es = tensor.empty() : tensor<4x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<4x8xf32>, tensor<6x8xf32>) outs(%acc : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %ss = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x6xf32>) outs(%es : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %c = arith.mulf %a, %inf : f32
+    linalg.yield %c : f32
+  } -> tensor<4x6xf32>
+  %p = linalg.softmax dimension(1) ins(%ss : tensor<4x6xf32>) outs(%es : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not raised: the matched shapes do not form a valid attention: 'attn.attention' op scale must be finite}}
+  %o = linalg.matmul ins(%p, %v : tensor<4x6xf32>, tensor<6x8xf32>) outs(%o0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// -----
+
+// An empty query (Lq = 0): attn.attention requires non-empty extents.
+// A near miss, not an error.
+func.func @detect_empty_is_near_miss(%q: tensor<0x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>) -> tensor<0x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %es = tensor.empty() : tensor<0x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<0x6xf32>) -> tensor<0x6xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<0x8xf32>, tensor<6x8xf32>) outs(%acc : tensor<0x6xf32>) -> tensor<0x6xf32>
+  %ss = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<0x6xf32>) outs(%es : tensor<0x6xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %c = arith.mulf %a, %two : f32
+    linalg.yield %c : f32
+  } -> tensor<0x6xf32>
+  %p = linalg.softmax dimension(1) ins(%ss : tensor<0x6xf32>) outs(%es : tensor<0x6xf32>) -> tensor<0x6xf32>
+  %eo = tensor.empty() : tensor<0x8xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<0x8xf32>) -> tensor<0x8xf32>
+  // expected-remark @+1 {{not raised: the matched shapes do not form a valid attention: 'attn.attention' op query has an empty dim 0}}
+  %o = linalg.matmul ins(%p, %v : tensor<0x6xf32>, tensor<6x8xf32>) outs(%o0 : tensor<0x8xf32>) -> tensor<0x8xf32>
+  return %o : tensor<0x8xf32>
+}

@@ -1386,8 +1386,20 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       causalAttr = CausalAlignmentAttr::get(b.getContext(), *causal);
     auto attn = AttentionOp::create(b, loc, outType, q, k, v, mask,
                                     b.getF64FloatAttr(scale), causalAttr);
-    if (failed(attn.verify())) {
-      why = "the matched shapes do not form a valid attention";
+    // The verifier's message is a near-miss reason here, not an error in
+    // the input program: capture it instead of reporting it.
+    std::string verifierMessage;
+    LogicalResult valid = [&] {
+      ScopedDiagnosticHandler capture(b.getContext(), [&](Diagnostic &d) {
+        if (verifierMessage.empty())
+          verifierMessage = d.str();
+        return success();
+      });
+      return attn.verify();
+    }();
+    if (failed(valid)) {
+      why = "the matched shapes do not form a valid attention: " +
+            verifierMessage;
       attn.erase();
       return failure();
     }
