@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
@@ -15,10 +16,10 @@ from typing import Any, Dict, List, Optional
 from . import graph
 from ._core import MLIRError
 from ._core import run_pipeline as _run_pipeline
-from ._core import run_pipeline_with_remarks as _run_with_remarks
+from ._core import run_pipeline_counting as _run_counting
 
 __all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
-           "compile", "graph"]
+           "compile", "graph", "CHIPS", "IO_COST_TARGETS"]
 
 
 def run_pipeline(mlir_text: str, pipeline: str) -> str:
@@ -26,10 +27,41 @@ def run_pipeline(mlir_text: str, pipeline: str) -> str:
 
     `pipeline` is anchored on the module, e.g.
     ``"func.func(attn-detect),attn-io-cost{target=h100},func.func(attn-fuse)"``.
-    Parse errors, verifier errors and pass failures raise `MLIRError`, whose
-    message carries each diagnostic with its location.
+    Parse errors, verifier errors, invalid pipelines and pass failures raise
+    `MLIRError`, whose message carries each diagnostic with its location.
+    Both arguments must be str (TypeError otherwise). The pipeline text is
+    the caller's own: the other functions of this package build theirs from
+    typed, checked arguments instead.
     """
+    _check_str("mlir_text", mlir_text)
+    _check_str("pipeline", pipeline)
     return _run_pipeline(mlir_text, pipeline)
+
+
+def _check_str(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, got %s" % (name, type(value).__name__))
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("%s is not valid Unicode text (%s)" % (name, e.reason)) from None
+    return value
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("%s must be a bool, got %s %r" % (name, type(value).__name__, value))
+    return value
+
+
+def _quoted_path(path: str) -> str:
+    """A file path as a pass-option value: in double quotes, which MLIR's
+    option parser strips (so spaces, braces and '=' stay in the value).
+    A temp path with a double quote in it cannot be passed: refuse it."""
+    if '"' in path or any(ord(ch) < 32 for ch in path):
+        raise RuntimeError("temporary path %r cannot be passed as a pass option; "
+                           "set TMPDIR to a plainer directory" % path)
+    return '"%s"' % path
 
 
 @dataclass
@@ -46,21 +78,29 @@ class DetectResult:
 
 def detect(mlir_text: str, explain: bool = False) -> DetectResult:
     """Raises softmax(Q·Kᵀ)·V chains in attn, linalg or tosa IR to attn.attention."""
+    _check_str("mlir_text", mlir_text)
+    _check_bool("explain", explain)
     pipeline = "func.func(attn-detect{explain=%s})" % ("true" if explain else "false")
-    ir, remarks = _run_with_remarks(mlir_text, pipeline)
-    count = sum(1 for line in ir.splitlines() if "attn.attention" in line and "=" in line)
+    ir, remarks, count = _run_counting(mlir_text, pipeline, "attn.attention")
     return DetectResult(ir=ir, count=count, remarks=list(remarks))
 
 
-# Pass-option spelling of io_cost's keyword overrides.
+IO_COST_TARGETS = ("a100", "h100", "h200")
+"""Presets of --attn-io-cost (lib/Analysis/IOCost.cpp, knownTargetNames)."""
+
+# io_cost's keyword overrides: pass-option spelling and kind. Integer options
+# take positive ints, floating ones (rates: bytes/s, FLOP/s) finite numbers
+# >= 1, so that no predicted time or ridge overflows to inf.
 _OVERRIDES = {
-    "sram_bytes": "sram-bytes", "sm_count": "sm-count", "ctas_per_sm": "ctas-per-sm",
-    "l2_bytes": "l2-bytes",
-    "hbm_bandwidth": "hbm-bandwidth", "l2_bandwidth": "l2-bandwidth",
-    "peak_f16": "peak-f16", "peak_bf16": "peak-bf16", "peak_f32": "peak-f32",
-    "peak_f64": "peak-f64", "peak_scalar": "peak-scalar",
-    "block_q": "block-q", "block_kv": "block-kv",
+    "sram_bytes": ("sram-bytes", int), "sm_count": ("sm-count", int),
+    "ctas_per_sm": ("ctas-per-sm", int), "l2_bytes": ("l2-bytes", int),
+    "hbm_bandwidth": ("hbm-bandwidth", float), "l2_bandwidth": ("l2-bandwidth", float),
+    "peak_f16": ("peak-f16", float), "peak_bf16": ("peak-bf16", float),
+    "peak_f32": ("peak-f32", float), "peak_f64": ("peak-f64", float),
+    "peak_scalar": ("peak-scalar", float),
+    "block_q": ("block-q", int), "block_kv": ("block-kv", int),
 }
+_INT_OPTION_MAX = 2**62
 
 
 def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
@@ -76,36 +116,61 @@ def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
     With shapes instead (B, H, Lq, Lk, d and optionally dv, hkv, dtype,
     causal), returns that one attention's object (``flops``,
     ``naive_hbm_bytes``, ``fused_dram_bytes``, ``bound_fused``, ``block_q``,
-    ...) with the ``target`` object added.
+    ...) with the ``target`` object added. Not both.
 
-    Keyword overrides replace fields of the target preset: sram_bytes,
-    sm_count, l2_bytes, hbm_bandwidth, l2_bandwidth, peak_f16, peak_bf16,
-    peak_f32, peak_f64, peak_scalar; block_q and block_kv cost a kernel with
-    those tiles instead of the ones the model would choose.
+    `target` is one of IO_COST_TARGETS. Keyword overrides replace fields of
+    the target preset: sram_bytes, sm_count, ctas_per_sm, l2_bytes (positive
+    ints), hbm_bandwidth, l2_bandwidth, peak_f16, peak_bf16, peak_f32,
+    peak_f64, peak_scalar (finite numbers >= 1, in bytes/s or FLOP/s); block_q and block_kv
+    (positive ints) cost a kernel with those tiles instead of the ones the
+    model would choose. Bad values raise ValueError, wrong types and unknown
+    overrides TypeError, before anything runs.
     """
-    from_shapes = mlir_text is None
-    if from_shapes:
-        missing = [n for n, v in dict(B=B, H=H, Lq=Lq, Lk=Lk, d=d).items() if v is None]
-        if missing:
-            raise ValueError("io_cost needs mlir_text or the shapes; missing: %s"
-                             % ", ".join(missing))
-        mlir_text = graph.attention(B, H, Lq, d, Lk=Lk, dv=dv, hkv=hkv,
-                                    dtype=dtype, causal=causal)
+    target = graph.check_choice("target", target, IO_COST_TARGETS)
     options = ["target=%s" % target]
     for key, value in overrides.items():
         if key not in _OVERRIDES:
             raise TypeError("io_cost() got an unknown override '%s' (known: %s)"
                             % (key, ", ".join(sorted(_OVERRIDES))))
-        options.append("%s=%s" % (_OVERRIDES[key], value))
-    fd, path = tempfile.mkstemp(suffix=".json", prefix="attnopt-iocost-")
-    os.close(fd)
+        name, kind = _OVERRIDES[key]
+        if kind is int:
+            options.append("%s=%d" % (name, graph.check_int(key, value, hi=_INT_OPTION_MAX)))
+        else:
+            options.append("%s=%s" % (name, repr(graph.check_positive_float(key, value, lo=1.0))))
+    shapes = dict(B=B, H=H, Lq=Lq, Lk=Lk, d=d)
+    from_shapes = mlir_text is None
+    if from_shapes:
+        missing = [n for n, v in shapes.items() if v is None]
+        if missing:
+            raise ValueError("io_cost needs mlir_text or the shapes; missing: %s"
+                             % ", ".join(missing))
+        for n in ("Lq", "Lk"):
+            graph.check_int(n, shapes[n])
+        mlir_text = graph.attention(B, H, Lq, d, Lk=Lk, dv=dv, hkv=hkv,
+                                    dtype=dtype, causal=causal)
+    else:
+        _check_str("mlir_text", mlir_text)
+        given = [n for n, v in dict(shapes, dv=dv, hkv=hkv).items() if v is not None]
+        if dtype != "bf16":
+            given.append("dtype")
+        if causal is not False:
+            given.append("causal")
+        if given:
+            raise ValueError("io_cost takes mlir_text or shapes, not both (got mlir_text "
+                             "and %s)" % ", ".join(given))
+    tmp = tempfile.mkdtemp(prefix="attnopt-iocost-")
+    path = os.path.join(tmp, "report.json")
     try:
-        options.append("report=%s" % path)
+        options.append("report=%s" % _quoted_path(path))
         run_pipeline(mlir_text, "attn-io-cost{%s}" % " ".join(options))
         with open(path) as f:
-            report = json.load(f)
+            try:
+                report = json.load(f)
+            except ValueError as e:
+                raise MLIRError("the --attn-io-cost report is not valid JSON (%s); a value "
+                                "overflowed?" % e) from None
     finally:
-        os.unlink(path)
+        shutil.rmtree(tmp, ignore_errors=True)
     if not from_shapes:
         return report
     result = dict(report["attention"][0])
@@ -125,19 +190,56 @@ class Kernel:
     """The --attn-io-cost entry of the attention this kernel computes."""
 
 
+CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a")
+"""GPU targets compile() accepts (the attn-gpu-pipeline's chip=): sm_90a
+uses wgmma, the others mma.sync (sm_80+)."""
+MMA = ("auto", "mma.sync", "wgmma")
+
+
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
-            block_kv: int = 0, mma: str = "auto") -> Kernel:
+            block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
+            swizzle: bool = False) -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
-    target sm_90a (Hopper) uses wgmma, other chips mma.sync; mma forces one
-    ("mma.sync" or "wgmma"). block_q, rows_per_warp and block_kv override
-    the kernel's tiles (0: the measured defaults)."""
+    target (one of CHIPS) sm_90a (Hopper) uses wgmma, other chips mma.sync;
+    mma forces one ("mma.sync" or "wgmma", which needs sm_90/sm_90a).
+    block_q (64, 128), rows_per_warp (16, 32), block_kv (32, 64, 128) and
+    kv_stages (2, 3) override the kernel's tiles (0: the measured defaults);
+    swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
+    are checked before anything runs (ValueError / TypeError); combinations
+    the kernel cannot run raise MLIRError from the lowering."""
+    _check_str("mlir_text", mlir_text)
+    target = graph.check_choice("target", target, CHIPS)
+    mma = graph.check_choice("mma", mma, MMA)
+    cost_target = graph.check_choice("cost_target", cost_target, IO_COST_TARGETS)
+    tiles = {}
+    for name, value, allowed in (("block_q", block_q, (0, 64, 128)),
+                                 ("rows_per_warp", rows_per_warp, (0, 16, 32)),
+                                 ("block_kv", block_kv, (0, 32, 64, 128)),
+                                 ("kv_stages", kv_stages, (0, 2, 3))):
+        value = graph.check_int(name, value, lo=0)
+        if value not in allowed:
+            raise ValueError("%s must be one of %s; got %d"
+                             % (name, ", ".join(map(str, allowed)), value))
+        tiles[name] = value
+    _check_bool("swizzle", swizzle)
+    if mma == "wgmma" and target not in ("sm_90", "sm_90a"):
+        raise ValueError("mma='wgmma' needs target sm_90a (or sm_90); got %r" % target)
+    # Detect once: the cost and the kernel come from the same raised IR.
+    found = detect(mlir_text)
+    if found.count != 1:
+        raise ValueError("compile() needs exactly one attention, found %d" % found.count)
+    report = io_cost(found.ir, target=cost_target)
+    cost = report["attention"][0] if report["attention"] else None
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
-        run_pipeline(mlir_text, "attn-gpu-pipeline{chip=%s mma=%s block-q=%d rows-per-warp=%d "
-                     "block-kv=%d dump-dir=%s}"
-                     % (target, mma, block_q, rows_per_warp, block_kv, tmp))
+        run_pipeline(found.ir,
+                     "attn-gpu-pipeline{chip=%s mma=%s block-q=%d rows-per-warp=%d "
+                     "block-kv=%d kv-stages=%d swizzle=%s dump-dir=%s}"
+                     % (target, mma, tiles["block_q"], tiles["rows_per_warp"],
+                        tiles["block_kv"], tiles["kv_stages"],
+                        "true" if swizzle else "false", _quoted_path(tmp)))
         manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
         if len(manifests) != 1:
             raise ValueError("compile() needs exactly one attention, found %d kernels"
@@ -146,8 +248,6 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             manifest = json.load(f)
         with open(os.path.join(tmp, manifests[0][:-5] + ".ptx")) as f:
             ptx = f.read()
-    report = io_cost(detect(mlir_text).ir, target=cost_target)
-    cost = report["attention"][0] if report["attention"] else None
     return Kernel(name=manifest["kernel"], ptx=ptx, manifest=manifest, cost=cost)
 
 

@@ -4,79 +4,192 @@
 
 Shapes follow attn.attention: Q [B, H, Lq, d], K [B, Hkv, Lk, d],
 V [B, Hkv, Lk, dv]. B=None drops the batch dim; H=None too (rank 2).
+
+Every argument is checked before any IR is written: a wrong type raises
+TypeError, a wrong value ValueError, and nothing the caller passes is copied
+into the IR as text (dims are printed from ints, the scale from a float, the
+causal alignment and dtype from fixed spellings).
 """
 from __future__ import annotations
 
 import math
-from typing import Optional
+import numbers
+import re
+from typing import Optional, Union
 
-_DTYPES = {"f16", "bf16", "f32", "f64"}
+DTYPES = ("f16", "bf16", "f32", "f64")
+"""Element types the attn dialect's builders accept."""
+
+CAUSAL = (False, True, "top_left", "bottom_right")
+"""Accepted values of `causal`: True means "top_left" (PyTorch's is_causal)."""
+
+# Largest dim accepted: MLIR tensor dims are int64; the cost model and the
+# kernels index with 32-bit ints per dim, and no real attention comes close.
+MAX_DIM = 2**31 - 1
+
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]{0,255}\Z")
 
 
-def _check(**dims: Optional[int]) -> None:
-    for name, value in dims.items():
-        if value is not None and (not isinstance(value, int) or value <= 0):
-            raise ValueError("%s must be a positive int, got %r" % (name, value))
+def check_int(name: str, value, *, lo: int = 1, hi: int = MAX_DIM) -> int:
+    """`value` as an int in [lo, hi]; TypeError for bool, float, str...,
+    ValueError when out of range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s must be an int, got %s %r" % (name, type(value).__name__, value))
+    value = int(value)
+    if not lo <= value <= hi:
+        if lo == 1:
+            raise ValueError("%s must be a positive int (at most %d), got %d" % (name, hi, value))
+        raise ValueError("%s must be an int in [%d, %d], got %d" % (name, lo, hi, value))
+    return value
+
+
+def check_positive_float(name: str, value, lo: float = 0.0) -> float:
+    """`value` (an int or float, not bool) as a finite float > 0 (and >= lo)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, got %s %r" % (name, type(value).__name__, value))
+    try:
+        f = float(value)
+    except (OverflowError, ValueError):
+        raise ValueError("%s must be a finite positive number, got %r" % (name, value)) from None
+    if not math.isfinite(f) or f <= 0.0:
+        raise ValueError("%s must be a finite positive number, got %r" % (name, value))
+    if f < lo:
+        raise ValueError("%s must be a finite number >= %r, got %r" % (name, lo, value))
+    return f
+
+
+def check_choice(name: str, value, choices) -> str:
+    """`value`, a str that is exactly one of `choices`."""
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, one of %s; got %s %r"
+                        % (name, ", ".join(choices), type(value).__name__, value))
+    if value not in choices:
+        raise ValueError("%s must be one of %s; got %r" % (name, ", ".join(choices), value))
+    return value
+
+
+def check_causal(causal) -> Optional[str]:
+    """None (not causal), "top_left" or "bottom_right"."""
+    if isinstance(causal, bool):
+        return "top_left" if causal else None
+    if isinstance(causal, str):
+        if causal in ("top_left", "bottom_right"):
+            return causal
+        raise ValueError("causal must be False, True, 'top_left' or 'bottom_right'; got %r"
+                         % causal)
+    raise TypeError("causal must be a bool or 'top_left'/'bottom_right'; got %s %r"
+                    % (type(causal).__name__, causal))
+
+
+def check_dtype(dtype) -> str:
+    return check_choice("dtype", dtype, DTYPES)
+
+
+def check_symbol(name: str, value) -> str:
+    """A function name printable as @name without quoting."""
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, got %s %r" % (name, type(value).__name__, value))
+    if not _SYMBOL.match(value):
+        raise ValueError("%s must match [A-Za-z_][A-Za-z0-9_$.]* (at most 256 chars); got %r"
+                         % (name, value))
+    return value
+
+
+def mlir_float(x: float) -> str:
+    """A finite float as a decimal literal MLIR's parser reads back to the
+    same double. MLIR's lexer needs a '.' in a float literal ('1' and '1e-08'
+    lex as integers), so '.0' goes into any mantissa without one:
+    1.0 -> '1.0', 1e-08 -> '1.0e-08', 1e+30 -> '1.0e+30', 5e-324 -> '5.0e-324'."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError("MLIR float literal of a non-finite value %r" % x)
+    text = repr(x)  # shortest string that round-trips
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
+def _scale(scale, d: int) -> float:
+    if scale is None:
+        return 1.0 / math.sqrt(d)
+    return check_positive_float("scale", scale)
 
 
 def _tensor(lead, rows, cols, dtype):
     return "tensor<%s>" % "x".join([str(x) for x in lead] + [str(rows), str(cols), dtype])
 
 
+def _optional_dim(name, value):
+    return None if value is None else check_int(name, value)
+
+
 def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
               Lk: Optional[int] = None, dv: Optional[int] = None,
               hkv: Optional[int] = None, dtype: str = "bf16",
-              causal: bool | str = False, scale: Optional[float] = None,
+              causal: Union[bool, str] = False, scale: Optional[float] = None,
               func_name: str = "attention") -> str:
-    """One attn.attention in a function. `causal` is False, True (top-left)
-    or "bottom_right"; `scale` defaults to 1/sqrt(d)."""
-    Lk = Lk or L
-    dv = dv or d
-    hkv = hkv or H
-    _check(B=B, H=H, L=L, d=d, Lk=Lk, dv=dv, hkv=hkv)
-    if dtype not in _DTYPES:
-        raise ValueError("dtype must be one of %s, got %r" % (sorted(_DTYPES), dtype))
-    if H is not None and H % hkv:
-        raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
+    """One attn.attention in a function. `causal` is False, True (=
+    "top_left") or "bottom_right" (anything else raises); `scale` defaults
+    to 1/sqrt(d) and must be finite and positive; `hkv` must divide H."""
+    B, H = _optional_dim("B", B), _optional_dim("H", H)
+    L, d = check_int("L", L), check_int("d", d)
+    Lk = L if Lk is None else check_int("Lk", Lk)
+    dv = d if dv is None else check_int("dv", dv)
+    if hkv is not None:
+        hkv = check_int("hkv", hkv)
+        if H is None:
+            raise ValueError("hkv needs a head dim (pass H)")
+    else:
+        hkv = H
+    dtype = check_dtype(dtype)
+    align = check_causal(causal)
+    scale = _scale(scale, d)
+    func_name = check_symbol("func_name", func_name)
     if B is not None and H is None:
         raise ValueError("a batch dim needs a head dim (pass H)")
+    if H is not None and H % hkv:
+        raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
     lead_q = [x for x in (B, H) if x is not None]
-    lead_kv = [x for x in (B, hkv if H is not None else None) if x is not None]
+    lead_kv = [x for x in (B, hkv) if x is not None]
     qt, kt = _tensor(lead_q, L, d, dtype), _tensor(lead_kv, Lk, d, dtype)
     vt, ot = _tensor(lead_kv, Lk, dv, dtype), _tensor(lead_q, L, dv, dtype)
-    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    c = ""
-    if causal:
-        c = " causal(%s)" % ("bottom_right" if causal == "bottom_right" else "top_left")
+    c = " causal(%s)" % align if align else ""
     return (
         "func.func @%s(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
-        "  %%o = attn.attention %%q, %%k, %%v scale(%r)%s : %s, %s, %s -> %s\n"
-        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, ot, scale, c, qt, kt, vt, ot, ot))
+        "  %%o = attn.attention %%q, %%k, %%v scale(%s)%s : %s, %s, %s -> %s\n"
+        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, ot, mlir_float(scale), c,
+                                   qt, kt, vt, ot, ot))
 
 
 def unfused_attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
                       Lk: Optional[int] = None, dv: Optional[int] = None,
-                      dtype: str = "f32", causal: bool = False,
+                      dtype: str = "f32", causal: Union[bool, str] = False,
                       scale: Optional[float] = None,
                       func_name: str = "unfused_attention") -> str:
     """The same attention as graph primitives (matmul, scale, mask, softmax,
-    matmul): what --attn-detect raises back to attn.attention."""
-    Lk = Lk or L
-    dv = dv or d
-    _check(B=B, H=H, L=L, d=d, Lk=Lk, dv=dv)
-    if dtype not in _DTYPES:
-        raise ValueError("dtype must be one of %s, got %r" % (sorted(_DTYPES), dtype))
+    matmul): what --attn-detect raises back to attn.attention. Arguments are
+    checked as in `attention`."""
+    B, H = _optional_dim("B", B), _optional_dim("H", H)
+    L, d = check_int("L", L), check_int("d", d)
+    Lk = L if Lk is None else check_int("Lk", Lk)
+    dv = d if dv is None else check_int("dv", dv)
+    dtype = check_dtype(dtype)
+    align = check_causal(causal)
+    scale = _scale(scale, d)
+    func_name = check_symbol("func_name", func_name)
+    if B is not None and H is None:
+        raise ValueError("a batch dim needs a head dim (pass H)")
     lead = [x for x in (B, H) if x is not None]
     rank = len(lead) + 2
     qt, kt, vt = _tensor(lead, L, d, dtype), _tensor(lead, Lk, d, dtype), _tensor(lead, Lk, dv, dtype)
     st, ot = _tensor(lead, L, Lk, dtype), _tensor(lead, L, dv, dtype)
-    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     lines = ["func.func @%s(%%q: %s, %%k: %s, %%v: %s) -> %s {" % (func_name, qt, kt, vt, ot),
              "  %%s = attn.matmul %%q, %%k transpose_rhs : %s, %s -> %s" % (qt, kt, st),
-             "  %%s1 = attn.scale %%s by %r : %s" % (scale, st)]
+             "  %%s1 = attn.scale %%s by %s : %s" % (mlir_float(scale), st)]
     last = "%s1"
-    if causal:
-        lines.append("  %%s2 = attn.mask causal %s : %s" % (last, st))
+    if align:
+        lines.append("  %%s2 = attn.mask causal %s align %s : %s" % (last, align, st))
         last = "%s2"
     lines += ["  %%p = attn.softmax %s dim %d : %s" % (last, rank - 1, st),
               "  %%o = attn.matmul %%p, %%v : %s, %s -> %s" % (st, vt, ot),

@@ -5,6 +5,13 @@
 // returns the printed result. MLIR diagnostics are collected with their
 // locations and raised as attnopt.MLIRError, never printed to stderr.
 //
+// The interpreter must survive any input. What MLIR reports as a diagnostic
+// is an MLIRError; what crashes instead (an upstream parser bug, an LLVM
+// fatal error in the NVPTX backend, a failed assertion) is caught by an
+// llvm::CrashRecoveryContext around the whole call and raised as an
+// MLIRError saying so. A crashed call leaks its MLIRContext (nothing of it
+// can be trusted to destruct), and its diagnostics up to the crash are kept.
+//
 //===----------------------------------------------------------------------===//
 #include "attn/InitAttn.h"
 
@@ -19,6 +26,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,7 +36,10 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <csignal>
+#include <memory>
 #include <mutex>
+#include <optional>
 
 namespace nb = nanobind;
 using namespace mlir;
@@ -98,42 +110,155 @@ struct Diagnostics {
               .push_back(std::move(text));
           return success();
         }) {}
-  [[noreturn]] void raise(const std::string &what) const {
-    std::string msg = what;
-    for (const std::string &e : errors)
-      msg += "\n" + e;
-    throw MLIRError(msg);
-  }
   ScopedDiagnosticHandler handler;
 };
 
 struct PipelineResult {
   std::string ir;
   std::vector<std::string> remarks;
+  /// Ops named `countOp` in the result (0 when none was asked for).
+  int64_t count = 0;
 };
 
-PipelineResult runPipelineImpl(const std::string &text, const std::string &pipeline) {
+/// Where an LLVM fatal error on this thread leaves its message
+/// (report_fatal_error calls the handler, then aborts; the abort is what the
+/// crash recovery catches).
+thread_local std::string *fatalErrorSink = nullptr;
+
+/// Signals the crash recovery catches; their handlers also run on the
+/// alternate signal stack, so that a stack overflow (deeply nested input) is
+/// recovered too.
+const int kCrashSignals[] = {SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP};
+
+void installHandlersOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
+      if (fatalErrorSink)
+        *fatalErrorSink = reason;
+    });
+    llvm::CrashRecoveryContext::Enable();
+    for (int sig : kCrashSignals) {
+      struct sigaction action;
+      if (sigaction(sig, nullptr, &action) == 0) {
+        action.sa_flags |= SA_ONSTACK;
+        sigaction(sig, &action, nullptr);
+      }
+    }
+  });
+}
+
+/// Each pipeline runs on its own thread with a large stack (deep nesting in
+/// the parser and the verifier recurses) and an alternate signal stack.
+constexpr unsigned kPipelineStackBytes = 256u << 20;
+constexpr size_t kSignalStackBytes = 256u << 10;
+
+/// The pipeline itself; runs inside the crash recovery context, so it never
+/// throws: the outcome goes into `result` or `error`.
+void runPipelineUnsafe(const std::string &text, const std::string &pipeline,
+                       const std::string &countOp, std::unique_ptr<MLIRContext> &ctxOut,
+                       std::unique_ptr<Diagnostics> &diagsOut,
+                       std::optional<PipelineResult> &result, std::string &error,
+                       const char *&phase) {
+  phase = "setting up";
   registerEverythingOnce();
-  MLIRContext ctx(makeRegistry());
+  ctxOut = std::make_unique<MLIRContext>(makeRegistry());
+  MLIRContext &ctx = *ctxOut;
+  // Passes run on this thread, inside the crash recovery context.
+  ctx.disableMultithreading();
   ctx.allowUnregisteredDialects(false);
-  Diagnostics diags(ctx);
+  diagsOut = std::make_unique<Diagnostics>(ctx);
+  Diagnostics &diags = *diagsOut;
+  auto withDiagnostics = [&](std::string msg) {
+    for (const std::string &e : diags.errors)
+      msg += "\n" + e;
+    return msg;
+  };
+  phase = "parsing the MLIR input";
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, &ctx, "<attnopt input>");
-  if (!module)
-    diags.raise("could not parse the MLIR input");
+  if (!module) {
+    error = withDiagnostics("could not parse the MLIR input");
+    return;
+  }
   // Anchored on the module: a pipeline string without builtin.module(...).
+  phase = "building the pass pipeline";
   auto pm = PassManager::on<ModuleOp>(&ctx);
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errs)))
-    throw MLIRError("invalid pass pipeline '" + pipeline + "': " + parseErrors);
-  if (failed(pm.run(*module)))
-    diags.raise("pass pipeline '" + pipeline + "' failed");
+  if (failed(parsePassPipeline(pipeline, pm, errs))) {
+    error = "invalid pass pipeline '" + pipeline + "': " + parseErrors;
+    return;
+  }
+  phase = "running the pass pipeline";
+  if (failed(pm.run(*module))) {
+    error = withDiagnostics("pass pipeline '" + pipeline + "' failed");
+    return;
+  }
+  phase = "printing the result";
   PipelineResult r;
   llvm::raw_string_ostream os(r.ir);
   module->print(os);
+  if (!countOp.empty())
+    module->walk([&](Operation *op) {
+      if (op->getName().getStringRef() == countOp)
+        ++r.count;
+    });
   r.remarks = diags.remarks;
-  return r;
+  result = std::move(r);
+}
+
+PipelineResult runPipelineImpl(const std::string &text, const std::string &pipeline,
+                               const std::string &countOp = "") {
+  installHandlersOnce();
+  std::unique_ptr<MLIRContext> ctx;
+  std::unique_ptr<Diagnostics> diags;
+  std::optional<PipelineResult> result;
+  std::string error;
+  const char *phase = "starting";
+  std::string fatalError;
+  auto signalStack = std::make_unique<char[]>(kSignalStackBytes);
+  llvm::CrashRecoveryContext crc;
+  bool ok = crc.RunSafelyOnThread([&] {
+    fatalErrorSink = &fatalError;
+    stack_t altStack{};
+    altStack.ss_sp = signalStack.get();
+    altStack.ss_size = kSignalStackBytes;
+    sigaltstack(&altStack, nullptr);
+    try {
+      runPipelineUnsafe(text, pipeline, countOp, ctx, diags, result, error, phase);
+    } catch (const std::exception &e) {
+      error = std::string("attn-opt raised a C++ exception: ") + e.what();
+    } catch (...) {
+      error = "attn-opt raised an unknown C++ exception";
+    }
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  }, kPipelineStackBytes);
+  if (!ok) {
+    // Nothing the crashed call built can be trusted to destruct: leak it.
+    std::string msg = "attn-opt crashed (";
+    msg += fatalError.empty() ? "signal " + std::to_string(crc.RetCode - 128)
+                              : "LLVM ERROR: " + fatalError;
+    msg += std::string(") while ") + phase + " (pass pipeline '" + pipeline +
+           "'); this is a bug in attn-opt or MLIR, please report it with the input";
+    if (diags)
+      for (const std::string &e : diags->errors)
+        msg += "\n" + e;
+    (void)ctx.release();
+    (void)diags.release();
+    // The crashed thread's alternate signal stack may still be registered
+    // to it; that thread is gone, but keep the memory anyway.
+    (void)signalStack.release();
+    throw MLIRError(msg);
+  }
+  // Destroy the handler before its context.
+  diags.reset();
+  ctx.reset();
+  if (!result)
+    throw MLIRError(error);
+  return std::move(*result);
 }
 
 } // namespace
@@ -164,4 +289,18 @@ NB_MODULE(_core, m) {
       },
       nb::arg("mlir_text"), nb::arg("pipeline"),
       "Like run_pipeline, and also return the remarks as 'loc: remark: text' lines.");
+
+  m.def(
+      "run_pipeline_counting",
+      [](const std::string &text, const std::string &pipeline, const std::string &opName) {
+        PipelineResult r;
+        {
+          nb::gil_scoped_release release;
+          r = runPipelineImpl(text, pipeline, opName);
+        }
+        return std::make_tuple(r.ir, r.remarks, r.count);
+      },
+      nb::arg("mlir_text"), nb::arg("pipeline"), nb::arg("op_name"),
+      "Like run_pipeline_with_remarks, and also return how many ops named "
+      "`op_name` (e.g. 'attn.attention') the resulting module holds.");
 }

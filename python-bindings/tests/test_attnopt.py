@@ -1,6 +1,7 @@
 """Tests of the attnopt package: every API function and its error paths."""
 import json
 import os
+import struct
 import subprocess
 
 import pytest
@@ -29,6 +30,90 @@ def test_graph_rejects_bad_shapes():
         graph.attention(1, 2, 64, 32, dtype="i8")
 
 
+def test_graph_causal_is_exact():
+    for causal, printed in ((True, "causal(top_left)"), ("top_left", "causal(top_left)"),
+                            ("bottom_right", "causal(bottom_right)")):
+        assert printed in graph.attention(1, 2, 64, 32, causal=causal)
+    assert "causal" not in graph.attention(1, 2, 64, 32, causal=False)
+    for bad in ("bottom_left", "false", "true", "", "Top_Left"):
+        with pytest.raises(ValueError, match="causal must be False, True, 'top_left'"):
+            graph.attention(1, 2, 64, 32, causal=bad)
+        with pytest.raises(ValueError):
+            graph.unfused_attention(1, 2, 64, 32, causal=bad)
+    for bad in (0, 1, None, 1.0):
+        with pytest.raises(TypeError):
+            graph.attention(1, 2, 64, 32, causal=bad)
+    # The unfused graph's bottom-right mask is raised with its alignment.
+    r = attnopt.detect(graph.unfused_attention(1, 2, 32, 16, Lk=48, causal="bottom_right"))
+    assert r.count == 1 and "causal(bottom_right)" in r.ir
+
+
+@pytest.mark.parametrize("scale", [1, 1.0, 1e-8, 1e30, 0.125, 5e-324, 1.7976931348623157e308,
+                                   3, 0.1, 2.0**-1074 * 3, 123456789.0])
+def test_scale_prints_as_an_mlir_float(scale):
+    # Every finite positive scale parses back to the same double, in both
+    # builders (MLIR's lexer reads '1' and '1e-08' as integers).
+    import re
+    for text in (graph.attention(1, 2, 16, 16, scale=scale, dtype="f32"),
+                 graph.unfused_attention(1, 2, 16, 16, scale=scale)):
+        out = attnopt.run_pipeline(text, "canonicalize")
+        printed = re.search(r"(?:scale\(|by )(0x[0-9A-F]+|[-+0-9.eE]+)", out).group(1)
+        if printed.startswith("0x"):  # MLIR prints the bits when %e would round
+            printed = struct.unpack(">d", bytes.fromhex(printed[2:]))[0]
+        assert float(printed) == float(scale)
+    assert graph.mlir_float(1) == "1.0" and graph.mlir_float(1e-8) == "1.0e-08"
+    assert graph.mlir_float(1e30) == "1.0e+30" and graph.mlir_float(0.125) == "0.125"
+
+
+def test_graph_rejects_bad_scale_and_names():
+    for bad in (0, -1.0, float("nan"), float("inf"), -float("inf"), 10**400):
+        with pytest.raises(ValueError, match="scale must be a finite positive number"):
+            graph.attention(1, 2, 64, 32, scale=bad)
+    with pytest.raises(TypeError, match="scale must be a number"):
+        graph.attention(1, 2, 64, 32, scale="0.125")
+    with pytest.raises(ValueError, match="func_name"):
+        graph.attention(1, 2, 64, 32, func_name="f() {}")
+    with pytest.raises(TypeError, match="L must be an int"):
+        graph.attention(1, 2, 64.0, 32)
+    with pytest.raises(TypeError, match="L must be an int"):
+        graph.attention(1, 2, True, 32)
+    with pytest.raises(ValueError, match="Lk must be a positive int"):
+        graph.attention(1, 2, 64, 32, Lk=0)
+    with pytest.raises(ValueError, match="hkv needs a head dim"):
+        graph.attention(None, None, 64, 32, hkv=2)
+
+
+def test_no_option_injection(tmp_path):
+    # A value with spaces, braces, '=' or quotes never reaches a pipeline.
+    svg = tmp_path / "x.svg"
+    text = graph.attention(1, 2, 64, 32)
+    for target in ("h100 roofline=%s" % svg, "h100}", 'h100"', "h100,canonicalize"):
+        with pytest.raises(ValueError, match="target must be one of"):
+            attnopt.io_cost(text, target=target)
+    with pytest.raises(TypeError, match="hbm_bandwidth must be a number"):
+        attnopt.io_cost(text, hbm_bandwidth="1e12 roofline=%s" % svg)
+    with pytest.raises(TypeError, match="unknown override"):
+        attnopt.io_cost(text, roofline=str(svg))
+    for kwargs in (dict(target="sm_80 dump-dir=%s" % tmp_path), dict(mma="auto chip=sm_70"),
+                   dict(target="sm_80}")):
+        with pytest.raises(ValueError):
+            attnopt.compile(text, **kwargs)
+    assert not svg.exists() and not list(tmp_path.iterdir())
+
+
+def test_io_cost_report_path_with_odd_tmpdir(tmp_path, monkeypatch):
+    # io_cost passes its temp report path quoted: a TMPDIR with spaces,
+    # braces and '=' works, and nothing is left behind.
+    odd = tmp_path / "a b{c}=d"
+    odd.mkdir()
+    monkeypatch.setenv("TMPDIR", str(odd))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    c = attnopt.io_cost(B=1, H=2, Lq=64, Lk=64, d=32)
+    assert c["flops"] == 4 * 2 * 64 * 64 * 32
+    assert list(odd.iterdir()) == []
+
+
 def test_run_pipeline_fuses():
     out = attnopt.run_pipeline(graph.attention(1, 2, 128, 32, dtype="f16"),
                                "func.func(attn-fuse{block-q=64 block-kv=32}),canonicalize")
@@ -45,6 +130,24 @@ def test_run_pipeline_errors_carry_locations():
            "tensor<8x5xf32> -> tensor<8x5xf32>\n  return %o : tensor<8x5xf32>\n}\n")
     with pytest.raises(attnopt.MLIRError, match=r"2:8: error: 'attn.attention' op key head dim 5"):
         attnopt.run_pipeline(bad, "canonicalize")
+
+
+def test_run_pipeline_type_errors():
+    with pytest.raises(TypeError, match="mlir_text must be a str"):
+        attnopt.run_pipeline(b"module {}", "canonicalize")
+    with pytest.raises(TypeError, match="pipeline must be a str"):
+        attnopt.run_pipeline("module {}", None)
+    with pytest.raises(TypeError, match="explain must be a bool"):
+        attnopt.detect("module {}", explain="yes")
+
+
+def test_crashes_become_mlir_errors():
+    # What would kill the interpreter (here an LLVM fatal error in the NVPTX
+    # backend: no cp.async before sm_80) is caught by the native module's
+    # crash recovery; the process goes on.
+    with pytest.raises(attnopt.MLIRError, match="crashed|chip"):
+        attnopt.run_pipeline(graph.attention(1, 2, 128, 64), "attn-gpu-pipeline{chip=sm_70}")
+    assert attnopt.detect(graph.unfused_attention(1, 2, 32, 16)).count == 1
 
 
 def test_run_pipeline_bad_pipeline():
@@ -83,8 +186,18 @@ def test_io_cost_overrides_and_errors():
         attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, sram=1)
     with pytest.raises(ValueError, match="missing: Lk, d"):
         attnopt.io_cost(B=1, H=1, Lq=16)
-    with pytest.raises(attnopt.MLIRError, match="unknown io-cost target"):
+    # Checked in Python before anything runs: the accepted presets are listed.
+    with pytest.raises(ValueError, match="target must be one of a100, h100, h200"):
         attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, target="v100")
+    with pytest.raises(ValueError, match="hbm_bandwidth must be a finite positive number"):
+        attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, hbm_bandwidth=float("inf"))
+    with pytest.raises(TypeError, match="sram_bytes must be an int"):
+        attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, sram_bytes=16384.0)
+    # A float override may be an int; a huge one is fine while finite.
+    c = attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, hbm_bandwidth=4 * 10**12,
+                        peak_bf16=1e300)
+    assert c["target"]["hbm_bytes_per_s"] == 4e12
+    assert c["target"]["peak_tensor_flops"]["bf16"] == 1e300
 
 
 @pytest.mark.skipif(not os.path.exists(ATTN_OPT), reason="attn-opt not built")
@@ -142,8 +255,34 @@ def test_compile_errors():
         attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f32"))
     with pytest.raises(attnopt.MLIRError, match="mma.sync needs f16 or bf16"):
         attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f32"), target="sm_80")
-    with pytest.raises(ValueError, match="exactly one attention"):
+    with pytest.raises(ValueError, match="exactly one attention, found 0"):
         attnopt.compile("func.func @f() { return }")
+    two = graph.attention(1, 2, 128, 64) + graph.attention(1, 2, 128, 64, func_name="g")
+    with pytest.raises(ValueError, match="exactly one attention, found 2"):
+        attnopt.compile(two)
+    with pytest.raises(ValueError, match="target must be one of sm_80, sm_86, sm_87, sm_89, "
+                       "sm_90, sm_90a; got 'sm_70'"):
+        attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_70")
+    with pytest.raises(ValueError, match="mma='wgmma' needs target sm_90a"):
+        attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_86", mma="wgmma")
+    with pytest.raises(ValueError, match="block_q must be one of 0, 64, 128"):
+        attnopt.compile(graph.attention(1, 2, 128, 64), block_q=96)
+    with pytest.raises(ValueError, match="kv_stages must be one of 0, 2, 3"):
+        attnopt.compile(graph.attention(1, 2, 128, 64), kv_stages=4)
+
+
+@pytest.mark.parametrize("chip", ["sm_86", "sm_89", "sm_90"])
+def test_compile_every_accepted_chip(chip):
+    k = attnopt.compile(graph.attention(1, 2, 128, 64), target=chip)
+    assert ".target %s" % chip in k.ptx and "mma.sync.aligned.m16n8k16" in k.ptx
+
+
+def test_compile_kv_stages_and_swizzle():
+    k = attnopt.compile(graph.attention(1, 2, 256, 128), kv_stages=2)
+    assert "wgmma" in k.ptx
+    s = attnopt.compile(graph.attention(1, 2, 256, 64), target="sm_80", swizzle=True)
+    assert s.manifest["smem_layout"] != attnopt.compile(
+        graph.attention(1, 2, 256, 64), target="sm_80").manifest["smem_layout"]
 
 
 def _has_gpu():

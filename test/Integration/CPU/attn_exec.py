@@ -35,6 +35,15 @@ def dense(a):
     return 'dense<"0x%s">' % a.astype("<f4").tobytes().hex().upper()
 
 
+def mlir_float(x):
+    """A float literal MLIR parses back to the same double: MLIR's lexer needs
+    a '.' ('%.17g' gives '1' for d=1, which is an integer literal)."""
+    mantissa, e, exponent = repr(float(x)).partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
 def ttype(shape, elt="f32"):
     return "tensor<%sx%s>" % ("x".join(str(s) for s in shape), elt)
 
@@ -51,12 +60,12 @@ def fused_and_unfused(suffix, qkv_types, kv_repeated_types, st, ot, mt, mask_kin
     causal_attr = " causal(%s)" % causal if causal != "none" else ""
     mask_operand = " mask(%%m : %s)" % mt if mt else ""
     ir = ["func.func @fused%s(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (suffix, qt, kt, vt, margs, ot),
-          "  %%o = attn.attention %%q, %%k, %%v%s scale(%.17g)%s : %s, %s, %s -> %s"
-          % (mask_operand, scale, causal_attr, qt, kt, vt, ot),
+          "  %%o = attn.attention %%q, %%k, %%v%s scale(%s)%s : %s, %s, %s -> %s"
+          % (mask_operand, mlir_float(scale), causal_attr, qt, kt, vt, ot),
           "  return %%o : %s\n}" % ot,
           "func.func @unfused%s(%%q: %s, %%k: %s, %%v: %s%s) -> %s {" % (suffix, qt, ket, vet, margs, ot),
           "  %%s = attn.matmul %%q, %%k transpose_rhs : %s, %s -> %s" % (qt, ket, st),
-          "  %%s1 = attn.scale %%s by %.17g : %s" % (scale, st)]
+          "  %%s1 = attn.scale %%s by %s : %s" % (mlir_float(scale), st)]
     last = "%s1"
     if mt:
         ir.append("  %%s2 = attn.mask %s %s, %%m : %s : %s" % (mask_kind, last, mt, st))
