@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
@@ -16,6 +15,7 @@ from typing import Any, Dict, List, Optional
 from . import graph
 from ._core import MLIRError
 from ._core import run_pipeline as _run_pipeline
+from ._core import io_cost_report as _io_cost_report
 from ._core import run_pipeline_counting as _run_counting
 
 __all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
@@ -88,17 +88,16 @@ def detect(mlir_text: str, explain: bool = False) -> DetectResult:
 IO_COST_TARGETS = ("a100", "h100", "h200")
 """Presets of --attn-io-cost (lib/Analysis/IOCost.cpp, knownTargetNames)."""
 
-# io_cost's keyword overrides: pass-option spelling and kind. Integer options
-# take positive ints, floating ones (rates: bytes/s, FLOP/s) finite numbers
-# >= 1, so that no predicted time or ridge overflows to inf.
+# io_cost's keyword overrides and their kind. Integer options take positive
+# ints, floating ones (rates: bytes/s, FLOP/s) finite numbers >= 1, so that
+# no predicted time or ridge overflows to inf. The native module sets the
+# pass's typed options from these: no option string is built.
 _OVERRIDES = {
-    "sram_bytes": ("sram-bytes", int), "sm_count": ("sm-count", int),
-    "ctas_per_sm": ("ctas-per-sm", int), "l2_bytes": ("l2-bytes", int),
-    "hbm_bandwidth": ("hbm-bandwidth", float), "l2_bandwidth": ("l2-bandwidth", float),
-    "peak_f16": ("peak-f16", float), "peak_bf16": ("peak-bf16", float),
-    "peak_f32": ("peak-f32", float), "peak_f64": ("peak-f64", float),
-    "peak_scalar": ("peak-scalar", float),
-    "block_q": ("block-q", int), "block_kv": ("block-kv", int),
+    "sram_bytes": int, "sm_count": int, "ctas_per_sm": int, "l2_bytes": int,
+    "hbm_bandwidth": float, "l2_bandwidth": float,
+    "peak_f16": float, "peak_bf16": float, "peak_f32": float, "peak_f64": float,
+    "peak_scalar": float,
+    "block_q": int, "block_kv": int,
 }
 _INT_OPTION_MAX = 2**62
 
@@ -127,16 +126,15 @@ def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
     overrides TypeError, before anything runs.
     """
     target = graph.check_choice("target", target, IO_COST_TARGETS)
-    options = ["target=%s" % target]
+    ints, rates = {}, {}
     for key, value in overrides.items():
         if key not in _OVERRIDES:
             raise TypeError("io_cost() got an unknown override '%s' (known: %s)"
                             % (key, ", ".join(sorted(_OVERRIDES))))
-        name, kind = _OVERRIDES[key]
-        if kind is int:
-            options.append("%s=%d" % (name, graph.check_int(key, value, hi=_INT_OPTION_MAX)))
+        if _OVERRIDES[key] is int:
+            ints[key] = graph.check_int(key, value, hi=_INT_OPTION_MAX)
         else:
-            options.append("%s=%s" % (name, repr(graph.check_positive_float(key, value, lo=1.0))))
+            rates[key] = graph.check_positive_float(key, value, lo=1.0)
     shapes = dict(B=B, H=H, Lq=Lq, Lk=Lk, d=d)
     from_shapes = mlir_text is None
     if from_shapes:
@@ -158,19 +156,12 @@ def io_cost(mlir_text: Optional[str] = None, *, B: Optional[int] = None,
         if given:
             raise ValueError("io_cost takes mlir_text or shapes, not both (got mlir_text "
                              "and %s)" % ", ".join(given))
-    tmp = tempfile.mkdtemp(prefix="attnopt-iocost-")
-    path = os.path.join(tmp, "report.json")
+    text = _io_cost_report(mlir_text, target, ints, rates)
     try:
-        options.append("report=%s" % _quoted_path(path))
-        run_pipeline(mlir_text, "attn-io-cost{%s}" % " ".join(options))
-        with open(path) as f:
-            try:
-                report = json.load(f)
-            except ValueError as e:
-                raise MLIRError("the --attn-io-cost report is not valid JSON (%s); a value "
-                                "overflowed?" % e) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        report = json.loads(text)
+    except ValueError as e:
+        raise MLIRError("the --attn-io-cost report is not valid JSON (%s); a value "
+                        "overflowed?" % e) from None
     if not from_shapes:
         return report
     result = dict(report["attention"][0])

@@ -13,6 +13,7 @@
 // can be trusted to destruct), and its diagnostics up to the crash are kept.
 //
 //===----------------------------------------------------------------------===//
+#include "attn/Dialect/Attn/Transforms/Passes.h"
 #include "attn/InitAttn.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,15 +29,22 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <csignal>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -153,13 +161,27 @@ void installHandlersOnce() {
 constexpr unsigned kPipelineStackBytes = 256u << 20;
 constexpr size_t kSignalStackBytes = 256u << 10;
 
-/// The pipeline itself; runs inside the crash recovery context, so it never
+/// How a call builds its pass manager: from a pipeline string, or from typed
+/// options (no text). Returns false with `error` set when it cannot.
+using Populate = std::function<bool(PassManager &, std::string &error)>;
+/// What a call does after the passes succeeded (e.g. read a report file);
+/// returns false with `error` set when it fails.
+using Finish = std::function<bool(ModuleOp, PipelineResult &, std::string &error)>;
+
+struct Call {
+  std::string description; ///< "pass pipeline '...'", for messages
+  Populate populate;
+  Finish finish;            ///< optional
+  std::string countOp;      ///< count ops with this name in the result
+  bool printIR = true;
+};
+
+/// The call itself; runs inside the crash recovery context, so it never
 /// throws: the outcome goes into `result` or `error`.
-void runPipelineUnsafe(const std::string &text, const std::string &pipeline,
-                       const std::string &countOp, std::unique_ptr<MLIRContext> &ctxOut,
-                       std::unique_ptr<Diagnostics> &diagsOut,
-                       std::optional<PipelineResult> &result, std::string &error,
-                       const char *&phase) {
+void runUnsafe(const std::string &text, const Call &call,
+               std::unique_ptr<MLIRContext> &ctxOut, std::unique_ptr<Diagnostics> &diagsOut,
+               std::optional<PipelineResult> &result, std::string &error,
+               const char *&phase) {
   phase = "setting up";
   registerEverythingOnce();
   ctxOut = std::make_unique<MLIRContext>(makeRegistry());
@@ -184,32 +206,34 @@ void runPipelineUnsafe(const std::string &text, const std::string &pipeline,
   // Anchored on the module: a pipeline string without builtin.module(...).
   phase = "building the pass pipeline";
   auto pm = PassManager::on<ModuleOp>(&ctx);
-  std::string parseErrors;
-  llvm::raw_string_ostream errs(parseErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errs))) {
-    error = "invalid pass pipeline '" + pipeline + "': " + parseErrors;
+  if (!call.populate(pm, error))
     return;
-  }
   phase = "running the pass pipeline";
   if (failed(pm.run(*module))) {
-    error = withDiagnostics("pass pipeline '" + pipeline + "' failed");
+    error = withDiagnostics(call.description + " failed");
     return;
   }
   phase = "printing the result";
   PipelineResult r;
-  llvm::raw_string_ostream os(r.ir);
-  module->print(os);
-  if (!countOp.empty())
+  if (call.printIR) {
+    llvm::raw_string_ostream os(r.ir);
+    module->print(os);
+  }
+  if (!call.countOp.empty())
     module->walk([&](Operation *op) {
-      if (op->getName().getStringRef() == countOp)
+      if (op->getName().getStringRef() == call.countOp)
         ++r.count;
     });
   r.remarks = diags.remarks;
+  if (call.finish) {
+    phase = "collecting the result";
+    if (!call.finish(*module, r, error))
+      return;
+  }
   result = std::move(r);
 }
 
-PipelineResult runPipelineImpl(const std::string &text, const std::string &pipeline,
-                               const std::string &countOp = "") {
+PipelineResult runGuarded(const std::string &text, const Call &call) {
   installHandlersOnce();
   std::unique_ptr<MLIRContext> ctx;
   std::unique_ptr<Diagnostics> diags;
@@ -226,7 +250,7 @@ PipelineResult runPipelineImpl(const std::string &text, const std::string &pipel
     altStack.ss_size = kSignalStackBytes;
     sigaltstack(&altStack, nullptr);
     try {
-      runPipelineUnsafe(text, pipeline, countOp, ctx, diags, result, error, phase);
+      runUnsafe(text, call, ctx, diags, result, error, phase);
     } catch (const std::exception &e) {
       error = std::string("attn-opt raised a C++ exception: ") + e.what();
     } catch (...) {
@@ -241,8 +265,8 @@ PipelineResult runPipelineImpl(const std::string &text, const std::string &pipel
     std::string msg = "attn-opt crashed (";
     msg += fatalError.empty() ? "signal " + std::to_string(crc.RetCode - 128)
                               : "LLVM ERROR: " + fatalError;
-    msg += std::string(") while ") + phase + " (pass pipeline '" + pipeline +
-           "'); this is a bug in attn-opt or MLIR, please report it with the input";
+    msg += std::string(") while ") + phase + " (" + call.description +
+           "); this is a bug in attn-opt or MLIR, please report it with the input";
     if (diags)
       for (const std::string &e : diags->errors)
         msg += "\n" + e;
@@ -259,6 +283,86 @@ PipelineResult runPipelineImpl(const std::string &text, const std::string &pipel
   if (!result)
     throw MLIRError(error);
   return std::move(*result);
+}
+
+PipelineResult runPipelineImpl(const std::string &text, const std::string &pipeline,
+                               const std::string &countOp = "") {
+  Call call;
+  call.description = "pass pipeline '" + pipeline + "'";
+  call.populate = [&](PassManager &pm, std::string &error) {
+    std::string parseErrors;
+    llvm::raw_string_ostream errs(parseErrors);
+    if (succeeded(parsePassPipeline(pipeline, pm, errs)))
+      return true;
+    error = "invalid pass pipeline '" + pipeline + "': " + parseErrors;
+    return false;
+  };
+  call.countOp = countOp;
+  return runGuarded(text, call);
+}
+
+/// --attn-io-cost with typed options (no option string), returning the JSON
+/// report. The pass writes its report to a file: a fresh temporary one,
+/// removed afterwards.
+std::string ioCostReport(const std::string &text, const std::string &target,
+                         const std::map<std::string, int64_t> &ints,
+                         const std::map<std::string, double> &reals) {
+  attn::AttnIOCostPassOptions options;
+  options.target = target;
+  const std::map<std::string, int64_t attn::AttnIOCostPassOptions::*> intFields = {
+      {"sram_bytes", &attn::AttnIOCostPassOptions::sramBytes},
+      {"sm_count", &attn::AttnIOCostPassOptions::smCount},
+      {"ctas_per_sm", &attn::AttnIOCostPassOptions::ctasPerSm},
+      {"l2_bytes", &attn::AttnIOCostPassOptions::l2Bytes},
+      {"block_q", &attn::AttnIOCostPassOptions::blockQ},
+      {"block_kv", &attn::AttnIOCostPassOptions::blockKV}};
+  const std::map<std::string, double attn::AttnIOCostPassOptions::*> realFields = {
+      {"hbm_bandwidth", &attn::AttnIOCostPassOptions::hbmBandwidth},
+      {"l2_bandwidth", &attn::AttnIOCostPassOptions::l2Bandwidth},
+      {"peak_f16", &attn::AttnIOCostPassOptions::peakF16},
+      {"peak_bf16", &attn::AttnIOCostPassOptions::peakBF16},
+      {"peak_f32", &attn::AttnIOCostPassOptions::peakF32},
+      {"peak_f64", &attn::AttnIOCostPassOptions::peakF64},
+      {"peak_scalar", &attn::AttnIOCostPassOptions::peakScalar}};
+  for (const auto &[name, value] : ints) {
+    auto it = intFields.find(name);
+    if (it == intFields.end())
+      throw nb::type_error(("unknown integer io-cost override '" + name + "'").c_str());
+    if (value <= 0)
+      throw nb::value_error((name + " must be positive").c_str());
+    options.*(it->second) = value;
+  }
+  for (const auto &[name, value] : reals) {
+    auto it = realFields.find(name);
+    if (it == realFields.end())
+      throw nb::type_error(("unknown rate io-cost override '" + name + "'").c_str());
+    if (!std::isfinite(value) || value <= 0)
+      throw nb::value_error((name + " must be finite and positive").c_str());
+    options.*(it->second) = value;
+  }
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("attnopt-iocost", "json", path))
+    throw MLIRError("cannot create a temporary file for the io-cost report: " + ec.message());
+  llvm::FileRemover remover(path);
+  options.report = std::string(path);
+  Call call;
+  call.description = "attn-io-cost (target " + target + ")";
+  call.printIR = false;
+  call.populate = [&](PassManager &pm, std::string &) {
+    pm.addPass(attn::createAttnIOCostPass(options));
+    return true;
+  };
+  call.finish = [&](ModuleOp, PipelineResult &r, std::string &error) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+      error = "cannot read the io-cost report: " + buffer.getError().message();
+      return false;
+    }
+    r.ir = (*buffer)->getBuffer().str();
+    return true;
+  };
+  return runGuarded(text, call).ir;
 }
 
 } // namespace
@@ -303,4 +407,17 @@ NB_MODULE(_core, m) {
       nb::arg("mlir_text"), nb::arg("pipeline"), nb::arg("op_name"),
       "Like run_pipeline_with_remarks, and also return how many ops named "
       "`op_name` (e.g. 'attn.attention') the resulting module holds.");
+
+  m.def(
+      "io_cost_report",
+      [](const std::string &text, const std::string &target,
+         const std::map<std::string, int64_t> &ints, const std::map<std::string, double> &reals) {
+        nb::gil_scoped_release release;
+        return ioCostReport(text, target, ints, reals);
+      },
+      nb::arg("mlir_text"), nb::arg("target"), nb::arg("int_overrides"),
+      nb::arg("rate_overrides"),
+      "The --attn-io-cost JSON report of `mlir_text`, the pass built from typed "
+      "options: target preset and overrides by their Python names (sram_bytes, "
+      "hbm_bandwidth, ...).");
 }

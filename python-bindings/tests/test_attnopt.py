@@ -101,9 +101,10 @@ def test_no_option_injection(tmp_path):
     assert not svg.exists() and not list(tmp_path.iterdir())
 
 
-def test_io_cost_report_path_with_odd_tmpdir(tmp_path, monkeypatch):
-    # io_cost passes its temp report path quoted: a TMPDIR with spaces,
-    # braces and '=' works, and nothing is left behind.
+def test_temp_paths_with_odd_tmpdir(tmp_path, monkeypatch):
+    # compile passes its temp dump dir quoted (io_cost passes typed options
+    # and no path at all): a TMPDIR with spaces, braces and '=' works, and
+    # nothing is left behind.
     odd = tmp_path / "a b{c}=d"
     odd.mkdir()
     monkeypatch.setenv("TMPDIR", str(odd))
@@ -111,6 +112,8 @@ def test_io_cost_report_path_with_odd_tmpdir(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", None)
     c = attnopt.io_cost(B=1, H=2, Lq=64, Lk=64, d=32)
     assert c["flops"] == 4 * 2 * 64 * 64 * 32
+    k = attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_80")
+    assert ".target sm_80" in k.ptx
     assert list(odd.iterdir()) == []
 
 

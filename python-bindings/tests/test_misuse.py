@@ -115,6 +115,7 @@ CASES = [
     ("run_pipeline-gpu-wgmma-sm80",
      "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=sm_80 mma=wgmma}')", ME),
     ("run_pipeline-fuse-neg-block", "attnopt.run_pipeline(G, 'func.func(attn-fuse{block-q=-1})')", ME),
+    ("run_pipeline-gpu-chip-garbage", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=foo}')", ME),
     ("run_pipeline-cpu-bad-target", "attnopt.run_pipeline(G, 'attn-cpu-pipeline{target=zz}')", ME),
     # detect.
     ("detect-none", "attnopt.detect(None)", TE),
@@ -197,7 +198,7 @@ CPP_PENDING = [
      "chip validation in C++ pending"),
     ("chip-sm70", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=sm_70}')",
      "chip validation in C++ pending"),
-    ("chip-garbage", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=foo}')",
+    ("chip-sm75", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=sm_75}')",
      "chip validation in C++ pending"),
     ("iocost-sram-neg", "attnopt.run_pipeline(G, 'attn-io-cost{sram-bytes=-5}')",
      "io-cost override validation in C++ pending"),
@@ -207,7 +208,7 @@ CPP_PENDING = [
      "io-cost override validation in C++ pending"),
     ("iocost-hbm-nan", "attnopt.run_pipeline(G, 'attn-io-cost{hbm-bandwidth=nan}')",
      "io-cost override validation in C++ pending"),
-    ("iocost-peak-neg", "attnopt.run_pipeline(G, 'attn-io-cost{peak-bf16=-1}')",
+    ("iocost-peak-neg", "attnopt.run_pipeline(G, 'attn-io-cost{peak-bf16=-2}')",
      "io-cost override validation in C++ pending"),
 ]
 
