@@ -2,6 +2,7 @@
 #include "attn/Analysis/IOCost.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -187,6 +188,40 @@ int64_t mlir::attn::visitedKeysPerHead(const AttentionShape &s, TileSizes t) {
   return total;
 }
 
+llvm::Error mlir::attn::validateTarget(const TargetSpec &t) {
+  auto bad = [&](const char *field, const llvm::Twine &value) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "target '" + t.name + "': " + field +
+            " must be a positive, finite number, got " + value);
+  };
+  for (auto [field, v] : {std::pair<const char *, int64_t>{"sram-bytes", t.sramBytesPerBlock},
+                          {"sm-count", t.smCount},
+                          {"ctas-per-sm", t.ctasPerSm},
+                          {"l2-bytes", t.l2Bytes}})
+    if (v <= 0)
+      return bad(field, llvm::Twine(v));
+  for (auto [field, v] : {std::pair<const char *, double>{"hbm-bandwidth", t.hbmBytesPerSec},
+                          {"l2-bandwidth", t.l2BytesPerSec},
+                          {"peak-f16", t.tensorF16},
+                          {"peak-bf16", t.tensorBF16},
+                          {"peak-f32", t.tensorF32},
+                          {"peak-f64", t.tensorF64},
+                          {"peak-scalar", t.scalarF32}})
+    if (!(v > 0) || !std::isfinite(v))
+      return bad(field, llvm::formatv("{0}", v).str());
+  // The smallest tile the model chooses (16x16, one-byte elements, d = 16):
+  // Q plus double-buffered K and V. An SRAM below that holds no tile.
+  constexpr int64_t kSmallestTileBytes = 16 * 16 + 2 * 16 * (16 + 16);
+  if (t.sramBytesPerBlock < kSmallestTileBytes)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "target '" + t.name + "': sram-bytes " +
+            llvm::Twine(t.sramBytesPerBlock) + " holds no attention tile (at least " +
+            llvm::Twine(kSmallestTileBytes) + " bytes)");
+  return llvm::Error::success();
+}
+
 OpCost mlir::attn::rooflineOp(llvm::StringRef name, int64_t flops,
                               int64_t bytes, DType dtype, bool tensorCores,
                               const TargetSpec &target) {
@@ -217,11 +252,8 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   if (s.headsQ % s.headsKV != 0)
     return fail("Hq (" + llvm::Twine(s.headsQ) +
                 ") must be a multiple of Hkv (" + llvm::Twine(s.headsKV) + ")");
-  if (target.hbmBytesPerSec <= 0 || target.peakFor(s.dtype) <= 0 ||
-      target.sramBytesPerBlock <= 0 || target.l2BytesPerSec <= 0 ||
-      target.scalarF32 <= 0)
-    return fail("target '" + target.name +
-                "' needs positive bandwidths, peaks and SRAM size");
+  if (llvm::Error e = validateTarget(target))
+    return std::move(e);
 
   AttentionCost c;
   c.shape = s;
@@ -321,6 +353,14 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
       std::max({double(c.flops) / peak,
                 double(c.fusedDramBytes()) / target.hbmBytesPerSec,
                 double(c.fusedSramL2Bytes) / target.l2BytesPerSec});
+  // Finite, positive inputs can still overflow a double (a bandwidth of
+  // 1e-300 B/s): such a cost is not a number a report can carry.
+  for (double v : {c.ridge, c.intensityNaive, c.intensityFused,
+                   c.intensityFusedL2, c.predictedTimeNaiveSec,
+                   c.predictedTimeFusedSec})
+    if (!std::isfinite(v))
+      return fail("the predicted cost is not finite on target '" +
+                  target.name + "' (an override out of any real GPU's range)");
   return c;
 }
 

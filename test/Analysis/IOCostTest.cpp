@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace mlir::attn;
 
 namespace {
@@ -210,3 +212,38 @@ TEST(IOCost, RejectsBadShapesAndOverflow) {
 }
 
 } // namespace
+
+// validateTarget: the presets pass; every field no GPU has is an error that
+// names the field, and a cost whose arithmetic leaves the doubles (a
+// bandwidth of 1e-300 B/s) is an error, never inf/NaN in a report.
+TEST(IOCost, ValidateTargetRejectsWhatNoGpuHas) {
+  for (const std::string &name : getTargetPresetNames())
+    EXPECT_FALSE(static_cast<bool>(validateTarget(*getTargetPreset(name))));
+  auto message = [](TargetSpec t) {
+    llvm::Error e = validateTarget(t);
+    return e ? llvm::toString(std::move(e)) : std::string();
+  };
+  TargetSpec t = *getTargetPreset("h200");
+  TargetSpec bad = t;
+  bad.sramBytesPerBlock = 0;
+  EXPECT_NE(message(bad).find("sram-bytes"), std::string::npos);
+  bad = t;
+  bad.hbmBytesPerSec = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(message(bad).find("hbm-bandwidth"), std::string::npos);
+  bad = t;
+  bad.tensorBF16 = std::numeric_limits<double>::infinity();
+  EXPECT_NE(message(bad).find("peak-bf16"), std::string::npos);
+  bad = t;
+  bad.ctasPerSm = -3;
+  EXPECT_NE(message(bad).find("ctas-per-sm"), std::string::npos);
+  bad = t;
+  bad.sramBytesPerBlock = 1;
+  EXPECT_NE(message(bad).find("holds no attention tile"), std::string::npos);
+
+  bad = t;
+  bad.hbmBytesPerSec = 1e-300;
+  llvm::Expected<AttentionCost> c =
+      computeAttentionCost(square(1, 16, 4096, 64, DType::BF16), bad);
+  ASSERT_FALSE(static_cast<bool>(c));
+  EXPECT_NE(llvm::toString(c.takeError()).find("not finite"), std::string::npos);
+}

@@ -1,10 +1,36 @@
 // RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true" -verify-diagnostics
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="target=v100" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="report=%t.nodir/x.json" 2>&1 | FileCheck %s --check-prefix=WRITE
+// Overrides no GPU has are errors (not silently the preset); -1 is the preset.
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="sram-bytes=0" 2>&1 | FileCheck %s --check-prefix=SRAM0
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="sram-bytes=-5" 2>&1 | FileCheck %s --check-prefix=SRAMNEG
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="sram-bytes=1" 2>&1 | FileCheck %s --check-prefix=SRAM1
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="hbm-bandwidth=nan" 2>&1 | FileCheck %s --check-prefix=HBMNAN
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="hbm-bandwidth=inf" 2>&1 | FileCheck %s --check-prefix=HBMINF
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="hbm-bandwidth=0" 2>&1 | FileCheck %s --check-prefix=HBM0
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="hbm-bandwidth=1e-300" 2>&1 | FileCheck %s --check-prefix=HBMTINY
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="sm-count=0" 2>&1 | FileCheck %s --check-prefix=SM0
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="ctas-per-sm=-3" 2>&1 | FileCheck %s --check-prefix=CTAS
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="l2-bytes=0" 2>&1 | FileCheck %s --check-prefix=L20
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="peak-bf16=-inf" 2>&1 | FileCheck %s --check-prefix=PEAK
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="block-q=-3" 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sram-bytes=-1 hbm-bandwidth=-1" -verify-diagnostics
+// SRAM0: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got 0
+// SRAMNEG: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got -5
+// SRAM1: error: attn-io-cost: target 'h200': sram-bytes 1 holds no attention tile (at least 1280 bytes)
+// HBMNAN: error: attn-io-cost: target 'h200': hbm-bandwidth must be a positive, finite number, got nan
+// HBMINF: error: attn-io-cost: target 'h200': hbm-bandwidth must be a positive, finite number, got INF
+// HBM0: error: attn-io-cost: target 'h200': hbm-bandwidth must be a positive, finite number, got 0
+// HBMTINY: error: io-cost failed: the predicted cost is not finite on target 'h200'
+// SM0: error: attn-io-cost: target 'h200': sm-count must be a positive, finite number, got 0
+// CTAS: error: attn-io-cost: target 'h200': ctas-per-sm must be a positive, finite number, got -3
+// L20: error: attn-io-cost: target 'h200': l2-bytes must be a positive, finite number, got 0
+// PEAK: error: attn-io-cost: target 'h200': peak-bf16 must be a positive, finite number, got -INF
+// BLOCK: error: attn-io-cost: block-q and block-kv must be 0 (the chosen tiles) or positive, got -3 and 0
 // The remark states each verdict; the warning covers what the model skips.
 // Option errors point at the first attention op.
-// TARGET: attn-io-cost-diagnostics.mlir:11:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
-// WRITE: attn-io-cost-diagnostics.mlir:11:8: error: cannot write '{{.*}}x.json'
+// TARGET: attn-io-cost-diagnostics.mlir:37:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
+// WRITE: attn-io-cost-diagnostics.mlir:37:8: error: cannot write '{{.*}}x.json'
 
 func.func @remark(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
   // expected-remark @+1 {{io-cost on h200: fused compute-bound (2048.0 FLOP/B vs ridge 206.1), unfused memory-bound (31.5 FLOP/B); predicted speedup 2.92x, tiles 64x128}}

@@ -69,6 +69,12 @@ struct TargetSpec {
   double ridge(DType t) const { return peakFor(t) / hbmBytesPerSec; }
 };
 
+/// Checks that every field the model divides by or multiplies with is a
+/// positive, finite number (and SRAM large enough for the smallest 16x16
+/// tile of one element byte): the one validity rule for presets and user
+/// overrides alike. The error names the field.
+llvm::Error validateTarget(const TargetSpec &target);
+
 /// Presets "a100", "h100", "h200"; std::nullopt for other names.
 std::optional<TargetSpec> getTargetPreset(llvm::StringRef name);
 /// The preset names, for diagnostics and --help.

@@ -147,21 +147,36 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
           << target << "'; known targets: " << names;
       return failure();
     }
-    auto over = [](auto &field, auto value) {
-      if (value > 0)
-        field = value;
+    // An override other than -1 (the default: "the preset's value")
+    // replaces the preset's field, whatever it is: validateTarget then
+    // rejects what no GPU has (0, negative, NaN, inf) instead of silently
+    // keeping the preset.
+    auto over = [](auto &field, const auto &option) {
+      if (option.getValue() != -1)
+        field = option.getValue();
     };
-    over(t->sramBytesPerBlock, sramBytes.getValue());
-    over(t->smCount, smCount.getValue());
-    over(t->ctasPerSm, ctasPerSm.getValue());
-    over(t->l2Bytes, l2Bytes.getValue());
-    over(t->hbmBytesPerSec, hbmBandwidth.getValue());
-    over(t->l2BytesPerSec, l2Bandwidth.getValue());
-    over(t->tensorF16, peakF16.getValue());
-    over(t->tensorBF16, peakBF16.getValue());
-    over(t->tensorF32, peakF32.getValue());
-    over(t->tensorF64, peakF64.getValue());
-    over(t->scalarF32, peakScalar.getValue());
+    over(t->sramBytesPerBlock, sramBytes);
+    over(t->smCount, smCount);
+    over(t->ctasPerSm, ctasPerSm);
+    over(t->l2Bytes, l2Bytes);
+    over(t->hbmBytesPerSec, hbmBandwidth);
+    over(t->l2BytesPerSec, l2Bandwidth);
+    over(t->tensorF16, peakF16);
+    over(t->tensorBF16, peakBF16);
+    over(t->tensorF32, peakF32);
+    over(t->tensorF64, peakF64);
+    over(t->scalarF32, peakScalar);
+    if (llvm::Error e = validateTarget(*t)) {
+      diagnosticAnchor()->emitError("attn-io-cost: ")
+          << llvm::toString(std::move(e));
+      return failure();
+    }
+    if (blockQ < 0 || blockKV < 0) {
+      diagnosticAnchor()->emitError("attn-io-cost: block-q and block-kv must be "
+                                    "0 (the chosen tiles) or positive, got ")
+          << blockQ.getValue() << " and " << blockKV.getValue();
+      return failure();
+    }
     return *t;
   }
 

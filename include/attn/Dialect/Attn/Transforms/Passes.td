@@ -78,7 +78,11 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     255 registers per thread over 4 warps and the Q tile plus two K/V stages
     fit in M bytes of shared memory.
 
-    Options override any field of the target preset. `report=FILE` writes a
+    Options override any field of the target preset; -1 (the default) keeps
+    the preset's value, and every other override must be a positive, finite
+    number (0, negatives, NaN and inf are errors, as is an SRAM too small for
+    a 16x16 tile). `block-q`/`block-kv` cost a kernel with those tiles (0:
+    the chosen ones; negative values are errors). `report=FILE` writes a
     JSON report (`-` prints a table to stdout instead), `roofline=FILE` a
     log-log roofline SVG with each fused and unfused op as a point. With
     `remarks=true` each attention also gets a remark with its verdict.
@@ -86,28 +90,28 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"h200\"",
            "Target preset: a100, h100 or h200">,
-    Option<"sramBytes", "sram-bytes", "int64_t", /*default=*/"0",
-           "Override: shared memory per thread block (M), bytes">,
-    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
-           "Override: number of SMs">,
-    Option<"ctasPerSm", "ctas-per-sm", "int64_t", /*default=*/"0",
-           "Override: resident CTAs per SM of the fused kernel (default 2)">,
-    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"0",
-           "Override: L2 size, bytes">,
-    Option<"hbmBandwidth", "hbm-bandwidth", "double", /*default=*/"0",
-           "Override: DRAM bandwidth, bytes/s">,
-    Option<"l2Bandwidth", "l2-bandwidth", "double", /*default=*/"0",
-           "Override: L2->SM bandwidth, bytes/s">,
-    Option<"peakF16", "peak-f16", "double", /*default=*/"0",
-           "Override: dense f16 tensor FLOP/s">,
-    Option<"peakBF16", "peak-bf16", "double", /*default=*/"0",
-           "Override: dense bf16 tensor FLOP/s">,
-    Option<"peakF32", "peak-f32", "double", /*default=*/"0",
-           "Override: dense tf32 tensor FLOP/s">,
-    Option<"peakF64", "peak-f64", "double", /*default=*/"0",
-           "Override: dense f64 tensor FLOP/s">,
-    Option<"peakScalar", "peak-scalar", "double", /*default=*/"0",
-           "Override: non-tensor f32 FLOP/s">,
+    Option<"sramBytes", "sram-bytes", "int64_t", /*default=*/"-1",
+           "Override: shared memory per thread block (M), bytes (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"-1",
+           "Override: number of SMs (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"ctasPerSm", "ctas-per-sm", "int64_t", /*default=*/"-1",
+           "Override: resident CTAs per SM of the fused kernel (default 2) (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"l2Bytes", "l2-bytes", "int64_t", /*default=*/"-1",
+           "Override: L2 size, bytes (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"hbmBandwidth", "hbm-bandwidth", "double", /*default=*/"-1",
+           "Override: DRAM bandwidth, bytes/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"l2Bandwidth", "l2-bandwidth", "double", /*default=*/"-1",
+           "Override: L2->SM bandwidth, bytes/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakF16", "peak-f16", "double", /*default=*/"-1",
+           "Override: dense f16 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakBF16", "peak-bf16", "double", /*default=*/"-1",
+           "Override: dense bf16 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakF32", "peak-f32", "double", /*default=*/"-1",
+           "Override: dense tf32 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakF64", "peak-f64", "double", /*default=*/"-1",
+           "Override: dense f64 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakScalar", "peak-scalar", "double", /*default=*/"-1",
+           "Override: non-tensor f32 FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Cost a kernel with this query tile instead of the chosen one">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
