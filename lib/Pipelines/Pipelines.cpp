@@ -51,23 +51,76 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
-                                      const GpuPipelineOptions &options) {
+namespace {
+/// The chips the kernels are built for, with the PTX ISA version each needs
+/// (the NVPTX backend refuses a chip newer than its PTX version, and PTX
+/// 8.0 is what the kernels were measured with on sm_80..sm_90a). mma.sync
+/// runs on every one of them; wgmma only on sm_90a.
+struct ChipSupport {
+  llvm::StringLiteral chip, ptxFeatures;
+  bool wgmma;
+};
+constexpr ChipSupport kSupportedChips[] = {
+    {"sm_80", "+ptx80", false},  {"sm_86", "+ptx80", false},
+    {"sm_87", "+ptx80", false},  {"sm_89", "+ptx80", false},
+    {"sm_90", "+ptx80", false},  {"sm_90a", "+ptx80", true},
+    {"sm_100", "+ptx86", false}, {"sm_120", "+ptx87", false},
+};
+
+std::string supportedChipList() {
+  std::string list;
+  for (const ChipSupport &c : kSupportedChips)
+    list += (list.empty() ? "" : ", ") + c.chip.str();
+  return list;
+}
+} // namespace
+
+FailureOr<GpuTarget>
+mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
+                             function_ref<void(const Twine &)> emitError) {
+  std::string chip = options.chip, mma = options.mma;
+  if (mma != "auto" && mma != "mma.sync" && mma != "wgmma") {
+    emitError("attn-gpu-pipeline: mma must be auto, mma.sync or wgmma, got '" +
+              mma + "'");
+    return failure();
+  }
+  // wgmma exists only on the arch-specific sm_90a target: asking for it
+  // selects that target, and targeting sm_90a selects it.
+  if (mma == "wgmma" && chip == "sm_90")
+    chip = "sm_90a";
+  const ChipSupport *support = llvm::find_if(
+      kSupportedChips, [&](const ChipSupport &c) { return c.chip == chip; });
+  if (support == std::end(kSupportedChips)) {
+    emitError("attn-gpu-pipeline: chip '" + chip +
+              "' is not one the kernels are built for; accepted: " +
+              supportedChipList() +
+              " (mma.sync needs sm_80 or newer, wgmma needs sm_90a)");
+    return failure();
+  }
+  if (mma == "auto")
+    mma = support->wgmma ? "wgmma" : "mma.sync";
+  if (mma == "wgmma" && !support->wgmma) {
+    emitError("attn-gpu-pipeline: mma=wgmma needs chip=sm_90a (or sm_90), got '" +
+              chip + "'");
+    return failure();
+  }
+  return GpuTarget{chip, support->ptxFeatures.str(), mma};
+}
+
+LogicalResult
+mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
+                                 const GpuPipelineOptions &options,
+                                 function_ref<void(const Twine &)> emitError) {
+  FailureOr<GpuTarget> target = resolveGpuTarget(options, emitError);
+  if (failed(target))
+    return failure();
   pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
   AttnLowerToGPUPassOptions lowering;
   lowering.blockQ = options.blockQ;
   lowering.rowsPerWarp = options.rowsPerWarp;
   lowering.blockKV = options.blockKV;
   lowering.swizzle = options.swizzle;
-  // wgmma exists only on the arch-specific sm_90a target: asking for it
-  // selects that target, and targeting sm_90a selects it.
-  std::string chip = options.chip;
-  std::string mma = options.mma;
-  if (mma == "auto")
-    mma = chip == "sm_90a" ? "wgmma" : "mma.sync";
-  if (mma == "wgmma" && chip == "sm_90")
-    chip = "sm_90a";
-  lowering.mma = mma;
+  lowering.mma = target->mma;
   lowering.kvStages = options.kvStages;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host function keeps tensors around the launch; bufferize it (and
@@ -79,9 +132,10 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = chip;
-  // Without +ptx80 the NVPTX backend defaults to PTX 6.0, which has no sm_90.
-  nvvm.cubinFeatures = "+ptx80";
+  nvvm.cubinChip = target->chip;
+  // Without a PTX version the NVPTX backend defaults to PTX 6.0, which has
+  // no sm_90; each chip gets the version it needs.
+  nvvm.cubinFeatures = target->ptxFeatures;
   nvvm.cubinFormat = "isa";
   // One pointer per memref parameter: what the launch manifest promises.
   nvvm.kernelUseBarePtrCallConv = true;
@@ -91,14 +145,29 @@ void mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
     dump.dumpDir = options.dumpDir;
     pm.addPass(createAttnDumpGPUKernelsPass(dump));
   }
+  return success();
 }
 
 void mlir::attn::registerAttnPipelines() {
-  PassPipelineRegistration<GpuPipelineOptions>(
+  // Registered by hand rather than through PassPipelineRegistration: its
+  // builder cannot fail, and option values no kernel supports must be a
+  // diagnostic, not an abort deep in the NVPTX backend.
+  registerPassPipeline(
       "attn-gpu-pipeline",
       "Detect attention and compile it to tensor-core PTX (gpu.binary), "
       "optionally dumping each kernel's PTX and launch manifest",
-      buildAttnGpuPipeline);
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GpuPipelineOptions options;
+        if (failed(options.parseFromString(optionsText)))
+          return failure();
+        return buildAttnGpuPipeline(pm, options, [&](const Twine &message) {
+          (void)errorHandler(message);
+        });
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(GpuPipelineOptions());
+      });
   PassPipelineRegistration<CpuPipelineOptions>(
       "attn-cpu-pipeline",
       "Detect, cost, fuse and lower attention (and the surrounding "

@@ -67,10 +67,29 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init("")};
 };
 
+/// Where the GPU pipeline's kernels go: the chip, the PTX ISA version the
+/// NVPTX backend must emit for it, and the tensor-core family.
+struct GpuTarget {
+  std::string chip;
+  std::string ptxFeatures; // e.g. "+ptx80"
+  std::string mma;         // "mma.sync" or "wgmma"
+};
+
+/// Resolves and checks `chip=` and `mma=`: the chip must be one the kernels
+/// are built for (mma.sync: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a,
+/// sm_100, sm_120; wgmma: sm_90a, which mma=wgmma on sm_90 selects), and
+/// gets the PTX version it needs. The error lists the accepted values.
+FailureOr<GpuTarget>
+resolveGpuTarget(const GpuPipelineOptions &options,
+                 function_ref<void(const Twine &)> emitError);
+
 /// Any IR that --attn-detect accepts -> a module whose attention kernels are
 /// gpu.binary ops holding PTX (gpu-module-to-binary, isa format), with the
-/// host code lowered to LLVM and GPU runtime calls.
-void buildAttnGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+/// host code lowered to LLVM and GPU runtime calls. Fails (through
+/// `emitError`) on option values no kernel supports, before adding passes.
+LogicalResult buildAttnGpuPipeline(OpPassManager &pm,
+                                   const GpuPipelineOptions &options,
+                                   function_ref<void(const Twine &)> emitError);
 
 /// Registers `attn-cpu-pipeline` and `attn-gpu-pipeline`.
 void registerAttnPipelines();
