@@ -188,28 +188,27 @@ CASES = [
     ("compile-garbage", "attnopt.compile('%%%')", ME),
 ]
 
-# Hostile pass pipelines whose diagnostics the C++ side does not give yet:
-# the native module's crash recovery turns what would kill the interpreter
-# into an MLIRError saying "attn-opt crashed", or the pass accepts the value.
-# Each becomes a proper diagnostic when the C++ item named lands; the xfail
-# test below checks for that.
-CPP_PENDING = [
+# Hostile pass pipelines that used to abort in the NVPTX backend (chip=),
+# segfault (chip= empty) or be silently ignored (io-cost overrides): the C++
+# side now rejects each with a diagnostic, which must reach Python as an
+# MLIRError (not as the native module's "attn-opt crashed" recovery).
+HOSTILE_PIPELINES = [
     ("chip-empty", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=}')",
-     "chip validation in C++ pending"),
+     "rejected by C++ validation"),
     ("chip-sm70", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=sm_70}')",
-     "chip validation in C++ pending"),
+     "rejected by C++ validation"),
     ("chip-sm75", "attnopt.run_pipeline(G, 'attn-gpu-pipeline{chip=sm_75}')",
-     "chip validation in C++ pending"),
+     "rejected by C++ validation"),
     ("iocost-sram-neg", "attnopt.run_pipeline(G, 'attn-io-cost{sram-bytes=-5}')",
-     "io-cost override validation in C++ pending"),
+     "rejected by C++ validation"),
     ("iocost-sm-count-zero", "attnopt.run_pipeline(G, 'attn-io-cost{sm-count=0}')",
-     "io-cost override validation in C++ pending"),
+     "rejected by C++ validation"),
     ("iocost-hbm-inf", "attnopt.run_pipeline(G, 'attn-io-cost{hbm-bandwidth=inf}')",
-     "io-cost override validation in C++ pending"),
+     "rejected by C++ validation"),
     ("iocost-hbm-nan", "attnopt.run_pipeline(G, 'attn-io-cost{hbm-bandwidth=nan}')",
-     "io-cost override validation in C++ pending"),
+     "rejected by C++ validation"),
     ("iocost-peak-neg", "attnopt.run_pipeline(G, 'attn-io-cost{peak-bf16=-2}')",
-     "io-cost override validation in C++ pending"),
+     "rejected by C++ validation"),
 ]
 
 # Known upstream MLIR 22 parser crashes (test/Fuzz/upstream, FUZZING.md): the
@@ -243,21 +242,22 @@ def test_misuse_raises_python_exception(statement, expected):
     assert not os.path.exists("/tmp/attnopt-x.svg")
 
 
-@pytest.mark.parametrize("statement", [c[1] for c in CPP_PENDING], ids=[c[0] for c in CPP_PENDING])
+@pytest.mark.parametrize("statement", [c[1] for c in HOSTILE_PIPELINES],
+                         ids=[c[0] for c in HOSTILE_PIPELINES])
 def test_hostile_pipeline_never_kills_the_interpreter(statement):
     proc = _run(statement)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-@pytest.mark.parametrize(
-    "statement", [pytest.param(c[1], marks=pytest.mark.xfail(reason=c[2], strict=False), id=c[0])
-                  for c in CPP_PENDING])
+@pytest.mark.parametrize("statement", [c[1] for c in HOSTILE_PIPELINES],
+                         ids=[c[0] for c in HOSTILE_PIPELINES])
 def test_hostile_pipeline_gets_a_diagnostic(statement):
     # What C++ validation gives: a diagnostic, not a crash caught by the
     # native module's crash recovery, and not silent acceptance.
     proc = _run(statement)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("RAISED MLIRError"), proc.stdout[:2000]
+    assert "crashed" not in proc.stdout, proc.stdout[:2000]
     assert "attn-opt crashed" not in proc.stdout, proc.stdout[:2000]
 
 
@@ -285,6 +285,6 @@ def test_after_a_crash_the_process_keeps_working():
 
 def test_misuse_set_size():
     # The brief: at least ~80 misuse calls over every public function.
-    assert len(CASES) + len(CPP_PENDING) + len(UPSTREAM_CASES) >= 80
+    assert len(CASES) + len(HOSTILE_PIPELINES) + len(UPSTREAM_CASES) >= 80
     covered = {c[0].split("-")[0] for c in CASES}
     assert {"attention", "unfused", "run_pipeline", "detect", "io_cost", "compile"} <= covered
