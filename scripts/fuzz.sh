@@ -29,11 +29,13 @@ mkdir -p "$SEEDS" "$WORK" "$BUILD/crashes"
 python3 - "$SEEDS" <<'PY'
 import hashlib, pathlib, sys
 out = pathlib.Path(sys.argv[1])
+# Bytes, not text: some seeds (test/Fuzz/upstream) are deliberately not
+# valid UTF-8.
 for f in sorted(pathlib.Path("test").rglob("*.mlir")):
-    for chunk in f.read_text().split("// -----"):
+    for chunk in f.read_bytes().split(b"// -----"):
         if chunk.strip():
-            h = hashlib.sha1(chunk.encode()).hexdigest()[:16]
-            (out / h).write_text(chunk)
+            h = hashlib.sha1(chunk).hexdigest()[:16]
+            (out / h).write_bytes(chunk)
 PY
 
 # allow_user_poisoning=0 comes from tools/SanitizerDefaults.h.
