@@ -36,6 +36,22 @@ Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
 }
 
+/// One term of P·V: p·v, except that a masked key (score -inf: causal,
+/// keep=false or an additive -inf) contributes nothing at all, even when v
+/// is NaN or inf. attn.attention's rule, in the naive and the fused
+/// lowering alike, so that the result does not depend on which K/V tiles
+/// the fused loop happens to skip (0·NaN would be NaN only in the diagonal
+/// tile). An unmasked key whose p underflows to 0 still gives 0·v.
+Value pvTerm(OpBuilder &b, Location loc, Value score, Value p, Value v) {
+  Value prod = arith::MulFOp::create(b, loc, p, castFloat(b, loc, v, p.getType()));
+  Value ninf = floatConst(b, loc, score.getType(),
+                          -std::numeric_limits<double>::infinity());
+  Value masked =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, score, ninf);
+  return arith::SelectOp::create(b, loc, masked,
+                                 floatConst(b, loc, p.getType(), 0.0), prod);
+}
+
 /// A tensor.empty with the given extents, each taken from (value, dim).
 Value emptyLike(OpBuilder &b, Location loc, ArrayRef<std::pair<Value, int64_t>> dims,
                 Type elt) {
@@ -200,13 +216,13 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
     // acc' = α·acc + P·V.
     Value accScaled = generic(b, loc, {alpha}, op.getAcc(), {row2, id2}, {kPar, kPar},
                               scaleByAlpha);
-    Value accNew = generic(b, loc, {p, v}, accScaled,
-                           {map3({i, l}), map3({l, j}), map3({i, j})}, {kPar, kPar, kRed},
+    Value accNew = generic(b, loc, {p, v, s}, accScaled,
+                           {map3({i, l}), map3({l, j}), map3({i, l}), map3({i, j})},
+                           {kPar, kPar, kRed},
                            [&](OpBuilder &nb, Location nl, ValueRange a) {
-                             Value prod = arith::MulFOp::create(
-                                 nb, nl, a[0], castFloat(nb, nl, a[1], accT));
+                             Value term = pvTerm(nb, nl, a[2], a[0], a[1]);
                              linalg::YieldOp::create(
-                                 nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
+                                 nb, nl, arith::AddFOp::create(nb, nl, a[3], term).getResult());
                            });
     // m is written last, after α has read the old value.
     Value mFinal = generic(b, loc, {mNew}, op.getMax(), {id1, id1}, {kPar},
@@ -327,14 +343,13 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                             nb, nl, arith::AddFOp::create(nb, nl, a[0], a[1]).getResult());
                       });
     // O = (P·V) / l, 0 for fully masked rows.
-    Value o = generic(b, loc, {p, v}, fill(b, loc, emptyLike(b, loc, outDims, accT), 0.0),
+    Value o = generic(b, loc, {p, v, s}, fill(b, loc, emptyLike(b, loc, outDims, accT), 0.0),
                       {mapOf(nMM, lead, {i, x}), mapOf(nMM, kvLead, {x, j}),
-                       mapOf(nMM, lead, {i, j})},
+                       mapOf(nMM, lead, {i, x}), mapOf(nMM, lead, {i, j})},
                       mm, [&](OpBuilder &nb, Location nl, ValueRange a) {
-                        Value prod = arith::MulFOp::create(nb, nl, a[0],
-                                                           castFloat(nb, nl, a[1], accT));
+                        Value term = pvTerm(nb, nl, a[2], a[0], a[1]);
                         linalg::YieldOp::create(
-                            nb, nl, arith::AddFOp::create(nb, nl, a[2], prod).getResult());
+                            nb, nl, arith::AddFOp::create(nb, nl, a[3], term).getResult());
                       });
     Type outElt = op.getResult().getType().getElementType();
     Value out = generic(b, loc, {o, l}, emptyLike(b, loc, outDims, outElt),
