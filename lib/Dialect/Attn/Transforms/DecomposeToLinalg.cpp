@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "RuntimeShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -251,6 +252,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     if (op.hasHeadDim() && (cast<RankedTensorType>(q.getType()).isDynamicDim(r - 3) ||
                             cast<RankedTensorType>(k.getType()).isDynamicDim(r - 3)))
       return b.notifyMatchFailure(op, "dynamic head counts");
+    emitRuntimeShapeChecks(b, op);
     // Loops: lead dims (batch…, head), i (query), j (key), x (contraction).
     unsigned nLead = r - 2;
     SmallVector<AffineExpr> lead, kvLead;

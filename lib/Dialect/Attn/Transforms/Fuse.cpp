@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
+#include "RuntimeShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -114,6 +115,9 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
     if (!ShapedType::isDynamic(staticLk))
       blockKV = std::min(blockKV, staticLk);
 
+    // Dynamic extents are checked before anything divides by or indexes
+    // with them.
+    emitRuntimeShapeChecks(rewriter, op);
     Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value lq = dimValue(rewriter, loc, q, rank - 2);
