@@ -104,9 +104,14 @@ func.func @gqa_padding_mask(%q: tensor<2x8x64x16xbf16>, %kv: tensor<2x2x128x16xb
 
 // -----
 
-// Dynamic sequence length: loop bounds from tensor.dim, remainder tiles.
+// Dynamic sequence length: the verifier's shape relations checked at run
+// time first, then loop bounds from tensor.dim, remainder tiles.
 // CHECK-LABEL: func.func @dynamic_length
+// CHECK: cf.assert %{{.*}}, "attn.attention: query has an empty dim 0"
+// CHECK: cf.assert %{{.*}}, "attn.attention: value sequence length differs from key length"
+// CHECK-NOT: cf.assert
 // CHECK: %[[L:.+]] = tensor.dim %{{.*}}, %c0 : tensor<?x16xf32>
+// CHECK-NOT: cf.assert
 // CHECK: scf.for %{{.*}} = %c0 to %[[L]] step %c64
 // CHECK: attn.online_attention
 func.func @dynamic_length(%q: tensor<?x16xf32>) -> tensor<?x16xf32> {
@@ -135,7 +140,9 @@ func.func @primitives_untouched(%q: tensor<64x16xf32>, %acc: tensor<64x16xf32>, 
 
 // f64 inputs accumulate in f64 (scores, row max, row sum and output), so
 // that the fused result is as exact as the f64 program it came from.
+// Static shapes: nothing is checked at run time (the verifier has).
 // CHECK-LABEL: func.func @f64_accumulates_in_f64
+// CHECK-NOT: cf.assert
 // CHECK: attn.online_attention {{.*}} : tensor<8x16xf64>, tensor<8x16xf64>, tensor<8x16xf64> -> tensor<8x16xf64>, tensor<8xf64>, tensor<8xf64>
 // CHECK-NOT: arith.truncf
 // CHECK: return
