@@ -178,6 +178,8 @@ class Spelling:
             q0, k0, v0 = (f.arg([B, L, H, d], e) for L, d in ((LQ, D), (LK, D), (LK, DV)))
             q, k, v = (self.permute(x, [B, L, H, d], [0, 2, 1, 3], e)
                        for x, L, d in ((q0, LQ, D), (k0, LK, D), (v0, LK, DV)))
+            if self.look in ("foreign_v", "foreign_k"):
+                self.foreign = f.arg(self.lead + ([LK, DV] if self.look == "foreign_v" else [LK, D]), e)
             return q, k, v
         q = f.arg(self.lead + [LQ, D], e)
         if c["matmul"] == "named_pre":
@@ -655,10 +657,14 @@ def detect_counts(module, a):
     r = subprocess.run([a.attn_opt, "--attn-detect"], input=module, capture_output=True, text=True)
     if r.returncode:
         return None, r.stderr[:2000]
+    return count_per_function(r.stdout), None
+
+
+def count_per_function(text):
     counts = {}
-    for chunk in r.stdout.split("func.func @")[1:]:
+    for chunk in text.split("func.func @")[1:]:
         counts[chunk.split("(", 1)[0]] = chunk.count("attn.attention ")
-    return counts, None
+    return counts
 
 
 def main():

@@ -57,6 +57,9 @@ struct NodeOperand {
   Value value;
   std::optional<double> scalar;
   SmallVector<bool> varies;
+  /// How the node reads a tensor operand: the node's loops (its result
+  /// dims) to the operand's dims. Null for scalars and payload values.
+  AffineMap map;
   /// Index-comparison condition of a select, as "keep iff j <= i + offset".
   std::optional<int64_t> causalOffset;
 };
@@ -65,7 +68,7 @@ struct Node {
   NodeKind kind = NodeKind::Unknown;
   Operation *op = nullptr;
   SmallVector<NodeOperand> operands;
-  int64_t axis = -1;          // reductions and softmax
+  int64_t axis = -1;          // reductions and softmax; -1: several dims
   bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
   SmallVector<int64_t> perm;  // transpose
   /// CausalMask: alignment of the diagonal.
@@ -83,6 +86,9 @@ int64_t rankOf(Value v) {
 
 /// Splat or scalar float constant behind `v`, if any.
 std::optional<double> scalarConstant(Value v) {
+  // A filled tensor is a splat whatever it overwrote.
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return scalarConstant(fill.getInputs()[0]);
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return std::nullopt;
@@ -97,18 +103,20 @@ std::optional<double> scalarConstant(Value v) {
   return std::nullopt;
 }
 
-/// Broadcast by shape (tosa, attn.mask): a dim of extent 1 against a larger
-/// result dim does not vary.
-SmallVector<bool> variesByShape(Value operand, Value result) {
+/// Broadcast by shape (tosa, attn.mask), as an indexing map: operand dims
+/// align with the trailing result dims, and a dim of extent 1 against a
+/// larger result dim is read at 0.
+AffineMap mapByShape(Value operand, Value result) {
   auto ot = cast<RankedTensorType>(operand.getType());
   auto rt = cast<RankedTensorType>(result.getType());
-  SmallVector<bool> v(rt.getRank(), true);
   int64_t off = rt.getRank() - ot.getRank();
-  for (int64_t i = 0; i < rt.getRank(); ++i) {
-    int64_t od = i - off;
-    v[i] = od >= 0 && !(ot.getDimSize(od) == 1 && rt.getDimSize(i) != 1);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t od = 0; od < ot.getRank(); ++od) {
+    bool broadcast = ot.getDimSize(od) == 1 && rt.getDimSize(od + off) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, result.getContext())
+                              : getAffineDimExpr(od + off, result.getContext()));
   }
-  return v;
+  return AffineMap::get(rt.getRank(), 0, exprs, result.getContext());
 }
 
 SmallVector<bool> variesByMap(AffineMap map) {
@@ -121,31 +129,61 @@ SmallVector<bool> variesByMap(AffineMap map) {
   return v;
 }
 
-/// A value inside a generic's payload: a block argument (an input index), a
-/// constant, or something else.
-struct PayloadValue {
-  int inputIndex = -1;
-  std::optional<double> constant;
-  Value captured; // a value from outside the generic
-};
-
-PayloadValue payloadValue(Value v, linalg::GenericOp g) {
-  PayloadValue pv;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() == g.getBody() &&
-        arg.getArgNumber() < static_cast<unsigned>(g.getNumDpsInputs()))
-      pv.inputIndex = arg.getArgNumber();
-    return pv;
+/// A copy that only broadcasts (linalg.broadcast, or a generic yielding its
+/// one input read through a map that drops dims or reads unit dims at 0).
+/// Its input map, expressed over the result's dims; null otherwise. A
+/// permutation is a transpose, never a broadcast.
+AffineMap broadcastMap(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 || !op.getBlock())
+    return {};
+  Block *body = op.getBlock();
+  if (body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return {};
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[1].isPermutation() || maps[0].isPermutation())
+    return {};
+  auto in = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  for (auto [i, e] : llvm::enumerate(maps[0].getResults())) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!isa<AffineDimExpr>(e) && !(c && c.getValue() == 0 && in.getDimSize(i) == 1))
+      return {};
   }
-  // Casts inside the payload are transparent.
-  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-    return payloadValue(ext.getIn(), g);
-  if (auto tr = v.getDefiningOp<arith::TruncFOp>())
-    return payloadValue(tr.getIn(), g);
-  pv.constant = scalarConstant(v);
-  if (!pv.constant && !g->isAncestor(v.getParentRegion()->getParentOp()))
-    pv.captured = v;
-  return pv;
+  return maps[0].compose(inversePermutation(maps[1]));
+}
+
+/// Reads through broadcasts: the operand becomes the broadcast's input, read
+/// through the composed map. A mask broadcast by an op and one broadcast by
+/// the consumer's map are then one and the same.
+void lookThroughBroadcasts(NodeOperand &o) {
+  if (!o.map)
+    return;
+  while (AffineMap b = broadcastMap(o.value)) {
+    o.map = b.compose(o.map);
+    o.value = o.value.getDefiningOp<linalg::LinalgOp>().getDpsInputs()[0];
+  }
+  o.varies = variesByMap(o.map);
+}
+
+/// The loop exprs that index a tensor operand's dims of extent != 1, in
+/// order: unit dims, added or dropped by keepdim reductions and reshapes,
+/// carry no row information.
+SmallVector<AffineExpr> nonUnitReads(const NodeOperand &o) {
+  SmallVector<AffineExpr> r;
+  auto t = dyn_cast<RankedTensorType>(o.value.getType());
+  if (!t || !o.map || o.map.getNumResults() != t.getRank())
+    return r;
+  for (auto [i, e] : llvm::enumerate(o.map.getResults()))
+    if (t.getDimSize(i) != 1)
+      r.push_back(e);
+  return r;
+}
+
+/// Whether a chain operand is read element for element (the identity map):
+/// anything else would be a transpose or broadcast hidden in the read.
+bool readsElementwise(const NodeOperand &o) {
+  return !o.map || o.map.isIdentity();
 }
 
 /// The predicate that holds for (b, a) when `pred` holds for (a, b).
@@ -234,8 +272,9 @@ std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
         arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
       return std::nullopt; // the output's old value
     o.value = g.getDpsInputs()[arg.getArgNumber()];
-    o.varies = variesByMap(g.getIndexingMapsArray()[arg.getArgNumber()]);
+    o.map = g.getIndexingMapsArray()[arg.getArgNumber()];
     o.scalar = scalarConstant(o.value); // a splat tensor input
+    lookThroughBroadcasts(o);
     return o;
   }
   if ((o.scalar = scalarConstant(inner)))
@@ -327,61 +366,87 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
   return n;
 }
 
-/// Row reduction generic: one input, one reduction loop, max or sum payload.
-Node classifyReductionGeneric(linalg::GenericOp g) {
+/// Whether a reduction's output map keeps the input's dims in their order,
+/// each reduced one dropped or read at constant 0 (a keepdim size-1 dim), so
+/// that the result's dims are the input's other dims in order. Anything else
+/// (a transposed or diagonal output) is not a row statistic.
+bool keepsInputOrder(AffineMap in, AffineMap out, ArrayRef<bool> reducedLoop) {
+  unsigned next = 0;
+  for (AffineExpr e : in.getResults()) {
+    bool reduced = reducedLoop[cast<AffineDimExpr>(e).getPosition()];
+    if (next < out.getNumResults()) {
+      AffineExpr o = out.getResult(next);
+      auto c = dyn_cast<AffineConstantExpr>(o);
+      if (reduced && c && c.getValue() == 0) {
+        ++next;
+        continue;
+      }
+      if (!reduced && o == e) {
+        ++next;
+        continue;
+      }
+    }
+    if (!reduced)
+      return false;
+  }
+  return next == out.getNumResults();
+}
+
+/// Row reduction (linalg.generic or linalg.reduce): one input read through a
+/// permutation, max or sum payload. One reduced dim gives `axis`; a max over
+/// several (a global max, used only as a softmax shift) has axis -1.
+Node classifyReduction(linalg::LinalgOp g) {
   Node n;
   n.op = g;
   // Extra results are allowed if nothing reads them: torch's max.dim also
   // computes the argmax, which softmax never uses.
-  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() < 1 || g.getNumReductionLoops() != 1)
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() < 1 || g.getNumReductionLoops() < 1 ||
+      !g.getBlock())
     return n;
   for (OpResult r : g->getResults().drop_front())
     if (!r.use_empty())
       return n;
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  Operation *def = yield.getValues()[0].getDefiningOp();
+  Block *body = g.getBlock();
+  Operation *def = body->getTerminator()->getOperand(0).getDefiningOp();
   if (!def || def->getNumOperands() != 2)
     return n;
-  // The payload combines the input element and the accumulator.
+  // The payload combines the input element (casts allowed) and the accumulator.
   bool usesIn = false, usesAcc = false;
   for (Value v : def->getOperands()) {
-    PayloadValue pv = payloadValue(v, g);
-    usesIn |= pv.inputIndex == 0;
-    if (auto arg = dyn_cast<BlockArgument>(v))
+    while (v.getDefiningOp<arith::ExtFOp>() || v.getDefiningOp<arith::TruncFOp>())
+      v = v.getDefiningOp()->getOperand(0);
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+      usesIn |= arg.getArgNumber() == 0;
       usesAcc |= arg.getArgNumber() == 1;
+    }
   }
   if (!usesIn || !usesAcc)
     return n;
-  SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
-  unsigned redLoop = 0;
-  for (auto [i, it] : llvm::enumerate(iters))
-    if (it == utils::IteratorType::reduction)
-      redLoop = i;
-  // The reduced loop, as a dim of the input.
-  AffineMap inMap = g.getIndexingMapsArray()[0];
-  std::optional<unsigned> inDim = inMap.getResultPosition(getAffineDimExpr(redLoop, g.getContext()));
-  if (!inDim || !inMap.isPermutation())
+  SmallVector<bool> reduced;
+  for (utils::IteratorType it : g.getIteratorTypesArray())
+    reduced.push_back(it == utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  AffineMap inMap = maps[0];
+  if (!inMap.isPermutation() || !keepsInputOrder(inMap, maps[1], reduced))
     return n;
   // The accumulator's initial value must be neutral: -inf/lowest or 0.
-  std::optional<double> init;
-  if (auto fill = g.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
-    init = scalarConstant(fill.getInputs()[0]);
-  else
-    init = scalarConstant(g.getDpsInits()[0]);
+  std::optional<double> init = scalarConstant(g.getDpsInits()[0]);
   if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def)) {
     // Any init <= the row max keeps the result a per-row constant; -inf and
     // the lowest finite value are what frontends emit.
     if (!init || *init > -3.0e38)
       return n;
     n.kind = NodeKind::MaxReduce;
-  } else if (isa<arith::AddFOp>(def)) {
+  } else if (isa<arith::AddFOp>(def) && g.getNumReductionLoops() == 1) {
     if (!init || *init != 0.0)
       return n;
     n.kind = NodeKind::SumReduce;
   } else {
     return n;
   }
-  n.axis = *inDim;
+  for (auto [i, e] : llvm::enumerate(inMap.getResults()))
+    if (reduced[cast<AffineDimExpr>(e).getPosition()])
+      n.axis = g.getNumReductionLoops() == 1 ? static_cast<int64_t>(i) : -1;
   NodeOperand o;
   o.value = g.getDpsInputs()[0];
   o.varies = SmallVector<bool>(rankOf(o.value), true);
@@ -439,10 +504,10 @@ Node classify(Value v) {
     return n;
   // Row reductions (possibly with unused extra results); contractions, which
   // also have one reduction loop but two inputs, are matmuls below.
-  if (auto g = dyn_cast<linalg::GenericOp>(def);
-      g && g.getNumReductionLoops() == 1 && g.getNumDpsInputs() == 1 &&
+  if (auto g = dyn_cast<linalg::LinalgOp>(def);
+      g && g.getNumReductionLoops() >= 1 && g.getNumDpsInputs() == 1 &&
       v == def->getResult(0))
-    return classifyReductionGeneric(g);
+    return classifyReduction(g);
   if (def->getNumResults() != 1)
     return n;
   n.op = def;
@@ -450,8 +515,11 @@ Node classify(Value v) {
     NodeOperand o;
     o.value = x;
     o.scalar = scalarConstant(x);
-    if (isa<RankedTensorType>(x.getType()) && rankOf(x) <= rankOf(v))
-      o.varies = variesByShape(x, v);
+    if (isa<RankedTensorType>(x.getType()) && isa<RankedTensorType>(v.getType()) &&
+        rankOf(x) <= rankOf(v)) {
+      o.map = mapByShape(x, v);
+      o.varies = variesByMap(o.map);
+    }
     return o;
   };
   auto binary = [&](NodeKind k, Value a, Value b) {
@@ -511,10 +579,6 @@ Node classify(Value v) {
   if (auto lop = dyn_cast<linalg::LinalgOp>(def)) {
     if (linalg::isaContractionOpInterface(lop))
       return classifyContraction(lop);
-    if (auto g = dyn_cast<linalg::GenericOp>(def)) {
-      if (g.getNumReductionLoops() == 1)
-        return classifyReductionGeneric(g);
-    }
     // Elementwise generics and named elementwise ops (linalg.mul, ...) alike:
     // read the payload.
     if (lop.getNumReductionLoops() == 0 && lop.getNumDpsInits() == 1 &&
@@ -840,6 +904,54 @@ private:
     return true;
   }
 
+  /// Whether the normalizer, as a division reads it, holds the row of the
+  /// numerator it divides: its non-unit dims are read by the numerator's
+  /// loop exprs with the reduced axis left out. A per-row value read for
+  /// another row (a transposed statistic) is not a softmax.
+  static bool sameRows(const NodeOperand &numer, const NodeOperand &denom, int64_t axis) {
+    auto et = dyn_cast<RankedTensorType>(numer.value.getType());
+    if (!et || !numer.map || !denom.map || numer.map.getNumResults() != et.getRank())
+      return false;
+    SmallVector<AffineExpr> rows;
+    for (auto [i, e] : llvm::enumerate(numer.map.getResults()))
+      if (static_cast<int64_t>(i) != axis && et.getDimSize(i) != 1)
+        rows.push_back(e);
+    return nonUnitReads(denom) == rows;
+  }
+
+  /// P = e / n or e · (1 / n): the numerator and the normalizer as P reads them.
+  bool matchNormalizer(const Node &n, int64_t rank, AttentionMatch &m,
+                       NodeOperand &numer, NodeOperand &denom) {
+    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
+      if (!isPerRow(n.operands[1], rank))
+        return failB("the normalizer varies along the key axis; not a softmax");
+      numer = n.operands[0];
+      denom = n.operands[1];
+      return true;
+    }
+    if (n.kind != NodeKind::Mul || !n.operands[0].value || !n.operands[1].value)
+      return failB("P is not a softmax");
+    for (int side = 0; side < 2; ++side) {
+      const NodeOperand &o = n.operands[1 - side];
+      Node r = classify(strip(o.value));
+      if (r.kind != NodeKind::Reciprocal)
+        continue;
+      if (!isPerRow(o, rank))
+        return failB("the normalizer varies along the key axis: the softmax "
+                     "is over another dim than the one P·V contracts");
+      m.chain.insert(r.op);
+      numer = n.operands[side];
+      // A reciprocal fused into P's payload reads the sum itself; a separate
+      // one must read it element for element.
+      denom = o.map ? o : r.operands[0];
+      if (o.map && !readsElementwise(r.operands[0]))
+        return failB("the reciprocal reads the row sum through a broadcast or transpose");
+      denom.value = o.map ? r.operands[0].value : denom.value;
+      return true;
+    }
+    return failB("P is not a softmax (no row-sum normalizer)");
+  }
+
   bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x) {
     Node n = classify(p);
     m.chain.insert(n.op);
@@ -850,32 +962,13 @@ private:
       x = strip(n.operands[0].value, &m.chain);
       return true;
     }
-    // e / sum(e), or e · (1 / sum(e)).
-    Value e, normalizer;
-    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
-      e = n.operands[0].value;
-      if (!isPerRow(n.operands[1], rank))
-        return failB("the normalizer varies along the key axis; not a softmax");
-      normalizer = n.operands[1].value;
-    } else if (n.kind == NodeKind::Mul && n.operands[0].value && n.operands[1].value) {
-      for (int side = 0; side < 2 && !normalizer; ++side) {
-        Node r = classify(strip(n.operands[1 - side].value));
-        if (r.kind == NodeKind::Reciprocal && !isPerRow(n.operands[1 - side], rank))
-          return failB("the normalizer varies along the key axis: the softmax "
-                       "is over another dim than the one P·V contracts");
-        if (r.kind == NodeKind::Reciprocal) {
-          m.chain.insert(r.op);
-          e = n.operands[side].value;
-          normalizer = r.operands[0].value;
-        }
-      }
-      if (!normalizer)
-        return failB("P is not a softmax (no row-sum normalizer)");
-    } else {
-      return failB("P is not a softmax");
-    }
-    Value eStripped = strip(e, &m.chain);
-    Node sum = classify(stripUnitReshapes(strip(normalizer, &m.chain), m));
+    NodeOperand numer, denom;
+    if (!matchNormalizer(n, rank, m, numer, denom))
+      return false;
+    if (!readsElementwise(numer))
+      return failB("P reads the exp through a broadcast or transpose");
+    Value eStripped = strip(numer.value, &m.chain);
+    Node sum = classify(stripUnitReshapes(strip(denom.value, &m.chain), m));
     if (sum.kind != NodeKind::SumReduce)
       return failB("the normalizer is not a row sum");
     m.chain.insert(sum.op);
@@ -884,26 +977,39 @@ private:
                    " but P·V contracts dim " + Twine(rank - 1));
     if (strip(sum.operands[0].value, &m.chain) != eStripped)
       return failB("the normalizer is not the sum of the same exp");
-    Node ex = classify(eStripped);
+    if (!sameRows(numer, denom, sum.axis))
+      return failB("the row sums are read for other rows than the ones they divide");
+    return matchShiftedExp(eStripped, rank, m, x);
+  }
+
+  /// e = exp(((x - c)·k)) or exp2 of it, for any per-row shift c (softmax
+  /// is invariant to it: the row max, the global max, none) and constants
+  /// k, which join the scale (exp2's ln 2 too).
+  bool matchShiftedExp(Value e, int64_t rank, AttentionMatch &m, Value &x) {
+    Node ex = classify(e);
     if (ex.kind != NodeKind::Exp && ex.kind != NodeKind::Exp2)
       return failB("the normalized value is not an exp (sigmoid or another "
                    "activation is not softmax)");
+    if (!readsElementwise(ex.operands[0]))
+      return failB("the exp reads the scores through a broadcast or transpose");
     m.chain.insert(ex.op);
-    // exp2(y) = exp(y·ln 2): the ln 2 joins the scale.
     if (ex.kind == NodeKind::Exp2)
       m.scale *= std::log(2.0);
-    Value y = strip(ex.operands[0].value, &m.chain);
+    Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
     Node sub = classify(y);
     if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
-      // exp(x - c) / Σ exp(x - c) is exact for any per-row c (the max).
       if (!isPerRow(sub.operands[1], rank))
         return failB("the value subtracted before exp varies along the key axis "
                      "(a per-column max is not a softmax shift)");
+      if (!readsElementwise(sub.operands[0]))
+        return failB("the shift is applied to the scores read through a broadcast or transpose");
       m.chain.insert(sub.op);
       if (Value c = sub.operands[1].value) {
         Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
         if (mx.kind == NodeKind::MaxReduce) {
-          if (mx.axis != rank - 1)
+          // A max over several dims (-1) is constant along the key axis
+          // when it is read per row, which isPerRow checked.
+          if (mx.axis >= 0 && mx.axis != rank - 1)
             return failB("the max is taken over dim " + Twine(mx.axis) +
                          ", not the key axis " + Twine(rank - 1));
           m.chain.insert(mx.op);
@@ -913,6 +1019,25 @@ private:
     }
     x = y;
     return true;
+  }
+
+  /// y·k or y/k by constants, as many as there are: their product joins the
+  /// scale (exp2((x - c)·log2 e) is exp(x - c)).
+  Value peelConstantFactors(Value y, AttentionMatch &m) {
+    for (int depth = 0; depth < 4; ++depth) {
+      Node n = classify(y);
+      if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
+        return y;
+      int side = n.operands[0].scalar ? 1 : 0;
+      const NodeOperand &c = n.operands[1 - side];
+      if (!c.scalar || !n.operands[side].value || n.operands[side].scalar ||
+          (n.kind == NodeKind::Div && side == 1) || !readsElementwise(n.operands[side]))
+        return y;
+      m.scale = n.kind == NodeKind::Mul ? m.scale * *c.scalar : m.scale / *c.scalar;
+      m.chain.insert(n.op);
+      y = strip(n.operands[side].value, &m.chain);
+    }
+    return y;
   }
 
   /// X = S·s (+ masks), S = Q·Kᵀ; peels scale and masks in any order.
@@ -929,6 +1054,8 @@ private:
         const NodeOperand &other = n.operands[1 - chainSide];
         if (!other.scalar || (n.kind == NodeKind::Div && chainSide == 1))
           return failB("the scores are multiplied by a tensor, not a constant scale");
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
         m.scale = n.kind == NodeKind::Mul ? m.scale * *other.scalar
                                           : m.scale / *other.scalar;
         m.chain.insert(n.op);
@@ -945,10 +1072,19 @@ private:
       case NodeKind::Add: {
         int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
         const NodeOperand &mask = n.operands[1 - chainSide];
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
+        // S + 0 is S: torch-mlir's baddbmm(zeros, Q, Kᵀ) adds a zero tensor.
+        if (mask.scalar && *mask.scalar == 0.0) {
+          m.chain.insert(n.op);
+          x = strip(n.operands[chainSide].value, &m.chain);
+          continue;
+        }
         if (!mask.value)
           return failB("a constant added to the scores is not a mask");
         m.chain.insert(n.op);
-        if (auto off = causalConstant(strip(mask.value))) {
+        if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
+                                                       : std::nullopt) {
           if (!setCausal(*off, m))
             return false;
         } else if (!setMask(mask, false, false, m)) {
@@ -971,15 +1107,18 @@ private:
         } else {
           return failB("a select on the scores does not fill with -inf or a large negative value");
         }
+        if (!readsElementwise(*chainOp))
+          return failB("the scores are read through a broadcast or transpose");
         m.chain.insert(n.op);
         const NodeOperand &cond = n.operands[0];
+        bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
         if (cond.causalOffset) {
           if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
             return failB("unsupported index-comparison mask");
-        } else if (auto off = causalConstant(strip(cond.value))) {
+        } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
           if (!keepWhereTrue || !setCausal(*off, m))
             return failB("unsupported constant mask");
-        } else if (auto off = droppedWhereZero(cond.value);
+        } else if (auto off = condInOrder ? droppedWhereZero(cond.value) : std::nullopt;
                    off && !keepWhereTrue) {
           if (!setCausal(*off, m))
             return false;
@@ -1008,6 +1147,40 @@ private:
     if (scalarConstant(b) == 0.0)
       return causalConstant(a, /*nonZeroKeeps=*/true);
     return std::nullopt;
+  }
+
+  /// Whether a mask's dims are read in the scores' order: each map result
+  /// is a loop dim, in increasing order, or 0 on a unit dim. The mask then
+  /// only broadcasts, which canonicalMask reproduces with unit dims.
+  static bool readsInOrder(const NodeOperand &o) {
+    if (!o.map)
+      return true;
+    auto t = cast<RankedTensorType>(o.value.getType());
+    int64_t last = -1;
+    for (auto [i, e] : llvm::enumerate(o.map.getResults())) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || t.getDimSize(i) != 1)
+          return false;
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || static_cast<int64_t>(d.getPosition()) <= last)
+        return false;
+      last = d.getPosition();
+    }
+    return true;
+  }
+
+  /// In order, and the mask's last two dims are the query and key axes: what
+  /// the causal test of a constant mask assumes.
+  static bool readsLastTwoInOrder(const NodeOperand &o, int64_t rank) {
+    if (!readsInOrder(o))
+      return false;
+    if (!o.map)
+      return true;
+    unsigned r = o.map.getNumResults();
+    return r >= 2 && o.map.getResult(r - 2) == getAffineDimExpr(rank - 2, o.map.getContext()) &&
+           o.map.getResult(r - 1) == getAffineDimExpr(rank - 1, o.map.getContext());
   }
 
   static bool isMaskValue(const NodeOperand &o) {
@@ -1048,9 +1221,15 @@ private:
   bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m) {
     if (m.mask)
       return failB("more than one mask tensor; only one is supported");
-    auto t = cast<RankedTensorType>(mask.value.getType());
+    // A condition computed in the select's own payload (from the scores
+    // themselves, e.g. a top-k threshold) is no mask tensor.
+    auto t = dyn_cast<RankedTensorType>(mask.value.getType());
+    if (!t)
+      return failB("the mask is computed per element inside the scores' own op, not an input tensor");
     if (isBool != t.getElementType().isInteger(1))
       return failB(isBool ? "a select mask must be i1" : "an additive mask must be a float tensor");
+    if (!readsInOrder(mask))
+      return failB("the mask is read transposed or diagonally; only broadcasts are supported");
     m.mask = mask.value;
     m.invertMask = invert;
     m.maskVaries = mask.varies;
@@ -1092,6 +1271,9 @@ private:
   /// the repeat is dropped instead of copying K/V G times.
   static Value foldHeadRepeat(Value v) {
     int64_t r = rankOf(v);
+    if (r == 4)
+      if (Value one = foldSingleHeadExpand(v))
+        return one;
     if (r < 5)
       return v;
     if (auto bc = v.getDefiningOp<linalg::BroadcastOp>()) {
@@ -1131,6 +1313,35 @@ private:
     if (llvm::to_vector(in.getResults()) != expected)
       return v;
     return g.getDpsInputs()[0];
+  }
+
+  /// MQA written as torch's expand: K/V [B, 1, L, d] broadcast to
+  /// [B, H, L, d] by a map that reads the head dim at 0, or a tosa tile of
+  /// that unit dim. attn.attention broadcasts one K/V head natively.
+  static Value foldSingleHeadExpand(Value v) {
+    int64_t r = rankOf(v);
+    Value in;
+    if (AffineMap b = broadcastMap(v)) {
+      for (int64_t d = 0; d < r; ++d) {
+        AffineExpr want = d == r - 3 ? getAffineConstantExpr(0, v.getContext())
+                                     : getAffineDimExpr(d, v.getContext());
+        if (b.getNumResults() != r || b.getResult(d) != want)
+          return {};
+      }
+      in = v.getDefiningOp<linalg::LinalgOp>().getDpsInputs()[0];
+    } else if (auto tile = v.getDefiningOp<tosa::TileOp>()) {
+      SmallVector<int64_t> multiples;
+      if (failed(tile.getConstantMultiples(multiples)))
+        return {};
+      for (int64_t d = 0; d < r; ++d)
+        if (d != r - 3 && multiples[d] != 1)
+          return {};
+      in = tile.getInput1();
+    } else {
+      return {};
+    }
+    auto t = cast<RankedTensorType>(in.getType());
+    return t.getRank() == r && t.getDimSize(r - 3) == 1 ? in : Value();
   }
 
   /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
@@ -1326,9 +1537,13 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       why = "Q, K and V have different ranks";
       return failure();
     }
-    // One element type for Q, K, V: the widest of the three.
-    Type elt = qt.getElementType();
-    for (Value x : {k, v}) {
+    // One element type for Q, K, V and the result: the widest of the three
+    // and of P·V's result. An f32 chain over f16 inputs that returns f32
+    // then stays f32 (extending f16 is exact); computing in f16 and
+    // extending the result would round what the original never rounded.
+    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
+    Type elt = pvType.getElementType();
+    for (Value x : {q, k, v}) {
       Type e = cast<RankedTensorType>(x.getType()).getElementType();
       if (cast<FloatType>(e).getWidth() > cast<FloatType>(elt).getWidth())
         elt = e;
@@ -1391,7 +1606,6 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       attn.erase();
       return failure();
     }
-    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
     Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
     // The chain ran at another batch rank ([B·H, L, d] round trip): reshape
     // the result to P·V's shape.
