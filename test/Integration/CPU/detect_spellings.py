@@ -39,8 +39,11 @@ AXES = collections.OrderedDict([
                  "named", "recip", "exp2", "nomax", "global_max"]),
     ("dtype", ["f32", "f16_f32", "bf16"]),
 ])
-LOOKALIKES = ["query_axis", "foreign_v", "foreign_k", "extra_user_s", "extra_user_p",
-              "sigmoid", "relu", "topk"]
+# Any tensor in the place of K or V still makes an attention, so a foreign
+# tensor goes in the place of an intermediate: the exp that is summed, or
+# the exp that is divided.
+LOOKALIKES = ["query_axis", "foreign_sum", "foreign_numerator", "extra_user_s",
+              "extra_user_p", "sigmoid", "relu", "topk"]
 
 B, H, LQ, LK, D, DV = 2, 2, 4, 6, 8, 4
 NEG_INF = "0xFF800000"
@@ -178,8 +181,6 @@ class Spelling:
             q0, k0, v0 = (f.arg([B, L, H, d], e) for L, d in ((LQ, D), (LK, D), (LK, DV)))
             q, k, v = (self.permute(x, [B, L, H, d], [0, 2, 1, 3], e)
                        for x, L, d in ((q0, LQ, D), (k0, LK, D), (v0, LK, DV)))
-            if self.look in ("foreign_v", "foreign_k"):
-                self.foreign = f.arg(self.lead + ([LK, DV] if self.look == "foreign_v" else [LK, D]), e)
             return q, k, v
         q = f.arg(self.lead + [LQ, D], e)
         if c["matmul"] == "named_pre":
@@ -187,11 +188,6 @@ class Spelling:
         else:
             k = f.arg(self.lead + [LK, D], e)
         v = f.arg(self.lead + [LK, DV], e)
-        if self.look == "foreign_v":
-            v2 = f.arg(self.lead + [LK, DV], e)
-            self.foreign = v2
-        if self.look == "foreign_k":
-            self.foreign = f.arg(self.lead + ([D, LK] if c["matmul"] == "named_pre" else [LK, D]), e)
         return q, k, v
 
     def permute(self, x, shape, perm, elt):
@@ -473,6 +469,13 @@ class Spelling:
                 mx, mshape, mres = self.reduce(x, "max", mode, axis)
             ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.subf %s, %s : f32" % (a[0], a[1])))],
                          extra=[(mx, mshape, "f32", mres)])
+        numer = ex
+        if self.look in ("foreign_sum", "foreign_numerator"):
+            other = self.ew(f.arg(shape, "f32"), shape, lambda a: [f.op("math.exp %s : f32" % a[0])])
+            if self.look == "foreign_sum":
+                ex = other
+            else:
+                numer = other
         sm_, sshape, sres = self.reduce(ex, "sum", "keepdim" if mode == "keepdim" else
                                         ("keepdim" if mode == "argmax_keepdim" else "drop_expand"), axis)
         if sm == "recip":
@@ -484,9 +487,9 @@ class Spelling:
             out = f.empty(sshape, "f32")
             rc = f.generic([(sm_, sshape, "f32", ["d%d" % i for i in range(R)])],
                            [(out, sshape, "f32", ["d%d" % i for i in range(R)])], ["parallel"] * R, rbody)
-            return self.ew(ex, shape, lambda a: [f.op("arith.mulf %s, %s : f32" % (a[0], a[1]))],
+            return self.ew(numer, shape, lambda a: [f.op("arith.mulf %s, %s : f32" % (a[0], a[1]))],
                            extra=[(rc, sshape, "f32", sres)])
-        return self.ew(ex, shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
+        return self.ew(numer, shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
                        extra=[(sm_, sshape, "f32", sres)])
 
     def named_softmax(self, x, axis):
@@ -522,8 +525,6 @@ class Spelling:
     def build(self):
         f, c = self.f, self.c
         q, k, v = self.inputs()
-        if self.look == "foreign_k":
-            k = self.foreign
         s = self.qk(q, k)
         s = self.scale_scores(s)
         s = self.mask(s)
@@ -542,8 +543,6 @@ class Spelling:
         if c["dtype"] == "bf16":
             p = self.cast(p, shape, "f32", "bf16")
             pv_elt = "bf16"
-        if self.look == "foreign_v":
-            v = self.foreign
         v_shape = self.lead + [LK, DV]
         if c["dtype"] == "f16_f32":
             v = self.cast(v, v_shape, "f16", "f32")
@@ -572,7 +571,8 @@ def combos(n, seed):
         look = rng.choice(LOOKALIKES) if rng.random() < 0.15 else None
         if look == "query_axis" and combo["softmax"] == "global_max":
             combo["softmax"] = "keepdim"
-        if look in ("sigmoid", "relu") and combo["softmax"] in ("linalg", "named"):
+        if look in ("sigmoid", "relu", "foreign_sum", "foreign_numerator") and \
+                combo["softmax"] in ("linalg", "named"):
             combo["softmax"] = "drop_expand"
         out.append((combo, look))
     return out

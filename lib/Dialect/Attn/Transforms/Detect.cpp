@@ -1499,7 +1499,25 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
     }
   }
 
+  /// Broadcasts that classify() read through (row statistics spread by
+  /// linalg.broadcast) belong to the chain when only the chain reads them.
+  static void addLookedThroughBroadcasts(SmallPtrSetImpl<Operation *> &chain) {
+    SmallVector<Operation *> work(chain.begin(), chain.end());
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || chain.contains(def) || !broadcastMap(operand) ||
+            !llvm::all_of(def->getUsers(), [&](Operation *u) { return chain.contains(u); }))
+          continue;
+        chain.insert(def);
+        work.push_back(def);
+      }
+    }
+  }
+
   LogicalResult rewrite(Operation *pv, AttentionMatch &m, std::string &why) {
+    addLookedThroughBroadcasts(m.chain);
     // Never drop a value someone reads: every chain op but P·V must be used
     // only inside the chain.
     for (Operation *op : m.chain) {
