@@ -675,6 +675,7 @@ def main():
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch", type=int, default=125, help="functions per module")
+    ap.add_argument("--show", type=int, default=20, help="failures to list")
     ap.add_argument("--no-exec", action="store_true", help="detection counts only")
     ap.add_argument("--report", help="write every miss with its IR here")
     ap.add_argument("--dump", help="write the generated modules with this prefix")
@@ -727,15 +728,24 @@ def main():
                 b, x = before[k], after[k]
                 k += 1
                 tol = {"f32": 2e-5, "f16": 2e-3, "bf16": 5e-2}[elt]
-                ok = b.shape == x.shape and np.all(np.isfinite(x))
+                # A scale applied to f16/bf16 Q or K is rounded there by the
+                # original, and exactly by attn.attention.
+                if combo["dtype"] != "f32" and combo["scale"] in ("mul_q", "split_qk"):
+                    tol = max(tol, 2e-3)
+                err = float("inf")
+                ok = b.shape == x.shape
                 if ok:
+                    # Where the original is NaN (0/0 of a fully masked row),
+                    # attn.attention gives 0; an unraised function the same NaN.
                     fin = np.isfinite(b)
-                    ok = np.all(x[~fin] == 0.0)
+                    same = (x[~fin] == 0.0) | (np.isnan(x[~fin]) & np.isnan(b[~fin])) | (x[~fin] == b[~fin])
+                    ok = bool(np.all(same)) and bool(np.all(np.isfinite(x[fin])))
                     bb, xx = b[fin], x[fin]
                     err = np.max(np.abs(xx - bb)) / max(np.max(np.abs(bb)), 1e-30) if bb.size else 0.0
                     ok = ok and err <= tol
                 if not ok:
-                    failures.append((fn.name, "semantics differ", combo, look))
+                    failures.append((fn.name, "semantics differ (rel err %.2e, %s)" % (
+                        err if b.shape == x.shape else -1, elt), combo, look))
                     report.append("// %s: semantics differ %s %s\n%s" % (fn.name, combo, look, fn.text()))
     n_look = sum(1 for _, l in cases if l)
     print("%d cases (%d spellings, %d look-alikes), %d distinct combinations" % (
@@ -743,7 +753,7 @@ def main():
     print("raised %d of %d spellings (%.1f%%)" % (raised, positives, 100.0 * raised / max(positives, 1)))
     for (k, v), n in sorted(per_axis_miss.items(), key=lambda x: -x[1])[:12]:
         print("  misses with %s=%s: %d" % (k, v, n))
-    for name, what, combo, look in failures[:20]:
+    for name, what, combo, look in failures[:a.show]:
         print("FAILED %s: %s %s" % (name, what, " ".join("%s=%s" % kv for kv in combo.items())))
     if a.report:
         open(a.report, "w").write("\n".join(report))

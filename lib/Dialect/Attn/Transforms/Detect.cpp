@@ -742,6 +742,11 @@ struct AttentionMatch {
   bool kIsTransposed = false; // k given as [.., d, Lk]
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
+  /// A select's fill when finite (finfo.min): see AttentionMatcher::matchScores.
+  std::optional<double> finiteFill;
+  /// The softmax subtracts the row max: a fully masked row with a finite
+  /// fill is then a uniform average; without it, exp underflows to 0/0.
+  bool rowMaxShift = false;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)
   double qkScale = 1.0;      // factors peeled off Q and K
@@ -960,6 +965,7 @@ private:
         return failB("softmax reduces over dim " + Twine(n.axis) +
                      " but P·V contracts dim " + Twine(rank - 1));
       x = strip(n.operands[0].value, &m.chain);
+      m.rowMaxShift = true;
       return true;
     }
     NodeOperand numer, denom;
@@ -1013,6 +1019,7 @@ private:
             return failB("the max is taken over dim " + Twine(mx.axis) +
                          ", not the key axis " + Twine(rank - 1));
           m.chain.insert(mx.op);
+          m.rowMaxShift = mx.axis == rank - 1;
         }
       }
       y = strip(sub.operands[0].value, &m.chain);
@@ -1124,6 +1131,12 @@ private:
             return false;
         } else if (!setMask(cond, true, !keepWhereTrue, m)) {
           return false;
+        } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
+          // A finite fill keeps a fully masked row a uniform average, where
+          // a keep mask (fill -inf) gives 0: the mask is raised as the
+          // additive mask fill·[dropped] instead. s + fill rounds to fill
+          // for the finfo.min that frontends use.
+          m.finiteFill = fill;
         }
         x = strip(chainOp->value, &m.chain);
         continue;
@@ -1404,6 +1417,15 @@ Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
                         });
 }
 
+/// keep ? 0 : fill, as an additive mask of element type `elt`.
+Value additiveFromKeep(OpBuilder &b, Location loc, Value keep, Type elt, double fill) {
+  return mapElementwise(b, loc, keep, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, 0.0));
+    Value f = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, fill));
+    return arith::SelectOp::create(nb, nl, x, zero, f);
+  });
+}
+
 /// Swaps the last two dims.
 Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
@@ -1605,6 +1627,12 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       mask = *cm;
       if (m.invertMask)
         mask = invertBoolTensor(b, loc, mask);
+      // f32 at least: finfo.min must stay finite (an additive mask may be
+      // wider than Q).
+      if (m.finiteFill && m.rowMaxShift)
+        mask = additiveFromKeep(b, loc, mask,
+                                cast<FloatType>(elt).getWidth() >= 32 ? elt : b.getF32Type(),
+                                *m.finiteFill);
     }
     q = castTensor(b, loc, q, elt);
     k = castTensor(b, loc, k, elt);
