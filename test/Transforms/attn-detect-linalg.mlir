@@ -1123,3 +1123,51 @@ func.func @tril_read_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: te
   %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oacc : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#h0 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#qk_q = affine_map<(b, h, m, n, k) -> (b, h, m, k)>
+#qk_k = affine_map<(b, h, m, n, k) -> (b, h, n, k)>
+#qk_o = affine_map<(b, h, m, n, k) -> (b, h, m, n)>
+#pv_v = affine_map<(b, h, m, n, k) -> (b, h, k, n)>
+
+// MQA as torch's expand: one K/V head broadcast to every head by a map that
+// reads the head dim at 0. attn.attention takes the single head as is.
+// CHECK-LABEL: func.func @mqa_expand
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) : tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32> -> tensor<1x2x4x8xf32>
+func.func @mqa_expand(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v: tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekv = tensor.empty() : tensor<1x2x6x8xf32>
+  %kx = linalg.generic {indexing_maps = [#h0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<1x1x6x8xf32>) outs(%ekv : tensor<1x2x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x6x8xf32>
+  %vx = linalg.generic {indexing_maps = [#h0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x1x6x8xf32>) outs(%ekv : tensor<1x2x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x6x8xf32>
+  %es = tensor.empty() : tensor<1x2x4x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kx : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>) outs(%acc : tensor<1x2x4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x6xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<1x2x4x6xf32>) outs(%es : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %eo = tensor.empty() : tensor<1x2x4x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %o = linalg.generic {indexing_maps = [#qk_q, #pv_v, #qk_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %vx : tensor<1x2x4x6xf32>, tensor<1x2x6x8xf32>) outs(%oacc : tensor<1x2x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}
