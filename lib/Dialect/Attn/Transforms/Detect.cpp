@@ -1335,13 +1335,22 @@ private:
     int64_t r = rankOf(v);
     Value in;
     if (AffineMap b = broadcastMap(v)) {
-      for (int64_t d = 0; d < r; ++d) {
-        AffineExpr want = d == r - 3 ? getAffineConstantExpr(0, v.getContext())
-                                     : getAffineDimExpr(d, v.getContext());
-        if (b.getNumResults() != r || b.getResult(d) != want)
+      // Every dim but the head dim, which is read at 0 or dropped.
+      SmallVector<AffineExpr> kept;
+      for (AffineExpr e : b.getResults())
+        if (e != getAffineConstantExpr(0, v.getContext()))
+          kept.push_back(e);
+      for (int64_t d = 0, i = 0; d < r; ++d)
+        if (d != r - 3 && (i >= static_cast<int64_t>(kept.size()) ||
+                           kept[i++] != getAffineDimExpr(d, v.getContext())))
           return {};
-      }
+      if (static_cast<int64_t>(kept.size()) != r - 1)
+        return {};
       in = v.getDefiningOp<linalg::LinalgOp>().getDpsInputs()[0];
+      // torch-mlir drops the unit head dim by a collapse first.
+      if (auto c = in.getDefiningOp<tensor::CollapseShapeOp>();
+          c && rankOf(in) == r - 1 && reshapeOnlyUnitDims(c.getSrc(), in))
+        in = c.getSrc();
     } else if (auto tile = v.getDefiningOp<tosa::TileOp>()) {
       SmallVector<int64_t> multiples;
       if (failed(tile.getConstantMultiples(multiples)))
