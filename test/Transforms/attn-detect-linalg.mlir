@@ -700,6 +700,479 @@ func.func @bshd_permutes(%q: tensor<1x16x2x8xf32>, %k: tensor<1x16x2x8xf32>, %v:
 }
 
 // -----
+// Spellings found by test/Integration/CPU/detect_spellings.py.
+
+// torch-style 4-D softmax whose reductions keep the reduced dim as a size-1
+// dim addressed by a constant-0 output expr, the max with its argmax (two
+// results); f16 inputs extended into an f32 chain that returns f32: the
+// raised op computes and returns f32 (no f16 rounding, no trailing extf).
+// CHECK-LABEL: func.func @keepdim_argmax_f16_to_f32
+// CHECK: attn.attention {{.*}} : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: return
+func.func @keepdim_argmax_f16_to_f32(%arg0: tensor<1x2x4x8xf16>, %arg1: tensor<1x2x6x8xf16>, %arg2: tensor<1x2x6x4xf16>) -> (tensor<1x2x4x4xf32>) {
+  %v1 = arith.constant 0.0 : f32
+  %v2 = tensor.empty() : tensor<1x2x4x6xf32>
+  %v3 = linalg.fill ins(%v1 : f32) outs(%v2 : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %v4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<1x2x4x8xf16>, tensor<1x2x6x8xf16>) outs(%v3 : tensor<1x2x4x6xf32>) {
+  ^bb0(%b0: f16, %b1: f16, %b2: f32):
+    %s4_1 = arith.extf %b0 : f16 to f32
+    %s4_2 = arith.extf %b1 : f16 to f32
+    %s4_3 = arith.mulf %s4_1, %s4_2 : f32
+    %s4_4 = arith.addf %b2, %s4_3 : f32
+    linalg.yield %s4_4 : f32
+  } -> tensor<1x2x4x6xf32>
+  %v5 = arith.constant 0.353553385 : f32
+  %v6 = tensor.empty() : tensor<1x2x4x6xf32>
+  %v7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v4 : tensor<1x2x4x6xf32>) outs(%v6 : tensor<1x2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s7_1 = arith.mulf %b0, %v5 : f32
+    linalg.yield %s7_1 : f32
+  } -> tensor<1x2x4x6xf32>
+  %v8 = arith.constant 0xFF800000 : f32
+  %v9 = tensor.empty() : tensor<1x2x4x1xf32>
+  %v10 = linalg.fill ins(%v8 : f32) outs(%v9 : tensor<1x2x4x1xf32>) -> tensor<1x2x4x1xf32>
+  %v11 = arith.constant 0 : i64
+  %v12 = tensor.empty() : tensor<1x2x4x1xi64>
+  %v13 = linalg.fill ins(%v11 : i64) outs(%v12 : tensor<1x2x4x1xi64>) -> tensor<1x2x4x1xi64>
+  %v14:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%v7 : tensor<1x2x4x6xf32>) outs(%v10, %v13 : tensor<1x2x4x1xf32>, tensor<1x2x4x1xi64>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: i64):
+    %s14_1 = linalg.index 3 : index
+    %s14_2 = arith.index_cast %s14_1 : index to i64
+    %s14_3 = arith.maximumf %b0, %b1 : f32
+    %s14_4 = arith.cmpf ogt, %b0, %b1 : f32
+    %s14_5 = arith.select %s14_4, %s14_2, %b2 : i64
+    linalg.yield %s14_3, %s14_5 : f32, i64
+  } -> (tensor<1x2x4x1xf32>, tensor<1x2x4x1xi64>)
+  %v15 = tensor.empty() : tensor<1x2x4x6xf32>
+  %v16 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v7, %v14#0 : tensor<1x2x4x6xf32>, tensor<1x2x4x1xf32>) outs(%v15 : tensor<1x2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s16_1 = arith.subf %b0, %b1 : f32
+    %s16_2 = math.exp %s16_1 : f32
+    linalg.yield %s16_2 : f32
+  } -> tensor<1x2x4x6xf32>
+  %v17 = arith.constant 0.0 : f32
+  %v18 = tensor.empty() : tensor<1x2x4x1xf32>
+  %v19 = linalg.fill ins(%v17 : f32) outs(%v18 : tensor<1x2x4x1xf32>) -> tensor<1x2x4x1xf32>
+  %v20 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%v16 : tensor<1x2x4x6xf32>) outs(%v19 : tensor<1x2x4x1xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s20_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s20_1 : f32
+  } -> tensor<1x2x4x1xf32>
+  %v21 = tensor.empty() : tensor<1x2x4x6xf32>
+  %v22 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v16, %v20 : tensor<1x2x4x6xf32>, tensor<1x2x4x1xf32>) outs(%v21 : tensor<1x2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s22_1 = arith.divf %b0, %b1 : f32
+    linalg.yield %s22_1 : f32
+  } -> tensor<1x2x4x6xf32>
+  %v23 = tensor.empty() : tensor<1x2x6x4xf32>
+  %v24 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg2 : tensor<1x2x6x4xf16>) outs(%v23 : tensor<1x2x6x4xf32>) {
+  ^bb0(%b0: f16, %b1: f32):
+    %s24_1 = arith.extf %b0 : f16 to f32
+    linalg.yield %s24_1 : f32
+  } -> tensor<1x2x6x4xf32>
+  %v25 = arith.constant 0.0 : f32
+  %v26 = tensor.empty() : tensor<1x2x4x4xf32>
+  %v27 = linalg.fill ins(%v25 : f32) outs(%v26 : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %v28 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%v22, %v24 : tensor<1x2x4x6xf32>, tensor<1x2x6x4xf32>) outs(%v27 : tensor<1x2x4x4xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s28_1 = arith.mulf %b0, %b1 : f32
+    %s28_2 = arith.addf %b2, %s28_1 : f32
+    linalg.yield %s28_2 : f32
+  } -> tensor<1x2x4x4xf32>
+  return %v28 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Softmax in upstream named ops (linalg.reduce, linalg.broadcast,
+// linalg.sub/exp/div), a 2-D [Lq, Lk] additive mask broadcast over the batch.
+// CHECK-LABEL: func.func @named_op_softmax_2d_mask
+// CHECK: %[[M:.+]] = tensor.expand_shape %arg3 {{\[\[}}0, 1], [2]] output_shape [1, 4, 6]
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%[[M]] : tensor<1x4x6xf32>) scale(1.000000e+00)
+// CHECK-NOT: linalg.reduce
+func.func @named_op_softmax_2d_mask(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x6x8xf32>, %arg2: tensor<2x6x4xf32>, %arg3: tensor<4x6xf32>) -> (tensor<2x4x4xf32>) {
+  %v1 = arith.constant 0.0 : f32
+  %v2 = tensor.empty() : tensor<2x4x6xf32>
+  %v3 = linalg.fill ins(%v1 : f32) outs(%v2 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v4 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%arg0, %arg1 : tensor<2x4x8xf32>, tensor<2x6x8xf32>) outs(%v3 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v5 = tensor.empty() : tensor<2x4x6xf32>
+  %v6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v4, %arg3 : tensor<2x4x6xf32>, tensor<4x6xf32>) outs(%v5 : tensor<2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s6_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s6_1 : f32
+  } -> tensor<2x4x6xf32>
+  %v7 = arith.constant 0xFF800000 : f32
+  %v8 = tensor.empty() : tensor<2x4xf32>
+  %v9 = linalg.fill ins(%v7 : f32) outs(%v8 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %v10 = linalg.reduce ins(%v6 : tensor<2x4x6xf32>) outs(%v9 : tensor<2x4xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+    %r = arith.maximumf %in, %init : f32
+    linalg.yield %r : f32
+  }
+  %v11 = tensor.empty() : tensor<2x4x6xf32>
+  %v12 = linalg.broadcast ins(%v10 : tensor<2x4xf32>) outs(%v11 : tensor<2x4x6xf32>) dimensions = [2]
+  %v13 = tensor.empty() : tensor<2x4x6xf32>
+  %v14 = linalg.sub ins(%v6, %v12 : tensor<2x4x6xf32>, tensor<2x4x6xf32>) outs(%v13 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v15 = tensor.empty() : tensor<2x4x6xf32>
+  %v16 = linalg.exp ins(%v14 : tensor<2x4x6xf32>) outs(%v15 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v17 = arith.constant 0.0 : f32
+  %v18 = tensor.empty() : tensor<2x4xf32>
+  %v19 = linalg.fill ins(%v17 : f32) outs(%v18 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %v20 = linalg.reduce ins(%v16 : tensor<2x4x6xf32>) outs(%v19 : tensor<2x4xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+    %r = arith.addf %in, %init : f32
+    linalg.yield %r : f32
+  }
+  %v21 = tensor.empty() : tensor<2x4x6xf32>
+  %v22 = linalg.broadcast ins(%v20 : tensor<2x4xf32>) outs(%v21 : tensor<2x4x6xf32>) dimensions = [2]
+  %v23 = tensor.empty() : tensor<2x4x6xf32>
+  %v24 = linalg.div ins(%v16, %v22 : tensor<2x4x6xf32>, tensor<2x4x6xf32>) outs(%v23 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v25 = arith.constant 0.0 : f32
+  %v26 = tensor.empty() : tensor<2x4x4xf32>
+  %v27 = linalg.fill ins(%v25 : f32) outs(%v26 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %v28 = linalg.batch_matmul ins(%v24, %arg2 : tensor<2x4x6xf32>, tensor<2x6x4xf32>) outs(%v27 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %v28 : tensor<2x4x4xf32>
+}
+
+// -----
+
+// The stabilizer is the max of all of S, not the row max: softmax is
+// invariant to any shift constant along the key axis.
+// CHECK-LABEL: func.func @global_max_exp2
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(0.3535
+// CHECK-NOT: linalg.generic
+func.func @global_max_exp2(%arg0: tensor<4x8xf32>, %arg1: tensor<6x8xf32>, %arg2: tensor<6x4xf32>) -> (tensor<4x4xf32>) {
+  %v1 = arith.constant 0.0 : f32
+  %v2 = tensor.empty() : tensor<4x6xf32>
+  %v3 = linalg.fill ins(%v1 : f32) outs(%v2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %v4 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<6x8xf32>) outs(%v3 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %v5 = arith.constant 2.82842708 : f32
+  %v6 = tensor.empty() : tensor<4x6xf32>
+  %v7 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v4 : tensor<4x6xf32>) outs(%v6 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s7_1 = arith.divf %b0, %v5 : f32
+    linalg.yield %s7_1 : f32
+  } -> tensor<4x6xf32>
+  %v8 = arith.constant 0xFF800000 : f32
+  %v9 = tensor.empty() : tensor<f32>
+  %v10 = linalg.fill ins(%v8 : f32) outs(%v9 : tensor<f32>) -> tensor<f32>
+  %v11 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%v7 : tensor<4x6xf32>) outs(%v10 : tensor<f32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s11_1 = arith.maximumf %b0, %b1 : f32
+    linalg.yield %s11_1 : f32
+  } -> tensor<f32>
+  %v12 = tensor.empty() : tensor<4x6xf32>
+  %v13 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v7, %v11 : tensor<4x6xf32>, tensor<f32>) outs(%v12 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s13_1 = arith.subf %b0, %b1 : f32
+    %s13_2 = math.exp %s13_1 : f32
+    linalg.yield %s13_2 : f32
+  } -> tensor<4x6xf32>
+  %v14 = arith.constant 0.0 : f32
+  %v15 = tensor.empty() : tensor<4xf32>
+  %v16 = linalg.fill ins(%v14 : f32) outs(%v15 : tensor<4xf32>) -> tensor<4xf32>
+  %v17 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%v13 : tensor<4x6xf32>) outs(%v16 : tensor<4xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s17_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s17_1 : f32
+  } -> tensor<4xf32>
+  %v18 = tensor.expand_shape %v17 [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %v19 = tensor.empty() : tensor<4x6xf32>
+  %v20 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v13, %v18 : tensor<4x6xf32>, tensor<4x1xf32>) outs(%v19 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s20_1 = arith.divf %b0, %b1 : f32
+    linalg.yield %s20_1 : f32
+  } -> tensor<4x6xf32>
+  %v21 = arith.constant 0.0 : f32
+  %v22 = tensor.empty() : tensor<4x4xf32>
+  %v23 = linalg.fill ins(%v21 : f32) outs(%v22 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %v24 = linalg.matmul ins(%v20, %arg2 : tensor<4x6xf32>, tensor<6x4xf32>) outs(%v23 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %v24 : tensor<4x4xf32>
+}
+
+// -----
+
+// exp2((x - max)·log2 e) and an all-zero tensor added to the scores
+// (torch-mlir's baddbmm(zeros, Q, Kᵀ)): no mask, scale 1.
+// CHECK-LABEL: func.func @exp2_log2e_zero_add
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(0.99999{{[0-9]*}}) :
+// CHECK-NOT: mask(
+func.func @exp2_log2e_zero_add(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x6x8xf32>, %arg2: tensor<2x6x4xf32>) -> (tensor<2x4x4xf32>) {
+  %v1 = arith.constant 0.0 : f32
+  %v2 = tensor.empty() : tensor<2x4x6xf32>
+  %v3 = linalg.fill ins(%v1 : f32) outs(%v2 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v4 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%arg0, %arg1 : tensor<2x4x8xf32>, tensor<2x6x8xf32>) outs(%v3 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  %v5 = arith.constant dense<0.0> : tensor<2x4x6xf32>
+  %v6 = tensor.empty() : tensor<2x4x6xf32>
+  %v7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v4, %v5 : tensor<2x4x6xf32>, tensor<2x4x6xf32>) outs(%v6 : tensor<2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s7_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s7_1 : f32
+  } -> tensor<2x4x6xf32>
+  %v8 = arith.constant 0xFF800000 : f32
+  %v9 = tensor.empty() : tensor<2x4xf32>
+  %v10 = linalg.fill ins(%v8 : f32) outs(%v9 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %v11 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%v7 : tensor<2x4x6xf32>) outs(%v10 : tensor<2x4xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s11_1 = arith.maximumf %b0, %b1 : f32
+    linalg.yield %s11_1 : f32
+  } -> tensor<2x4xf32>
+  %v12 = tensor.expand_shape %v11 [[0], [1, 2]] output_shape [2, 4, 1] : tensor<2x4xf32> into tensor<2x4x1xf32>
+  %v13 = tensor.empty() : tensor<2x4x6xf32>
+  %v14 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v7, %v12 : tensor<2x4x6xf32>, tensor<2x4x1xf32>) outs(%v13 : tensor<2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s14_1 = arith.subf %b0, %b1 : f32
+  %v15 = arith.constant 1.44269502 : f32
+    %s15_2 = arith.mulf %s14_1, %v15 : f32
+    %s15_3 = math.exp2 %s15_2 : f32
+    linalg.yield %s15_3 : f32
+  } -> tensor<2x4x6xf32>
+  %v16 = arith.constant 0.0 : f32
+  %v17 = tensor.empty() : tensor<2x4xf32>
+  %v18 = linalg.fill ins(%v16 : f32) outs(%v17 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %v19 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%v14 : tensor<2x4x6xf32>) outs(%v18 : tensor<2x4xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s19_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s19_1 : f32
+  } -> tensor<2x4xf32>
+  %v20 = tensor.expand_shape %v19 [[0], [1, 2]] output_shape [2, 4, 1] : tensor<2x4xf32> into tensor<2x4x1xf32>
+  %v21 = tensor.empty() : tensor<2x4x6xf32>
+  %v22 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v14, %v20 : tensor<2x4x6xf32>, tensor<2x4x1xf32>) outs(%v21 : tensor<2x4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s22_1 = arith.divf %b0, %b1 : f32
+    linalg.yield %s22_1 : f32
+  } -> tensor<2x4x6xf32>
+  %v23 = arith.constant 0.0 : f32
+  %v24 = tensor.empty() : tensor<2x4x4xf32>
+  %v25 = linalg.fill ins(%v23 : f32) outs(%v24 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %v26 = linalg.batch_matmul ins(%v22, %arg2 : tensor<2x4x6xf32>, tensor<2x6x4xf32>) outs(%v25 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %v26 : tensor<2x4x4xf32>
+}
+
+// -----
+
+// select(drop, finfo.min, S) with the row max subtracted: a fully dropped
+// row is a uniform average, not 0, so the mask is raised as the additive
+// mask finfo.min·[dropped] (f32), not as a keep mask.
+// CHECK-LABEL: func.func @finfo_min_drop_mask
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<4x6xf32>)
+func.func @finfo_min_drop_mask(%arg0: tensor<4x8xf32>, %arg1: tensor<6x8xf32>, %arg2: tensor<6x4xf32>, %arg3: tensor<4x6xi1>) -> (tensor<4x4xf32>) {
+  %v1 = arith.constant 0.0 : f32
+  %v2 = tensor.empty() : tensor<4x6xf32>
+  %v3 = linalg.fill ins(%v1 : f32) outs(%v2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %v4 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<6x8xf32>) outs(%v3 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %v5 = arith.constant -3.40282347E+38 : f32
+  %v6 = tensor.empty() : tensor<4x6xf32>
+  %v7 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v4, %arg3 : tensor<4x6xf32>, tensor<4x6xi1>) outs(%v6 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: i1, %b2: f32):
+    %s7_1 = arith.select %b1, %v5, %b0 : f32
+    linalg.yield %s7_1 : f32
+  } -> tensor<4x6xf32>
+  %v8 = arith.constant 0xFF800000 : f32
+  %v9 = tensor.empty() : tensor<4x1xf32>
+  %v10 = linalg.fill ins(%v8 : f32) outs(%v9 : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %v11 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%v7 : tensor<4x6xf32>) outs(%v10 : tensor<4x1xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s11_1 = arith.maximumf %b0, %b1 : f32
+    linalg.yield %s11_1 : f32
+  } -> tensor<4x1xf32>
+  %v12 = tensor.empty() : tensor<4x6xf32>
+  %v13 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v7, %v11 : tensor<4x6xf32>, tensor<4x1xf32>) outs(%v12 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s13_1 = arith.subf %b0, %b1 : f32
+    %s13_2 = math.exp %s13_1 : f32
+    linalg.yield %s13_2 : f32
+  } -> tensor<4x6xf32>
+  %v14 = arith.constant 0.0 : f32
+  %v15 = tensor.empty() : tensor<4x1xf32>
+  %v16 = linalg.fill ins(%v14 : f32) outs(%v15 : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %v17 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%v13 : tensor<4x6xf32>) outs(%v16 : tensor<4x1xf32>) {
+  ^bb0(%b0: f32, %b1: f32):
+    %s17_1 = arith.addf %b0, %b1 : f32
+    linalg.yield %s17_1 : f32
+  } -> tensor<4x1xf32>
+  %v18 = tensor.empty() : tensor<4x6xf32>
+  %v19 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v13, %v17 : tensor<4x6xf32>, tensor<4x1xf32>) outs(%v18 : tensor<4x6xf32>) {
+  ^bb0(%b0: f32, %b1: f32, %b2: f32):
+    %s19_1 = arith.divf %b0, %b1 : f32
+    linalg.yield %s19_1 : f32
+  } -> tensor<4x6xf32>
+  %v20 = arith.constant 0.0 : f32
+  %v21 = tensor.empty() : tensor<4x4xf32>
+  %v22 = linalg.fill ins(%v20 : f32) outs(%v21 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %v23 = linalg.matmul ins(%v19, %arg2 : tensor<4x6xf32>, tensor<6x4xf32>) outs(%v22 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %v23 : tensor<4x4xf32>
+}
+
+// -----
+// Look-alikes of the generalized reads.
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#kd3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#swap3 = affine_map<(d0, d1, d2) -> (d1, d0, 0)>
+
+// The row sums are computed keepdim, then read for other rows (batch and
+// query swapped): per row, but not each row's own sum. Not a softmax.
+// CHECK-LABEL: func.func @row_sum_read_for_other_rows
+// CHECK-NOT: attn.attention
+func.func @row_sum_read_for_other_rows(%s: tensor<4x4x4xf32>, %v: tensor<4x4x8xf32>) -> tensor<4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4x4xf32>
+  %ex = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<4x4x4xf32>) outs(%e : tensor<4x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<4x4x4xf32>
+  %er = tensor.empty() : tensor<4x4x1xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<4x4x1xf32>) -> tensor<4x4x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #kd3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<4x4x4xf32>) outs(%si : tensor<4x4x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<4x4x1xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #swap3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<4x4x4xf32>, tensor<4x4x1xf32>) outs(%e : tensor<4x4x4xf32>) {
+  ^bb0(%in: f32, %sm: f32, %out: f32):
+    %x = arith.divf %in, %sm : f32
+    linalg.yield %x : f32
+  } -> tensor<4x4x4xf32>
+  %eo = tensor.empty() : tensor<4x4x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x4x8xf32>) -> tensor<4x4x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the row sums are read for other rows than the ones they divide}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<4x4x4xf32>, tensor<4x4x8xf32>) outs(%oacc : tensor<4x4x8xf32>) -> tensor<4x4x8xf32>
+  return %o : tensor<4x4x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#kd3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#tr3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#mq = affine_map<(b, m, n, k) -> (b, m, k)>
+#mk = affine_map<(b, m, n, k) -> (b, n, k)>
+#mo = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// The scores are read transposed by the exp: softmax over the query axis in
+// disguise. Every chain read must be element for element.
+// CHECK-LABEL: func.func @exp_reads_scores_transposed
+// CHECK-NOT: attn.attention
+func.func @exp_reads_scores_transposed(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%acc : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %ex = linalg.generic {indexing_maps = [#tr3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x8x8xf32>) outs(%e : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<2x8x8xf32>
+  %er = tensor.empty() : tensor<2x8x1xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #kd3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<2x8x8xf32>) outs(%si : tensor<2x8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<2x8x1xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #kd3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<2x8x8xf32>, tensor<2x8x1xf32>) outs(%e : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %sm: f32, %out: f32):
+    %x = arith.divf %in, %sm : f32
+    linalg.yield %x : f32
+  } -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the exp reads the scores through a broadcast or transpose}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%oacc : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr2 = affine_map<(d0, d1) -> (d1, d0)>
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+
+// A tril keep-mask read transposed is anti-causal: neither taken for causal
+// nor kept as a mask (attn.attention only broadcasts masks).
+// CHECK-LABEL: func.func @tril_read_transposed
+// CHECK-NOT: attn.attention
+func.func @tril_read_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %tril = arith.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %sm = linalg.generic {indexing_maps = [#id2, #tr2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %tril : tensor<4x4xf32>, tensor<4x4xi1>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %keep: i1, %out: f32):
+    %x = arith.select %keep, %in, %ninf : f32
+    linalg.yield %x : f32
+  } -> tensor<4x4xf32>
+  %p = linalg.softmax dimension(1) ins(%sm : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the mask is read transposed or diagonally; only broadcasts are supported}}
+  %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oacc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#h0 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#qk_q = affine_map<(b, h, m, n, k) -> (b, h, m, k)>
+#qk_k = affine_map<(b, h, m, n, k) -> (b, h, n, k)>
+#qk_o = affine_map<(b, h, m, n, k) -> (b, h, m, n)>
+#pv_v = affine_map<(b, h, m, n, k) -> (b, h, k, n)>
+
+// MQA as torch's expand: one K/V head broadcast to every head by a map that
+// reads the head dim at 0. attn.attention takes the single head as is.
+// CHECK-LABEL: func.func @mqa_expand
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) : tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32> -> tensor<1x2x4x8xf32>
+func.func @mqa_expand(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v: tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ekv = tensor.empty() : tensor<1x2x6x8xf32>
+  %kx = linalg.generic {indexing_maps = [#h0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<1x1x6x8xf32>) outs(%ekv : tensor<1x2x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x6x8xf32>
+  %vx = linalg.generic {indexing_maps = [#h0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x1x6x8xf32>) outs(%ekv : tensor<1x2x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x6x8xf32>
+  %es = tensor.empty() : tensor<1x2x4x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %s = linalg.generic {indexing_maps = [#qk_q, #qk_k, #qk_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kx : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>) outs(%acc : tensor<1x2x4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x6xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<1x2x4x6xf32>) outs(%es : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %eo = tensor.empty() : tensor<1x2x4x8xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %o = linalg.generic {indexing_maps = [#qk_q, #pv_v, #qk_o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %vx : tensor<1x2x4x6xf32>, tensor<1x2x6x8xf32>) outs(%oacc : tensor<1x2x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}
+
+// -----
 
 // Position arithmetic in i8 with L = 200: j - i wraps (199 - 0 is -57 in
 // i8), so the keep mask is not the causal pattern. The evaluator follows

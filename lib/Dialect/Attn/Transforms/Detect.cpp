@@ -11,13 +11,14 @@
 //  2. Matching (`AttentionMatcher`): one canonical chain, walked backwards
 //     from each P·V candidate, on Nodes only.
 //
-// A new frontend spelling usually needs a new case in `classify`, never a new
-// pattern.
+// Layer 1 lives in DetectNormalize.{h,cpp}; this file holds layer 2 and the
+// rewrite. A new frontend spelling usually needs a new case in `classify`,
+// never a new pattern.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
-#include "MaskEvaluator.h"
+#include "DetectNormalize.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -39,635 +40,9 @@ namespace attn {
 
 using namespace mlir;
 using namespace mlir::attn;
+using namespace mlir::attn::detect;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Layer 1: normalization
-//===----------------------------------------------------------------------===//
-
-enum class NodeKind {
-  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal,
-  Select, MaxReduce, SumReduce, Cast, Transpose, CausalMask
-};
-
-/// One operand of a node. Either a tensor, with the result dims it varies
-/// along (false = broadcast), or a scalar constant.
-struct NodeOperand {
-  Value value;
-  std::optional<double> scalar;
-  SmallVector<bool> varies;
-  /// Index-comparison condition of a select, as "keep iff j <= i + offset".
-  std::optional<int64_t> causalOffset;
-};
-
-struct Node {
-  NodeKind kind = NodeKind::Unknown;
-  Operation *op = nullptr;
-  SmallVector<NodeOperand> operands;
-  int64_t axis = -1;          // reductions and softmax
-  bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
-  SmallVector<int64_t> perm;  // transpose
-  /// CausalMask: alignment of the diagonal.
-  std::optional<CausalAlignment> causal;
-  /// Select: true when the chain value is taken where the condition holds.
-  bool keepWhereTrue = true;
-  /// Select: index of the operand that continues the chain.
-  unsigned chainOperand = 0;
-};
-
-int64_t rankOf(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t ? t.getRank() : 0;
-}
-
-/// Splat or scalar float constant behind `v`, if any.
-std::optional<double> scalarConstant(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto d = dyn_cast<DenseFPElementsAttr>(attr))
-    if (d.isSplat())
-      return d.getSplatValue<APFloat>().convertToDouble();
-  if (auto d = dyn_cast<DenseIntElementsAttr>(attr))
-    if (d.isSplat() && d.getElementType().isInteger(1))
-      return d.getSplatValue<bool>() ? 1.0 : 0.0;
-  return std::nullopt;
-}
-
-/// Broadcast by shape (tosa, attn.mask): a dim of extent 1 against a larger
-/// result dim does not vary.
-SmallVector<bool> variesByShape(Value operand, Value result) {
-  auto ot = cast<RankedTensorType>(operand.getType());
-  auto rt = cast<RankedTensorType>(result.getType());
-  SmallVector<bool> v(rt.getRank(), true);
-  int64_t off = rt.getRank() - ot.getRank();
-  for (int64_t i = 0; i < rt.getRank(); ++i) {
-    int64_t od = i - off;
-    v[i] = od >= 0 && !(ot.getDimSize(od) == 1 && rt.getDimSize(i) != 1);
-  }
-  return v;
-}
-
-SmallVector<bool> variesByMap(AffineMap map) {
-  SmallVector<bool> v(map.getNumDims(), false);
-  for (AffineExpr e : map.getResults())
-    e.walk([&](AffineExpr sub) {
-      if (auto d = dyn_cast<AffineDimExpr>(sub))
-        v[d.getPosition()] = true;
-    });
-  return v;
-}
-
-/// A value inside a generic's payload: a block argument (an input index), a
-/// constant, or something else.
-struct PayloadValue {
-  int inputIndex = -1;
-  std::optional<double> constant;
-  Value captured; // a value from outside the generic
-};
-
-PayloadValue payloadValue(Value v, linalg::GenericOp g) {
-  PayloadValue pv;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() == g.getBody() &&
-        arg.getArgNumber() < static_cast<unsigned>(g.getNumDpsInputs()))
-      pv.inputIndex = arg.getArgNumber();
-    return pv;
-  }
-  // Casts inside the payload are transparent.
-  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-    return payloadValue(ext.getIn(), g);
-  if (auto tr = v.getDefiningOp<arith::TruncFOp>())
-    return payloadValue(tr.getIn(), g);
-  pv.constant = scalarConstant(v);
-  if (!pv.constant && !g->isAncestor(v.getParentRegion()->getParentOp()))
-    pv.captured = v;
-  return pv;
-}
-
-/// The predicate that holds for (b, a) when `pred` holds for (a, b).
-arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
-  using P = arith::CmpIPredicate;
-  switch (pred) {
-  case P::slt: return P::sgt;
-  case P::sgt: return P::slt;
-  case P::sle: return P::sge;
-  case P::sge: return P::sle;
-  case P::ult: return P::ugt;
-  case P::ugt: return P::ult;
-  case P::ule: return P::uge;
-  case P::uge: return P::ule;
-  default: return pred;
-  }
-}
-
-/// Reads `keep iff j <= i + offset` out of an index comparison, where i and
-/// j are linalg.index of the last two loop dims (possibly plus constants).
-std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWhenTrue) {
-  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
-  if (!cmp)
-    return std::nullopt;
-  // An index expression: linalg.index d, optionally +/- a constant.
-  auto indexOf = [](Value v, int64_t &plus) -> std::optional<unsigned> {
-    plus = 0;
-    if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
-      v = cast.getIn();
-    if (auto add = v.getDefiningOp<arith::AddIOp>()) {
-      APInt c;
-      if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
-        plus = c.getSExtValue();
-        v = add.getLhs();
-      } else if (matchPattern(add.getLhs(), m_ConstantInt(&c))) {
-        plus = c.getSExtValue();
-        v = add.getRhs();
-      }
-    }
-    if (auto idx = v.getDefiningOp<linalg::IndexOp>())
-      return idx.getDim();
-    return std::nullopt;
-  };
-  int64_t pl = 0, pr = 0;
-  std::optional<unsigned> l = indexOf(cmp.getLhs(), pl), r = indexOf(cmp.getRhs(), pr);
-  if (!l || !r)
-    return std::nullopt;
-  unsigned qDim = rank - 2, kDim = rank - 1;
-  // Normalize to "lhs = j (key), rhs = i (query)".
-  using P = arith::CmpIPredicate;
-  P pred = cmp.getPredicate();
-  if (*l == qDim && *r == kDim) {
-    std::swap(pl, pr);
-    pred = swapOperands(pred);
-  } else if (!(*l == kDim && *r == qDim)) {
-    return std::nullopt;
-  }
-  // Now: cmp(j + pl, i + pr).
-  switch (pred) {
-  case P::sle: case P::ule: keepWhenTrue = true; return pr - pl;      // j <= i + (pr-pl)
-  case P::slt: case P::ult: keepWhenTrue = true; return pr - pl - 1;  // j <  i + ..
-  case P::sgt: case P::ugt: keepWhenTrue = false; return pr - pl;     // masked iff j > i + ..
-  case P::sge: case P::uge: keepWhenTrue = false; return pr - pl - 1;
-  default: return std::nullopt;
-  }
-}
-
-/// The elementwise generic whose payload holds `v`, if `v` is a scalar
-/// computed inside one.
-linalg::LinalgOp enclosingElementwise(Value v) {
-  auto g = dyn_cast_or_null<linalg::LinalgOp>(v.getParentRegion()->getParentOp());
-  if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1)
-    return {};
-  return g;
-}
-
-/// An operand inside an elementwise generic's payload: block arguments are
-/// the generic's input tensors (with their broadcast), constants are
-/// scalars, and other payload values stay payload values, which vary along
-/// every loop. Elementwise fusion (sub+exp in one generic, say) therefore
-/// reads exactly like the unfused chain.
-std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
-  NodeOperand o;
-  if (auto arg = dyn_cast<BlockArgument>(inner)) {
-    if (arg.getOwner() != g.getBlock() ||
-        arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
-      return std::nullopt; // the output's old value
-    o.value = g.getDpsInputs()[arg.getArgNumber()];
-    o.varies = variesByMap(g.getIndexingMapsArray()[arg.getArgNumber()]);
-    o.scalar = scalarConstant(o.value); // a splat tensor input
-    return o;
-  }
-  if ((o.scalar = scalarConstant(inner)))
-    return o;
-  if (!g->isAncestor(inner.getDefiningOp()))
-    return std::nullopt; // captured from outside
-  o.value = inner;
-  o.varies = SmallVector<bool>(g.getNumLoops(), true);
-  return o;
-}
-
-/// A scalar op in an elementwise generic's payload, as a node whose op is the
-/// generic itself.
-Node classifyPayload(Value y, linalg::LinalgOp g) {
-  Node n;
-  n.op = g;
-  unsigned rank = g.getNumLoops();
-  if (auto arg = dyn_cast<BlockArgument>(y)) {
-    // A copy or broadcast of an input: a cast when the map is the identity,
-    // a transpose when it is a permutation.
-    auto o = payloadOperand(y, g);
-    if (!o || !o->value)
-      return n;
-    AffineMap map = g.getIndexingMapsArray()[arg.getArgNumber()];
-    if (map.isIdentity()) {
-      n.kind = NodeKind::Cast;
-      n.operands = {*o};
-    } else if (map.isPermutation() && g.getNumDpsInputs() == 1) {
-      n.kind = NodeKind::Transpose;
-      n.operands = {*o};
-      for (AffineExpr ex : inversePermutation(map).getResults())
-        n.perm.push_back(cast<AffineDimExpr>(ex).getPosition());
-    }
-    return n;
-  }
-  Operation *def = y.getDefiningOp();
-  if (!def || !g->isAncestor(def))
-    return n;
-  if (isa<arith::ExtFOp, arith::TruncFOp>(def)) {
-    if (auto o = payloadOperand(def->getOperand(0), g); o && o->value) {
-      n.kind = NodeKind::Cast;
-      n.operands = {*o};
-    }
-    return n;
-  }
-  if (auto sel = dyn_cast<arith::SelectOp>(def)) {
-    auto tv = payloadOperand(sel.getTrueValue(), g);
-    auto fv = payloadOperand(sel.getFalseValue(), g);
-    if (!tv || !fv)
-      return n;
-    NodeOperand cond;
-    bool keepWhenTrue = true;
-    if (auto c = causalFromCompare(sel.getCondition(), rank, keepWhenTrue)) {
-      cond.causalOffset = *c;
-    } else if (auto o = payloadOperand(sel.getCondition(), g); o && o->value) {
-      cond = *o;
-    } else {
-      return n;
-    }
-    n.kind = NodeKind::Select;
-    n.operands = {cond, *tv, *fv};
-    // For an index comparison, fold "keep when false" into the operands.
-    if (cond.causalOffset && !keepWhenTrue)
-      std::swap(n.operands[1], n.operands[2]);
-    return n;
-  }
-  NodeKind kind = NodeKind::Unknown;
-  if (isa<arith::AddFOp>(def)) kind = NodeKind::Add;
-  else if (isa<arith::SubFOp>(def)) kind = NodeKind::Sub;
-  else if (isa<arith::MulFOp>(def)) kind = NodeKind::Mul;
-  else if (isa<arith::DivFOp>(def)) kind = NodeKind::Div;
-  else if (isa<math::ExpOp>(def)) kind = NodeKind::Exp;
-  else if (isa<math::Exp2Op>(def)) kind = NodeKind::Exp2;
-  if (kind == NodeKind::Unknown)
-    return n;
-  for (Value operand : def->getOperands()) {
-    auto o = payloadOperand(operand, g);
-    if (!o)
-      return n;
-    n.operands.push_back(*o);
-  }
-  n.kind = kind;
-  // 1 / x is a reciprocal.
-  if (kind == NodeKind::Div && n.operands[0].scalar && *n.operands[0].scalar == 1.0 &&
-      n.operands[1].value) {
-    n.kind = NodeKind::Reciprocal;
-    n.operands = {n.operands[1]};
-  }
-  return n;
-}
-
-/// Row reduction generic: one input, one reduction loop, max or sum payload.
-Node classifyReductionGeneric(linalg::GenericOp g) {
-  Node n;
-  n.op = g;
-  // Extra results are allowed if nothing reads them: torch's max.dim also
-  // computes the argmax, which softmax never uses.
-  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() < 1 || g.getNumReductionLoops() != 1)
-    return n;
-  for (OpResult r : g->getResults().drop_front())
-    if (!r.use_empty())
-      return n;
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  Operation *def = yield.getValues()[0].getDefiningOp();
-  if (!def || def->getNumOperands() != 2)
-    return n;
-  // The payload combines the input element and the accumulator.
-  bool usesIn = false, usesAcc = false;
-  for (Value v : def->getOperands()) {
-    PayloadValue pv = payloadValue(v, g);
-    usesIn |= pv.inputIndex == 0;
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      usesAcc |= arg.getArgNumber() == 1;
-  }
-  if (!usesIn || !usesAcc)
-    return n;
-  SmallVector<utils::IteratorType> iters = g.getIteratorTypesArray();
-  unsigned redLoop = 0;
-  for (auto [i, it] : llvm::enumerate(iters))
-    if (it == utils::IteratorType::reduction)
-      redLoop = i;
-  // The reduced loop, as a dim of the input.
-  AffineMap inMap = g.getIndexingMapsArray()[0];
-  std::optional<unsigned> inDim = inMap.getResultPosition(getAffineDimExpr(redLoop, g.getContext()));
-  if (!inDim || !inMap.isPermutation())
-    return n;
-  // The accumulator's initial value must be neutral: -inf/lowest or 0.
-  std::optional<double> init;
-  if (auto fill = g.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
-    init = scalarConstant(fill.getInputs()[0]);
-  else
-    init = scalarConstant(g.getDpsInits()[0]);
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def)) {
-    // Any init <= the row max keeps the result a per-row constant; -inf and
-    // the lowest finite value are what frontends emit.
-    if (!init || *init > -3.0e38)
-      return n;
-    n.kind = NodeKind::MaxReduce;
-  } else if (isa<arith::AddFOp>(def)) {
-    if (!init || *init != 0.0)
-      return n;
-    n.kind = NodeKind::SumReduce;
-  } else {
-    return n;
-  }
-  n.axis = *inDim;
-  NodeOperand o;
-  o.value = g.getDpsInputs()[0];
-  o.varies = SmallVector<bool>(rankOf(o.value), true);
-  n.operands = {o};
-  return n;
-}
-
-/// Matmul from any contraction: lhs [b.., m, k], rhs [b.., k, n] or [b.., n, k].
-Node classifyContraction(linalg::LinalgOp op) {
-  Node n;
-  n.op = op;
-  if (op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
-    return n;
-  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
-    return n;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
-  auto pos = [&](AffineMap m, unsigned d) {
-    return m.getResultPosition(getAffineDimExpr(d, op->getContext()));
-  };
-  unsigned r = out.getNumResults();
-  // Batch dims lead, in order, in every operand; m and n are the last two of
-  // the output, k the last of the lhs.
-  for (auto [i, b] : llvm::enumerate(dims->batch))
-    if (pos(lhs, b) != i || pos(rhs, b) != i || pos(out, b) != i)
-      return n;
-  if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1 ||
-      pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
-    return n;
-  if (pos(rhs, dims->k[0]) == r - 2 && pos(rhs, dims->n[0]) == r - 1)
-    n.rhsTransposed = false;
-  else if (pos(rhs, dims->n[0]) == r - 2 && pos(rhs, dims->k[0]) == r - 1)
-    n.rhsTransposed = true;
-  else
-    return n;
-  n.kind = NodeKind::MatMul;
-  for (Value v : op.getDpsInputs()) {
-    NodeOperand o;
-    o.value = v;
-    n.operands.push_back(o);
-  }
-  return n;
-}
-
-/// The normalization: one abstract node per op.
-Node classify(Value v) {
-  Node n;
-  // A scalar inside an elementwise generic's payload.
-  if (!isa<ShapedType>(v.getType()))
-    if (linalg::LinalgOp g = enclosingElementwise(v))
-      return classifyPayload(v, g);
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return n;
-  // Row reductions (possibly with unused extra results); contractions, which
-  // also have one reduction loop but two inputs, are matmuls below.
-  if (auto g = dyn_cast<linalg::GenericOp>(def);
-      g && g.getNumReductionLoops() == 1 && g.getNumDpsInputs() == 1 &&
-      v == def->getResult(0))
-    return classifyReductionGeneric(g);
-  if (def->getNumResults() != 1)
-    return n;
-  n.op = def;
-  auto tensorOperand = [&](Value x) {
-    NodeOperand o;
-    o.value = x;
-    o.scalar = scalarConstant(x);
-    if (isa<RankedTensorType>(x.getType()) && rankOf(x) <= rankOf(v))
-      o.varies = variesByShape(x, v);
-    return o;
-  };
-  auto binary = [&](NodeKind k, Value a, Value b) {
-    n.kind = k;
-    n.operands = {tensorOperand(a), tensorOperand(b)};
-    return n;
-  };
-  auto unary = [&](NodeKind k, Value a) {
-    n.kind = k;
-    n.operands = {tensorOperand(a)};
-    return n;
-  };
-  // attn primitives.
-  if (auto mm = dyn_cast<MatmulOp>(def)) {
-    n.kind = NodeKind::MatMul;
-    n.rhsTransposed = mm.getTransposeRhs();
-    n.operands = {tensorOperand(mm.getLhs()), tensorOperand(mm.getRhs())};
-    return n;
-  }
-  if (auto sc = dyn_cast<ScaleOp>(def)) {
-    n.kind = NodeKind::Mul;
-    NodeOperand c;
-    c.scalar = sc.getFactor().convertToDouble();
-    n.operands = {tensorOperand(sc.getInput()), c};
-    return n;
-  }
-  if (auto sm = dyn_cast<SoftmaxOp>(def)) {
-    unary(NodeKind::Softmax, sm.getInput());
-    n.axis = sm.getDim();
-    return n;
-  }
-  if (auto mk = dyn_cast<MaskOp>(def)) {
-    if (mk.getKind() == MaskKind::causal) {
-      unary(NodeKind::CausalMask, mk.getInput());
-      n.causal = mk.getAlign().value_or(CausalAlignment::top_left);
-      return n;
-    }
-    if (mk.getKind() == MaskKind::additive)
-      return binary(NodeKind::Add, mk.getInput(), mk.getMask());
-    n.kind = NodeKind::Select;
-    NodeOperand negInf;
-    negInf.scalar = -std::numeric_limits<double>::infinity();
-    n.operands = {tensorOperand(mk.getMask()), tensorOperand(mk.getInput()), negInf};
-    return n;
-  }
-  // linalg.
-  if (auto sm = dyn_cast<linalg::SoftmaxOp>(def)) {
-    unary(NodeKind::Softmax, sm.getInput());
-    n.axis = sm.getDimension();
-    return n;
-  }
-  if (auto tr = dyn_cast<linalg::TransposeOp>(def)) {
-    unary(NodeKind::Transpose, tr.getInput());
-    n.perm = llvm::to_vector(tr.getPermutation());
-    return n;
-  }
-  if (auto lop = dyn_cast<linalg::LinalgOp>(def)) {
-    if (linalg::isaContractionOpInterface(lop))
-      return classifyContraction(lop);
-    if (auto g = dyn_cast<linalg::GenericOp>(def)) {
-      if (g.getNumReductionLoops() == 1)
-        return classifyReductionGeneric(g);
-    }
-    // Elementwise generics and named elementwise ops (linalg.mul, ...) alike:
-    // read the payload.
-    if (lop.getNumReductionLoops() == 0 && lop.getNumDpsInits() == 1 &&
-        lop.getBlock())
-      return classifyPayload(lop.getBlock()->getTerminator()->getOperand(0), lop);
-    return n;
-  }
-  // Elementwise arith/math directly on tensors.
-  if (isa<arith::ExtFOp, arith::TruncFOp, tensor::CastOp, tosa::CastOp>(def))
-    return unary(NodeKind::Cast, def->getOperand(0));
-  if (isa<arith::AddFOp, tosa::AddOp>(def))
-    return binary(NodeKind::Add, def->getOperand(0), def->getOperand(1));
-  if (isa<arith::SubFOp, tosa::SubOp>(def))
-    return binary(NodeKind::Sub, def->getOperand(0), def->getOperand(1));
-  if (isa<arith::MulFOp, tosa::MulOp>(def))
-    return binary(NodeKind::Mul, def->getOperand(0), def->getOperand(1));
-  if (isa<arith::DivFOp>(def))
-    return binary(NodeKind::Div, def->getOperand(0), def->getOperand(1));
-  if (isa<math::ExpOp, tosa::ExpOp>(def))
-    return unary(NodeKind::Exp, def->getOperand(0));
-  if (isa<math::Exp2Op>(def))
-    return unary(NodeKind::Exp2, def->getOperand(0));
-  if (isa<tosa::ReciprocalOp>(def))
-    return unary(NodeKind::Reciprocal, def->getOperand(0));
-  if (auto sel = dyn_cast<tosa::SelectOp>(def)) {
-    n.kind = NodeKind::Select;
-    n.operands = {tensorOperand(sel->getOperand(0)), tensorOperand(sel->getOperand(1)),
-                  tensorOperand(sel->getOperand(2))};
-    return n;
-  }
-  if (isa<tosa::ReduceMaxOp, tosa::ReduceSumOp>(def)) {
-    unary(isa<tosa::ReduceMaxOp>(def) ? NodeKind::MaxReduce : NodeKind::SumReduce,
-          def->getOperand(0));
-    n.axis = cast<IntegerAttr>(def->getAttr("axis")).getInt();
-    return n;
-  }
-  if (auto mm = dyn_cast<tosa::MatMulOp>(def)) {
-    n.kind = NodeKind::MatMul;
-    n.rhsTransposed = false;
-    n.operands = {tensorOperand(mm->getOperand(0)), tensorOperand(mm->getOperand(1))};
-    return n;
-  }
-  if (auto tr = dyn_cast<tosa::TransposeOp>(def)) {
-    unary(NodeKind::Transpose, tr->getOperand(0));
-    for (int32_t p : tr.getPerms())
-      n.perm.push_back(p);
-    return n;
-  }
-  return n;
-}
-
-/// Whether a reshape only merges or splits the leading (batch and head)
-/// dims and keeps the last two: the [B·H, L, d] round trips of frontends.
-bool reshapeKeepsLastTwo(Value from, Value to) {
-  auto a = dyn_cast<RankedTensorType>(from.getType());
-  auto b = dyn_cast<RankedTensorType>(to.getType());
-  if (!a || !b || a.getRank() < 2 || b.getRank() < 2 || !a.hasStaticShape() ||
-      !b.hasStaticShape())
-    return false;
-  auto lead = [](RankedTensorType t) {
-    int64_t p = 1;
-    for (int64_t i = 0; i < t.getRank() - 2; ++i)
-      p *= t.getDimSize(i);
-    return p;
-  };
-  return a.getShape().take_back(2) == b.getShape().take_back(2) && lead(a) == lead(b);
-}
-
-/// Whether a reshape only adds or drops unit dims (keepdim reductions).
-bool reshapeOnlyUnitDims(Value from, Value to) {
-  auto a = dyn_cast<RankedTensorType>(from.getType());
-  auto b = dyn_cast<RankedTensorType>(to.getType());
-  if (!a || !b)
-    return false;
-  auto nonUnit = [](RankedTensorType t) {
-    SmallVector<int64_t> d;
-    for (int64_t e : t.getShape())
-      if (e != 1)
-        d.push_back(e);
-    return d;
-  };
-  return nonUnit(a) == nonUnit(b);
-}
-
-/// Looks through casts, copies and (unless told not to) batch reshapes;
-/// records the ops passed.
-Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
-            bool throughReshapes = true) {
-  while (true) {
-    if (Operation *def = v.getDefiningOp();
-        throughReshapes && def &&
-        isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
-        reshapeKeepsLastTwo(def->getOperand(0), v)) {
-      if (chain)
-        chain->insert(def);
-      v = def->getOperand(0);
-      continue;
-    }
-    Node n = classify(v);
-    if (n.kind != NodeKind::Cast || !n.operands[0].value)
-      return v;
-    if (chain)
-      chain->insert(n.op);
-    v = n.operands[0].value;
-  }
-}
-
-/// Masks up to this many elements are folded to their values to test them
-/// for the causal pattern (2048 x 2048). Larger ones stay mask tensors:
-/// correct, only slower.
-constexpr int64_t kMaxFoldedMaskElements = int64_t(1) << 22;
-
-/// A tensor that is the causal pattern itself: a constant, or a tensor
-/// computed from loop indices and constants alone (arange, broadcast,
-/// subtract, compare, select: MaskEvaluator.h), whose kept entries
-/// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or a
-/// large negative value) are exactly j <= i + offset.
-std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false) {
-  auto t = dyn_cast<RankedTensorType>(m.getType());
-  if (!t || t.getRank() < 2 || !t.hasStaticShape())
-    return std::nullopt;
-  std::optional<EvaluatedTensor> folded =
-      evaluateInputFreeTensor(m, kMaxFoldedMaskElements);
-  if (!folded || folded->data.empty())
-    return std::nullopt;
-  ArrayRef<double> values = folded->data;
-  // A uniform tensor keeps everything or nothing: not a causal mask.
-  if (llvm::all_equal(values))
-    return std::nullopt;
-  int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
-  bool isBool = t.getElementType().isInteger(1);
-  SmallVector<bool> keep;
-  for (double d : values) {
-    if (isBool || nonZeroKeeps) {
-      keep.push_back(d != 0.0);
-      continue;
-    }
-    if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
-      return std::nullopt; // a real bias, not a pure mask
-    keep.push_back(d == 0.0);
-  }
-  // The offset from the first row: number of kept keys minus one.
-  int64_t first = 0;
-  while (first < lk && keep[first])
-    ++first;
-  int64_t offset = first - 1;
-  for (size_t e = 0; e < keep.size(); ++e) {
-    int64_t i = (e / lk) % lq, j = e % lk;
-    if (keep[e] != (j <= i + offset))
-      return std::nullopt;
-  }
-  return offset;
-}
 
 //===----------------------------------------------------------------------===//
 // Layer 2: the canonical chain
@@ -678,6 +53,11 @@ struct AttentionMatch {
   bool kIsTransposed = false; // k given as [.., d, Lk]
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
+  /// A select's fill when finite (finfo.min): see AttentionMatcher::matchScores.
+  std::optional<double> finiteFill;
+  /// The softmax subtracts the row max: a fully masked row with a finite
+  /// fill is then a uniform average; without it, exp underflows to 0/0.
+  bool rowMaxShift = false;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)
   double qkScale = 1.0;      // factors peeled off Q and K
@@ -840,6 +220,54 @@ private:
     return true;
   }
 
+  /// Whether the normalizer, as a division reads it, holds the row of the
+  /// numerator it divides: its non-unit dims are read by the numerator's
+  /// loop exprs with the reduced axis left out. A per-row value read for
+  /// another row (a transposed statistic) is not a softmax.
+  static bool sameRows(const NodeOperand &numer, const NodeOperand &denom, int64_t axis) {
+    auto et = dyn_cast<RankedTensorType>(numer.value.getType());
+    if (!et || !numer.map || !denom.map || numer.map.getNumResults() != et.getRank())
+      return false;
+    SmallVector<AffineExpr> rows;
+    for (auto [i, e] : llvm::enumerate(numer.map.getResults()))
+      if (static_cast<int64_t>(i) != axis && et.getDimSize(i) != 1)
+        rows.push_back(e);
+    return nonUnitReads(denom) == rows;
+  }
+
+  /// P = e / n or e · (1 / n): the numerator and the normalizer as P reads them.
+  bool matchNormalizer(const Node &n, int64_t rank, AttentionMatch &m,
+                       NodeOperand &numer, NodeOperand &denom) {
+    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
+      if (!isPerRow(n.operands[1], rank))
+        return failB("the normalizer varies along the key axis; not a softmax");
+      numer = n.operands[0];
+      denom = n.operands[1];
+      return true;
+    }
+    if (n.kind != NodeKind::Mul || !n.operands[0].value || !n.operands[1].value)
+      return failB("P is not a softmax");
+    for (int side = 0; side < 2; ++side) {
+      const NodeOperand &o = n.operands[1 - side];
+      Node r = classify(strip(o.value));
+      if (r.kind != NodeKind::Reciprocal)
+        continue;
+      if (!isPerRow(o, rank))
+        return failB("the normalizer varies along the key axis: the softmax "
+                     "is over another dim than the one P·V contracts");
+      m.chain.insert(r.op);
+      numer = n.operands[side];
+      // A reciprocal fused into P's payload reads the sum itself; a separate
+      // one must read it element for element.
+      denom = o.map ? o : r.operands[0];
+      if (o.map && !readsElementwise(r.operands[0]))
+        return failB("the reciprocal reads the row sum through a broadcast or transpose");
+      denom.value = o.map ? r.operands[0].value : denom.value;
+      return true;
+    }
+    return failB("P is not a softmax (no row-sum normalizer)");
+  }
+
   bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x) {
     Node n = classify(p);
     m.chain.insert(n.op);
@@ -848,34 +276,16 @@ private:
         return failB("softmax reduces over dim " + Twine(n.axis) +
                      " but P·V contracts dim " + Twine(rank - 1));
       x = strip(n.operands[0].value, &m.chain);
+      m.rowMaxShift = true;
       return true;
     }
-    // e / sum(e), or e · (1 / sum(e)).
-    Value e, normalizer;
-    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
-      e = n.operands[0].value;
-      if (!isPerRow(n.operands[1], rank))
-        return failB("the normalizer varies along the key axis; not a softmax");
-      normalizer = n.operands[1].value;
-    } else if (n.kind == NodeKind::Mul && n.operands[0].value && n.operands[1].value) {
-      for (int side = 0; side < 2 && !normalizer; ++side) {
-        Node r = classify(strip(n.operands[1 - side].value));
-        if (r.kind == NodeKind::Reciprocal && !isPerRow(n.operands[1 - side], rank))
-          return failB("the normalizer varies along the key axis: the softmax "
-                       "is over another dim than the one P·V contracts");
-        if (r.kind == NodeKind::Reciprocal) {
-          m.chain.insert(r.op);
-          e = n.operands[side].value;
-          normalizer = r.operands[0].value;
-        }
-      }
-      if (!normalizer)
-        return failB("P is not a softmax (no row-sum normalizer)");
-    } else {
-      return failB("P is not a softmax");
-    }
-    Value eStripped = strip(e, &m.chain);
-    Node sum = classify(stripUnitReshapes(strip(normalizer, &m.chain), m));
+    NodeOperand numer, denom;
+    if (!matchNormalizer(n, rank, m, numer, denom))
+      return false;
+    if (!readsElementwise(numer))
+      return failB("P reads the exp through a broadcast or transpose");
+    Value eStripped = strip(numer.value, &m.chain);
+    Node sum = classify(stripUnitReshapes(strip(denom.value, &m.chain), m));
     if (sum.kind != NodeKind::SumReduce)
       return failB("the normalizer is not a row sum");
     m.chain.insert(sum.op);
@@ -884,35 +294,68 @@ private:
                    " but P·V contracts dim " + Twine(rank - 1));
     if (strip(sum.operands[0].value, &m.chain) != eStripped)
       return failB("the normalizer is not the sum of the same exp");
-    Node ex = classify(eStripped);
+    if (!sameRows(numer, denom, sum.axis))
+      return failB("the row sums are read for other rows than the ones they divide");
+    return matchShiftedExp(eStripped, rank, m, x);
+  }
+
+  /// e = exp(((x - c)·k)) or exp2 of it, for any per-row shift c (softmax
+  /// is invariant to it: the row max, the global max, none) and constants
+  /// k, which join the scale (exp2's ln 2 too).
+  bool matchShiftedExp(Value e, int64_t rank, AttentionMatch &m, Value &x) {
+    Node ex = classify(e);
     if (ex.kind != NodeKind::Exp && ex.kind != NodeKind::Exp2)
       return failB("the normalized value is not an exp (sigmoid or another "
                    "activation is not softmax)");
+    if (!readsElementwise(ex.operands[0]))
+      return failB("the exp reads the scores through a broadcast or transpose");
     m.chain.insert(ex.op);
-    // exp2(y) = exp(y·ln 2): the ln 2 joins the scale.
     if (ex.kind == NodeKind::Exp2)
       m.scale *= std::log(2.0);
-    Value y = strip(ex.operands[0].value, &m.chain);
+    Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
     Node sub = classify(y);
     if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
-      // exp(x - c) / Σ exp(x - c) is exact for any per-row c (the max).
       if (!isPerRow(sub.operands[1], rank))
         return failB("the value subtracted before exp varies along the key axis "
                      "(a per-column max is not a softmax shift)");
+      if (!readsElementwise(sub.operands[0]))
+        return failB("the shift is applied to the scores read through a broadcast or transpose");
       m.chain.insert(sub.op);
       if (Value c = sub.operands[1].value) {
         Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
         if (mx.kind == NodeKind::MaxReduce) {
-          if (mx.axis != rank - 1)
+          // A max over several dims (-1) is constant along the key axis
+          // when it is read per row, which isPerRow checked.
+          if (mx.axis >= 0 && mx.axis != rank - 1)
             return failB("the max is taken over dim " + Twine(mx.axis) +
                          ", not the key axis " + Twine(rank - 1));
           m.chain.insert(mx.op);
+          m.rowMaxShift = mx.axis == rank - 1;
         }
       }
       y = strip(sub.operands[0].value, &m.chain);
     }
     x = y;
     return true;
+  }
+
+  /// y·k or y/k by constants, as many as there are: their product joins the
+  /// scale (exp2((x - c)·log2 e) is exp(x - c)).
+  Value peelConstantFactors(Value y, AttentionMatch &m) {
+    for (int depth = 0; depth < 4; ++depth) {
+      Node n = classify(y);
+      if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
+        return y;
+      int side = n.operands[0].scalar ? 1 : 0;
+      const NodeOperand &c = n.operands[1 - side];
+      if (!c.scalar || !n.operands[side].value || n.operands[side].scalar ||
+          (n.kind == NodeKind::Div && side == 1) || !readsElementwise(n.operands[side]))
+        return y;
+      m.scale = n.kind == NodeKind::Mul ? m.scale * *c.scalar : m.scale / *c.scalar;
+      m.chain.insert(n.op);
+      y = strip(n.operands[side].value, &m.chain);
+    }
+    return y;
   }
 
   /// X = S·s (+ masks), S = Q·Kᵀ; peels scale and masks in any order.
@@ -929,6 +372,8 @@ private:
         const NodeOperand &other = n.operands[1 - chainSide];
         if (!other.scalar || (n.kind == NodeKind::Div && chainSide == 1))
           return failB("the scores are multiplied by a tensor, not a constant scale");
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
         m.scale = n.kind == NodeKind::Mul ? m.scale * *other.scalar
                                           : m.scale / *other.scalar;
         m.chain.insert(n.op);
@@ -945,10 +390,19 @@ private:
       case NodeKind::Add: {
         int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
         const NodeOperand &mask = n.operands[1 - chainSide];
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
+        // S + 0 is S: torch-mlir's baddbmm(zeros, Q, Kᵀ) adds a zero tensor.
+        if (mask.scalar && *mask.scalar == 0.0) {
+          m.chain.insert(n.op);
+          x = strip(n.operands[chainSide].value, &m.chain);
+          continue;
+        }
         if (!mask.value)
           return failB("a constant added to the scores is not a mask");
         m.chain.insert(n.op);
-        if (auto off = causalConstant(strip(mask.value))) {
+        if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
+                                                       : std::nullopt) {
           if (!setCausal(*off, m))
             return false;
         } else if (!setMask(mask, false, false, m)) {
@@ -971,20 +425,29 @@ private:
         } else {
           return failB("a select on the scores does not fill with -inf or a large negative value");
         }
+        if (!readsElementwise(*chainOp))
+          return failB("the scores are read through a broadcast or transpose");
         m.chain.insert(n.op);
         const NodeOperand &cond = n.operands[0];
+        bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
         if (cond.causalOffset) {
           if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
             return failB("unsupported index-comparison mask");
-        } else if (auto off = causalConstant(strip(cond.value))) {
+        } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
           if (!keepWhereTrue || !setCausal(*off, m))
             return failB("unsupported constant mask");
-        } else if (auto off = droppedWhereZero(cond.value);
+        } else if (auto off = condInOrder ? droppedWhereZero(cond.value) : std::nullopt;
                    off && !keepWhereTrue) {
           if (!setCausal(*off, m))
             return false;
         } else if (!setMask(cond, true, !keepWhereTrue, m)) {
           return false;
+        } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
+          // A finite fill keeps a fully masked row a uniform average, where
+          // a keep mask (fill -inf) gives 0: the mask is raised as the
+          // additive mask fill·[dropped] instead. s + fill rounds to fill
+          // for the finfo.min that frontends use.
+          m.finiteFill = fill;
         }
         x = strip(chainOp->value, &m.chain);
         continue;
@@ -1008,6 +471,40 @@ private:
     if (scalarConstant(b) == 0.0)
       return causalConstant(a, /*nonZeroKeeps=*/true);
     return std::nullopt;
+  }
+
+  /// Whether a mask's dims are read in the scores' order: each map result
+  /// is a loop dim, in increasing order, or 0 on a unit dim. The mask then
+  /// only broadcasts, which canonicalMask reproduces with unit dims.
+  static bool readsInOrder(const NodeOperand &o) {
+    if (!o.map)
+      return true;
+    auto t = cast<RankedTensorType>(o.value.getType());
+    int64_t last = -1;
+    for (auto [i, e] : llvm::enumerate(o.map.getResults())) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || t.getDimSize(i) != 1)
+          return false;
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || static_cast<int64_t>(d.getPosition()) <= last)
+        return false;
+      last = d.getPosition();
+    }
+    return true;
+  }
+
+  /// In order, and the mask's last two dims are the query and key axes: what
+  /// the causal test of a constant mask assumes.
+  static bool readsLastTwoInOrder(const NodeOperand &o, int64_t rank) {
+    if (!readsInOrder(o))
+      return false;
+    if (!o.map)
+      return true;
+    unsigned r = o.map.getNumResults();
+    return r >= 2 && o.map.getResult(r - 2) == getAffineDimExpr(rank - 2, o.map.getContext()) &&
+           o.map.getResult(r - 1) == getAffineDimExpr(rank - 1, o.map.getContext());
   }
 
   static bool isMaskValue(const NodeOperand &o) {
@@ -1048,9 +545,15 @@ private:
   bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m) {
     if (m.mask)
       return failB("more than one mask tensor; only one is supported");
-    auto t = cast<RankedTensorType>(mask.value.getType());
+    // A condition computed in the select's own payload (from the scores
+    // themselves, e.g. a top-k threshold) is no mask tensor.
+    auto t = dyn_cast<RankedTensorType>(mask.value.getType());
+    if (!t)
+      return failB("the mask is computed per element inside the scores' own op, not an input tensor");
     if (isBool != t.getElementType().isInteger(1))
       return failB(isBool ? "a select mask must be i1" : "an additive mask must be a float tensor");
+    if (!readsInOrder(mask))
+      return failB("the mask is read transposed or diagonally; only broadcasts are supported");
     m.mask = mask.value;
     m.invertMask = invert;
     m.maskVaries = mask.varies;
@@ -1092,6 +595,9 @@ private:
   /// the repeat is dropped instead of copying K/V G times.
   static Value foldHeadRepeat(Value v) {
     int64_t r = rankOf(v);
+    if (r == 4)
+      if (Value one = foldSingleHeadExpand(v))
+        return one;
     if (r < 5)
       return v;
     if (auto bc = v.getDefiningOp<linalg::BroadcastOp>()) {
@@ -1131,6 +637,44 @@ private:
     if (llvm::to_vector(in.getResults()) != expected)
       return v;
     return g.getDpsInputs()[0];
+  }
+
+  /// MQA written as torch's expand: K/V [B, 1, L, d] broadcast to
+  /// [B, H, L, d] by a map that reads the head dim at 0, or a tosa tile of
+  /// that unit dim. attn.attention broadcasts one K/V head natively.
+  static Value foldSingleHeadExpand(Value v) {
+    int64_t r = rankOf(v);
+    Value in;
+    if (AffineMap b = broadcastMap(v)) {
+      // Every dim but the head dim, which is read at 0 or dropped.
+      SmallVector<AffineExpr> kept;
+      for (AffineExpr e : b.getResults())
+        if (e != getAffineConstantExpr(0, v.getContext()))
+          kept.push_back(e);
+      for (int64_t d = 0, i = 0; d < r; ++d)
+        if (d != r - 3 && (i >= static_cast<int64_t>(kept.size()) ||
+                           kept[i++] != getAffineDimExpr(d, v.getContext())))
+          return {};
+      if (static_cast<int64_t>(kept.size()) != r - 1)
+        return {};
+      in = v.getDefiningOp<linalg::LinalgOp>().getDpsInputs()[0];
+      // torch-mlir drops the unit head dim by a collapse first.
+      if (auto c = in.getDefiningOp<tensor::CollapseShapeOp>();
+          c && rankOf(in) == r - 1 && reshapeOnlyUnitDims(c.getSrc(), in))
+        in = c.getSrc();
+    } else if (auto tile = v.getDefiningOp<tosa::TileOp>()) {
+      SmallVector<int64_t> multiples;
+      if (failed(tile.getConstantMultiples(multiples)))
+        return {};
+      for (int64_t d = 0; d < r; ++d)
+        if (d != r - 3 && multiples[d] != 1)
+          return {};
+      in = tile.getInput1();
+    } else {
+      return {};
+    }
+    auto t = cast<RankedTensorType>(in.getType());
+    return t.getRank() == r && t.getDimSize(r - 3) == 1 ? in : Value();
   }
 
   /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
@@ -1191,6 +735,15 @@ Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
                           Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
                           return arith::XOrIOp::create(nb, nl, x, one);
                         });
+}
+
+/// keep ? 0 : fill, as an additive mask of element type `elt`.
+Value additiveFromKeep(OpBuilder &b, Location loc, Value keep, Type elt, double fill) {
+  return mapElementwise(b, loc, keep, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, 0.0));
+    Value f = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, fill));
+    return arith::SelectOp::create(nb, nl, x, zero, f);
+  });
 }
 
 /// Swaps the last two dims.
@@ -1288,7 +841,25 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
     }
   }
 
+  /// Broadcasts that classify() read through (row statistics spread by
+  /// linalg.broadcast) belong to the chain when only the chain reads them.
+  static void addLookedThroughBroadcasts(SmallPtrSetImpl<Operation *> &chain) {
+    SmallVector<Operation *> work(chain.begin(), chain.end());
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || chain.contains(def) || !broadcastMap(operand) ||
+            !llvm::all_of(def->getUsers(), [&](Operation *u) { return chain.contains(u); }))
+          continue;
+        chain.insert(def);
+        work.push_back(def);
+      }
+    }
+  }
+
   LogicalResult rewrite(Operation *pv, AttentionMatch &m, std::string &why) {
+    addLookedThroughBroadcasts(m.chain);
     // Never drop a value someone reads: every chain op but P·V must be used
     // only inside the chain.
     for (Operation *op : m.chain) {
@@ -1326,9 +897,13 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       why = "Q, K and V have different ranks";
       return failure();
     }
-    // One element type for Q, K, V: the widest of the three.
-    Type elt = qt.getElementType();
-    for (Value x : {k, v}) {
+    // One element type for Q, K, V and the result: the widest of the three
+    // and of P·V's result. An f32 chain over f16 inputs that returns f32
+    // then stays f32 (extending f16 is exact); computing in f16 and
+    // extending the result would round what the original never rounded.
+    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
+    Type elt = pvType.getElementType();
+    for (Value x : {q, k, v}) {
       Type e = cast<RankedTensorType>(x.getType()).getElementType();
       if (cast<FloatType>(e).getWidth() > cast<FloatType>(elt).getWidth())
         elt = e;
@@ -1372,6 +947,12 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       mask = *cm;
       if (m.invertMask)
         mask = invertBoolTensor(b, loc, mask);
+      // f32 at least: finfo.min must stay finite (an additive mask may be
+      // wider than Q).
+      if (m.finiteFill && m.rowMaxShift)
+        mask = additiveFromKeep(b, loc, mask,
+                                cast<FloatType>(elt).getWidth() >= 32 ? elt : b.getF32Type(),
+                                *m.finiteFill);
     }
     q = castTensor(b, loc, q, elt);
     k = castTensor(b, loc, k, elt);
@@ -1403,7 +984,6 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
       attn.erase();
       return failure();
     }
-    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
     Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
     // The chain ran at another batch rank ([B·H, L, d] round trip): reshape
     // the result to P·V's shape.

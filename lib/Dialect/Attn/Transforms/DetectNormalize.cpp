@@ -1,0 +1,681 @@
+//===- DetectNormalize.cpp - --attn-detect, layer 1: normalization --------===//
+//
+// Spelling differences (named op vs generic, maps vs explicit transposes and
+// broadcasts, keepdim reductions, scalars in the payload vs splat constants)
+// end here: every op is read as a Node whose tensor operands carry the map
+// through which the node reads them.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectNormalize.h"
+#include "MaskEvaluator.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+namespace mlir {
+namespace attn {
+namespace detect {
+//===----------------------------------------------------------------------===//
+// Layer 1: normalization
+//===----------------------------------------------------------------------===//
+
+int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : 0;
+}
+
+/// Splat or scalar float constant behind `v`, if any.
+std::optional<double> scalarConstant(Value v) {
+  // A filled tensor is a splat whatever it overwrote.
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return scalarConstant(fill.getInputs()[0]);
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto d = dyn_cast<DenseFPElementsAttr>(attr))
+    if (d.isSplat())
+      return d.getSplatValue<APFloat>().convertToDouble();
+  if (auto d = dyn_cast<DenseIntElementsAttr>(attr))
+    if (d.isSplat() && d.getElementType().isInteger(1))
+      return d.getSplatValue<bool>() ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+/// Broadcast by shape (tosa, attn.mask), as an indexing map: operand dims
+/// align with the trailing result dims, and a dim of extent 1 against a
+/// larger result dim is read at 0.
+AffineMap mapByShape(Value operand, Value result) {
+  auto ot = cast<RankedTensorType>(operand.getType());
+  auto rt = cast<RankedTensorType>(result.getType());
+  int64_t off = rt.getRank() - ot.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t od = 0; od < ot.getRank(); ++od) {
+    bool broadcast = ot.getDimSize(od) == 1 && rt.getDimSize(od + off) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, result.getContext())
+                              : getAffineDimExpr(od + off, result.getContext()));
+  }
+  return AffineMap::get(rt.getRank(), 0, exprs, result.getContext());
+}
+
+SmallVector<bool> variesByMap(AffineMap map) {
+  SmallVector<bool> v(map.getNumDims(), false);
+  for (AffineExpr e : map.getResults())
+    e.walk([&](AffineExpr sub) {
+      if (auto d = dyn_cast<AffineDimExpr>(sub))
+        v[d.getPosition()] = true;
+    });
+  return v;
+}
+
+/// A copy that only broadcasts (linalg.broadcast, or a generic yielding its
+/// one input read through a map that drops dims or reads unit dims at 0).
+/// Its input map, expressed over the result's dims; null otherwise. A
+/// permutation is a transpose, never a broadcast.
+AffineMap broadcastMap(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 || !op.getBlock())
+    return {};
+  Block *body = op.getBlock();
+  if (body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return {};
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[1].isPermutation() || maps[0].isPermutation())
+    return {};
+  auto in = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  for (auto [i, e] : llvm::enumerate(maps[0].getResults())) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!isa<AffineDimExpr>(e) && !(c && c.getValue() == 0 && in.getDimSize(i) == 1))
+      return {};
+  }
+  return maps[0].compose(inversePermutation(maps[1]));
+}
+
+/// Reads through broadcasts: the operand becomes the broadcast's input, read
+/// through the composed map. A mask broadcast by an op and one broadcast by
+/// the consumer's map are then one and the same.
+void lookThroughBroadcasts(NodeOperand &o) {
+  if (!o.map)
+    return;
+  while (AffineMap b = broadcastMap(o.value)) {
+    o.map = b.compose(o.map);
+    o.value = o.value.getDefiningOp<linalg::LinalgOp>().getDpsInputs()[0];
+  }
+  o.varies = variesByMap(o.map);
+}
+
+/// The loop exprs that index a tensor operand's dims of extent != 1, in
+/// order: unit dims, added or dropped by keepdim reductions and reshapes,
+/// carry no row information.
+SmallVector<AffineExpr> nonUnitReads(const NodeOperand &o) {
+  SmallVector<AffineExpr> r;
+  auto t = dyn_cast<RankedTensorType>(o.value.getType());
+  if (!t || !o.map || o.map.getNumResults() != t.getRank())
+    return r;
+  for (auto [i, e] : llvm::enumerate(o.map.getResults()))
+    if (t.getDimSize(i) != 1)
+      r.push_back(e);
+  return r;
+}
+
+/// Whether a chain operand is read element for element (the identity map):
+/// anything else would be a transpose or broadcast hidden in the read.
+bool readsElementwise(const NodeOperand &o) {
+  return !o.map || o.map.isIdentity();
+}
+
+/// The predicate that holds for (b, a) when `pred` holds for (a, b).
+arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt: return P::sgt;
+  case P::sgt: return P::slt;
+  case P::sle: return P::sge;
+  case P::sge: return P::sle;
+  case P::ult: return P::ugt;
+  case P::ugt: return P::ult;
+  case P::ule: return P::uge;
+  case P::uge: return P::ule;
+  default: return pred;
+  }
+}
+
+/// Reads `keep iff j <= i + offset` out of an index comparison, where i and
+/// j are linalg.index of the last two loop dims (possibly plus constants).
+std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWhenTrue) {
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::nullopt;
+  // An index expression: linalg.index d, optionally +/- a constant.
+  auto indexOf = [](Value v, int64_t &plus) -> std::optional<unsigned> {
+    plus = 0;
+    if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+      v = cast.getIn();
+    if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+      APInt c;
+      if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
+        plus = c.getSExtValue();
+        v = add.getLhs();
+      } else if (matchPattern(add.getLhs(), m_ConstantInt(&c))) {
+        plus = c.getSExtValue();
+        v = add.getRhs();
+      }
+    }
+    if (auto idx = v.getDefiningOp<linalg::IndexOp>())
+      return idx.getDim();
+    return std::nullopt;
+  };
+  int64_t pl = 0, pr = 0;
+  std::optional<unsigned> l = indexOf(cmp.getLhs(), pl), r = indexOf(cmp.getRhs(), pr);
+  if (!l || !r)
+    return std::nullopt;
+  unsigned qDim = rank - 2, kDim = rank - 1;
+  // Normalize to "lhs = j (key), rhs = i (query)".
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  if (*l == qDim && *r == kDim) {
+    std::swap(pl, pr);
+    pred = swapOperands(pred);
+  } else if (!(*l == kDim && *r == qDim)) {
+    return std::nullopt;
+  }
+  // Now: cmp(j + pl, i + pr).
+  switch (pred) {
+  case P::sle: case P::ule: keepWhenTrue = true; return pr - pl;      // j <= i + (pr-pl)
+  case P::slt: case P::ult: keepWhenTrue = true; return pr - pl - 1;  // j <  i + ..
+  case P::sgt: case P::ugt: keepWhenTrue = false; return pr - pl;     // masked iff j > i + ..
+  case P::sge: case P::uge: keepWhenTrue = false; return pr - pl - 1;
+  default: return std::nullopt;
+  }
+}
+
+/// The elementwise generic whose payload holds `v`, if `v` is a scalar
+/// computed inside one.
+linalg::LinalgOp enclosingElementwise(Value v) {
+  auto g = dyn_cast_or_null<linalg::LinalgOp>(v.getParentRegion()->getParentOp());
+  if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1)
+    return {};
+  return g;
+}
+
+/// An operand inside an elementwise generic's payload: block arguments are
+/// the generic's input tensors (with their broadcast), constants are
+/// scalars, and other payload values stay payload values, which vary along
+/// every loop. Elementwise fusion (sub+exp in one generic, say) therefore
+/// reads exactly like the unfused chain.
+std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
+  NodeOperand o;
+  if (auto arg = dyn_cast<BlockArgument>(inner)) {
+    if (arg.getOwner() != g.getBlock() ||
+        arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
+      return std::nullopt; // the output's old value
+    o.value = g.getDpsInputs()[arg.getArgNumber()];
+    o.map = g.getIndexingMapsArray()[arg.getArgNumber()];
+    o.scalar = scalarConstant(o.value); // a splat tensor input
+    lookThroughBroadcasts(o);
+    return o;
+  }
+  if ((o.scalar = scalarConstant(inner)))
+    return o;
+  if (!g->isAncestor(inner.getDefiningOp()))
+    return std::nullopt; // captured from outside
+  o.value = inner;
+  o.varies = SmallVector<bool>(g.getNumLoops(), true);
+  return o;
+}
+
+/// A scalar op in an elementwise generic's payload, as a node whose op is the
+/// generic itself.
+Node classifyPayload(Value y, linalg::LinalgOp g) {
+  Node n;
+  n.op = g;
+  unsigned rank = g.getNumLoops();
+  if (auto arg = dyn_cast<BlockArgument>(y)) {
+    // A copy or broadcast of an input: a cast when the map is the identity,
+    // a transpose when it is a permutation.
+    auto o = payloadOperand(y, g);
+    if (!o || !o->value)
+      return n;
+    AffineMap map = g.getIndexingMapsArray()[arg.getArgNumber()];
+    if (map.isIdentity()) {
+      n.kind = NodeKind::Cast;
+      n.operands = {*o};
+    } else if (map.isPermutation() && g.getNumDpsInputs() == 1) {
+      n.kind = NodeKind::Transpose;
+      n.operands = {*o};
+      for (AffineExpr ex : inversePermutation(map).getResults())
+        n.perm.push_back(cast<AffineDimExpr>(ex).getPosition());
+    }
+    return n;
+  }
+  Operation *def = y.getDefiningOp();
+  if (!def || !g->isAncestor(def))
+    return n;
+  if (isa<arith::ExtFOp, arith::TruncFOp>(def)) {
+    if (auto o = payloadOperand(def->getOperand(0), g); o && o->value) {
+      n.kind = NodeKind::Cast;
+      n.operands = {*o};
+    }
+    return n;
+  }
+  if (auto sel = dyn_cast<arith::SelectOp>(def)) {
+    auto tv = payloadOperand(sel.getTrueValue(), g);
+    auto fv = payloadOperand(sel.getFalseValue(), g);
+    if (!tv || !fv)
+      return n;
+    NodeOperand cond;
+    bool keepWhenTrue = true;
+    if (auto c = causalFromCompare(sel.getCondition(), rank, keepWhenTrue)) {
+      cond.causalOffset = *c;
+    } else if (auto o = payloadOperand(sel.getCondition(), g); o && o->value) {
+      cond = *o;
+    } else {
+      return n;
+    }
+    n.kind = NodeKind::Select;
+    n.operands = {cond, *tv, *fv};
+    // For an index comparison, fold "keep when false" into the operands.
+    if (cond.causalOffset && !keepWhenTrue)
+      std::swap(n.operands[1], n.operands[2]);
+    return n;
+  }
+  NodeKind kind = NodeKind::Unknown;
+  if (isa<arith::AddFOp>(def)) kind = NodeKind::Add;
+  else if (isa<arith::SubFOp>(def)) kind = NodeKind::Sub;
+  else if (isa<arith::MulFOp>(def)) kind = NodeKind::Mul;
+  else if (isa<arith::DivFOp>(def)) kind = NodeKind::Div;
+  else if (isa<math::ExpOp>(def)) kind = NodeKind::Exp;
+  else if (isa<math::Exp2Op>(def)) kind = NodeKind::Exp2;
+  if (kind == NodeKind::Unknown)
+    return n;
+  for (Value operand : def->getOperands()) {
+    auto o = payloadOperand(operand, g);
+    if (!o)
+      return n;
+    n.operands.push_back(*o);
+  }
+  n.kind = kind;
+  // 1 / x is a reciprocal.
+  if (kind == NodeKind::Div && n.operands[0].scalar && *n.operands[0].scalar == 1.0 &&
+      n.operands[1].value) {
+    n.kind = NodeKind::Reciprocal;
+    n.operands = {n.operands[1]};
+  }
+  return n;
+}
+
+/// Whether a reduction's output map keeps the input's dims in their order,
+/// each reduced one dropped or read at constant 0 (a keepdim size-1 dim), so
+/// that the result's dims are the input's other dims in order. Anything else
+/// (a transposed or diagonal output) is not a row statistic.
+bool keepsInputOrder(AffineMap in, AffineMap out, ArrayRef<bool> reducedLoop) {
+  unsigned next = 0;
+  for (AffineExpr e : in.getResults()) {
+    bool reduced = reducedLoop[cast<AffineDimExpr>(e).getPosition()];
+    if (next < out.getNumResults()) {
+      AffineExpr o = out.getResult(next);
+      auto c = dyn_cast<AffineConstantExpr>(o);
+      if (reduced && c && c.getValue() == 0) {
+        ++next;
+        continue;
+      }
+      if (!reduced && o == e) {
+        ++next;
+        continue;
+      }
+    }
+    if (!reduced)
+      return false;
+  }
+  return next == out.getNumResults();
+}
+
+/// Row reduction (linalg.generic or linalg.reduce): one input read through a
+/// permutation, max or sum payload. One reduced dim gives `axis`; a max over
+/// several (a global max, used only as a softmax shift) has axis -1.
+Node classifyReduction(linalg::LinalgOp g) {
+  Node n;
+  n.op = g;
+  // Extra results are allowed if nothing reads them: torch's max.dim also
+  // computes the argmax, which softmax never uses.
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() < 1 || g.getNumReductionLoops() < 1 ||
+      !g.getBlock())
+    return n;
+  for (OpResult r : g->getResults().drop_front())
+    if (!r.use_empty())
+      return n;
+  Block *body = g.getBlock();
+  Operation *def = body->getTerminator()->getOperand(0).getDefiningOp();
+  if (!def || def->getNumOperands() != 2)
+    return n;
+  // The payload combines the input element (casts allowed) and the accumulator.
+  bool usesIn = false, usesAcc = false;
+  for (Value v : def->getOperands()) {
+    while (v.getDefiningOp<arith::ExtFOp>() || v.getDefiningOp<arith::TruncFOp>())
+      v = v.getDefiningOp()->getOperand(0);
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+      usesIn |= arg.getArgNumber() == 0;
+      usesAcc |= arg.getArgNumber() == 1;
+    }
+  }
+  if (!usesIn || !usesAcc)
+    return n;
+  SmallVector<bool> reduced;
+  for (utils::IteratorType it : g.getIteratorTypesArray())
+    reduced.push_back(it == utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  AffineMap inMap = maps[0];
+  if (!inMap.isPermutation() || !keepsInputOrder(inMap, maps[1], reduced))
+    return n;
+  // The accumulator's initial value must be neutral: -inf/lowest or 0.
+  std::optional<double> init = scalarConstant(g.getDpsInits()[0]);
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def)) {
+    // Any init <= the row max keeps the result a per-row constant; -inf and
+    // the lowest finite value are what frontends emit.
+    if (!init || *init > -3.0e38)
+      return n;
+    n.kind = NodeKind::MaxReduce;
+  } else if (isa<arith::AddFOp>(def) && g.getNumReductionLoops() == 1) {
+    if (!init || *init != 0.0)
+      return n;
+    n.kind = NodeKind::SumReduce;
+  } else {
+    return n;
+  }
+  for (auto [i, e] : llvm::enumerate(inMap.getResults()))
+    if (reduced[cast<AffineDimExpr>(e).getPosition()])
+      n.axis = g.getNumReductionLoops() == 1 ? static_cast<int64_t>(i) : -1;
+  NodeOperand o;
+  o.value = g.getDpsInputs()[0];
+  o.varies = SmallVector<bool>(rankOf(o.value), true);
+  n.operands = {o};
+  return n;
+}
+
+/// Matmul from any contraction: lhs [b.., m, k], rhs [b.., k, n] or [b.., n, k].
+Node classifyContraction(linalg::LinalgOp op) {
+  Node n;
+  n.op = op;
+  if (op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
+    return n;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return n;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  auto pos = [&](AffineMap m, unsigned d) {
+    return m.getResultPosition(getAffineDimExpr(d, op->getContext()));
+  };
+  unsigned r = out.getNumResults();
+  // Batch dims lead, in order, in every operand; m and n are the last two of
+  // the output, k the last of the lhs.
+  for (auto [i, b] : llvm::enumerate(dims->batch))
+    if (pos(lhs, b) != i || pos(rhs, b) != i || pos(out, b) != i)
+      return n;
+  if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1 ||
+      pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
+    return n;
+  if (pos(rhs, dims->k[0]) == r - 2 && pos(rhs, dims->n[0]) == r - 1)
+    n.rhsTransposed = false;
+  else if (pos(rhs, dims->n[0]) == r - 2 && pos(rhs, dims->k[0]) == r - 1)
+    n.rhsTransposed = true;
+  else
+    return n;
+  n.kind = NodeKind::MatMul;
+  for (Value v : op.getDpsInputs()) {
+    NodeOperand o;
+    o.value = v;
+    n.operands.push_back(o);
+  }
+  return n;
+}
+
+/// The normalization: one abstract node per op.
+Node classify(Value v) {
+  Node n;
+  // A scalar inside an elementwise generic's payload.
+  if (!isa<ShapedType>(v.getType()))
+    if (linalg::LinalgOp g = enclosingElementwise(v))
+      return classifyPayload(v, g);
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return n;
+  // Row reductions (possibly with unused extra results); contractions, which
+  // also have one reduction loop but two inputs, are matmuls below.
+  if (auto g = dyn_cast<linalg::LinalgOp>(def);
+      g && g.getNumReductionLoops() >= 1 && g.getNumDpsInputs() == 1 &&
+      v == def->getResult(0))
+    return classifyReduction(g);
+  if (def->getNumResults() != 1)
+    return n;
+  n.op = def;
+  auto tensorOperand = [&](Value x) {
+    NodeOperand o;
+    o.value = x;
+    o.scalar = scalarConstant(x);
+    if (isa<RankedTensorType>(x.getType()) && isa<RankedTensorType>(v.getType()) &&
+        rankOf(x) <= rankOf(v)) {
+      o.map = mapByShape(x, v);
+      o.varies = variesByMap(o.map);
+    }
+    return o;
+  };
+  auto binary = [&](NodeKind k, Value a, Value b) {
+    n.kind = k;
+    n.operands = {tensorOperand(a), tensorOperand(b)};
+    return n;
+  };
+  auto unary = [&](NodeKind k, Value a) {
+    n.kind = k;
+    n.operands = {tensorOperand(a)};
+    return n;
+  };
+  // attn primitives.
+  if (auto mm = dyn_cast<MatmulOp>(def)) {
+    n.kind = NodeKind::MatMul;
+    n.rhsTransposed = mm.getTransposeRhs();
+    n.operands = {tensorOperand(mm.getLhs()), tensorOperand(mm.getRhs())};
+    return n;
+  }
+  if (auto sc = dyn_cast<ScaleOp>(def)) {
+    n.kind = NodeKind::Mul;
+    NodeOperand c;
+    c.scalar = sc.getFactor().convertToDouble();
+    n.operands = {tensorOperand(sc.getInput()), c};
+    return n;
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(def)) {
+    unary(NodeKind::Softmax, sm.getInput());
+    n.axis = sm.getDim();
+    return n;
+  }
+  if (auto mk = dyn_cast<MaskOp>(def)) {
+    if (mk.getKind() == MaskKind::causal) {
+      unary(NodeKind::CausalMask, mk.getInput());
+      n.causal = mk.getAlign().value_or(CausalAlignment::top_left);
+      return n;
+    }
+    if (mk.getKind() == MaskKind::additive)
+      return binary(NodeKind::Add, mk.getInput(), mk.getMask());
+    n.kind = NodeKind::Select;
+    NodeOperand negInf;
+    negInf.scalar = -std::numeric_limits<double>::infinity();
+    n.operands = {tensorOperand(mk.getMask()), tensorOperand(mk.getInput()), negInf};
+    return n;
+  }
+  // linalg.
+  if (auto sm = dyn_cast<linalg::SoftmaxOp>(def)) {
+    unary(NodeKind::Softmax, sm.getInput());
+    n.axis = sm.getDimension();
+    return n;
+  }
+  if (auto tr = dyn_cast<linalg::TransposeOp>(def)) {
+    unary(NodeKind::Transpose, tr.getInput());
+    n.perm = llvm::to_vector(tr.getPermutation());
+    return n;
+  }
+  if (auto lop = dyn_cast<linalg::LinalgOp>(def)) {
+    if (linalg::isaContractionOpInterface(lop))
+      return classifyContraction(lop);
+    // Elementwise generics and named elementwise ops (linalg.mul, ...) alike:
+    // read the payload.
+    if (lop.getNumReductionLoops() == 0 && lop.getNumDpsInits() == 1 &&
+        lop.getBlock())
+      return classifyPayload(lop.getBlock()->getTerminator()->getOperand(0), lop);
+    return n;
+  }
+  // Elementwise arith/math directly on tensors.
+  if (isa<arith::ExtFOp, arith::TruncFOp, tensor::CastOp, tosa::CastOp>(def))
+    return unary(NodeKind::Cast, def->getOperand(0));
+  if (isa<arith::AddFOp, tosa::AddOp>(def))
+    return binary(NodeKind::Add, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::SubFOp, tosa::SubOp>(def))
+    return binary(NodeKind::Sub, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::MulFOp, tosa::MulOp>(def))
+    return binary(NodeKind::Mul, def->getOperand(0), def->getOperand(1));
+  if (isa<arith::DivFOp>(def))
+    return binary(NodeKind::Div, def->getOperand(0), def->getOperand(1));
+  if (isa<math::ExpOp, tosa::ExpOp>(def))
+    return unary(NodeKind::Exp, def->getOperand(0));
+  if (isa<math::Exp2Op>(def))
+    return unary(NodeKind::Exp2, def->getOperand(0));
+  if (isa<tosa::ReciprocalOp>(def))
+    return unary(NodeKind::Reciprocal, def->getOperand(0));
+  if (auto sel = dyn_cast<tosa::SelectOp>(def)) {
+    n.kind = NodeKind::Select;
+    n.operands = {tensorOperand(sel->getOperand(0)), tensorOperand(sel->getOperand(1)),
+                  tensorOperand(sel->getOperand(2))};
+    return n;
+  }
+  if (isa<tosa::ReduceMaxOp, tosa::ReduceSumOp>(def)) {
+    unary(isa<tosa::ReduceMaxOp>(def) ? NodeKind::MaxReduce : NodeKind::SumReduce,
+          def->getOperand(0));
+    n.axis = cast<IntegerAttr>(def->getAttr("axis")).getInt();
+    return n;
+  }
+  if (auto mm = dyn_cast<tosa::MatMulOp>(def)) {
+    n.kind = NodeKind::MatMul;
+    n.rhsTransposed = false;
+    n.operands = {tensorOperand(mm->getOperand(0)), tensorOperand(mm->getOperand(1))};
+    return n;
+  }
+  if (auto tr = dyn_cast<tosa::TransposeOp>(def)) {
+    unary(NodeKind::Transpose, tr->getOperand(0));
+    for (int32_t p : tr.getPerms())
+      n.perm.push_back(p);
+    return n;
+  }
+  return n;
+}
+
+/// Whether a reshape only merges or splits the leading (batch and head)
+/// dims and keeps the last two: the [B·H, L, d] round trips of frontends.
+bool reshapeKeepsLastTwo(Value from, Value to) {
+  auto a = dyn_cast<RankedTensorType>(from.getType());
+  auto b = dyn_cast<RankedTensorType>(to.getType());
+  if (!a || !b || a.getRank() < 2 || b.getRank() < 2 || !a.hasStaticShape() ||
+      !b.hasStaticShape())
+    return false;
+  auto lead = [](RankedTensorType t) {
+    int64_t p = 1;
+    for (int64_t i = 0; i < t.getRank() - 2; ++i)
+      p *= t.getDimSize(i);
+    return p;
+  };
+  return a.getShape().take_back(2) == b.getShape().take_back(2) && lead(a) == lead(b);
+}
+
+/// Whether a reshape only adds or drops unit dims (keepdim reductions).
+bool reshapeOnlyUnitDims(Value from, Value to) {
+  auto a = dyn_cast<RankedTensorType>(from.getType());
+  auto b = dyn_cast<RankedTensorType>(to.getType());
+  if (!a || !b)
+    return false;
+  auto nonUnit = [](RankedTensorType t) {
+    SmallVector<int64_t> d;
+    for (int64_t e : t.getShape())
+      if (e != 1)
+        d.push_back(e);
+    return d;
+  };
+  return nonUnit(a) == nonUnit(b);
+}
+
+/// Looks through casts, copies and (unless told not to) batch reshapes;
+/// records the ops passed.
+Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) {
+  while (true) {
+    if (Operation *def = v.getDefiningOp();
+        throughReshapes && def &&
+        isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
+        reshapeKeepsLastTwo(def->getOperand(0), v)) {
+      if (chain)
+        chain->insert(def);
+      v = def->getOperand(0);
+      continue;
+    }
+    Node n = classify(v);
+    if (n.kind != NodeKind::Cast || !n.operands[0].value)
+      return v;
+    if (chain)
+      chain->insert(n.op);
+    v = n.operands[0].value;
+  }
+}
+
+/// Masks up to this many elements are folded to their values to test them
+/// for the causal pattern (2048 x 2048). Larger ones stay mask tensors:
+/// correct, only slower.
+constexpr int64_t kMaxFoldedMaskElements = int64_t(1) << 22;
+
+/// A tensor that is the causal pattern itself: a constant, or a tensor
+/// computed from loop indices and constants alone (arange, broadcast,
+/// subtract, compare, select: MaskEvaluator.h), whose kept entries
+/// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or a
+/// large negative value) are exactly j <= i + offset.
+std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
+  auto t = dyn_cast<RankedTensorType>(m.getType());
+  if (!t || t.getRank() < 2 || !t.hasStaticShape())
+    return std::nullopt;
+  std::optional<EvaluatedTensor> folded =
+      evaluateInputFreeTensor(m, kMaxFoldedMaskElements);
+  if (!folded || folded->data.empty())
+    return std::nullopt;
+  ArrayRef<double> values = folded->data;
+  // A uniform tensor keeps everything or nothing: not a causal mask.
+  if (llvm::all_equal(values))
+    return std::nullopt;
+  int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
+  bool isBool = t.getElementType().isInteger(1);
+  SmallVector<bool> keep;
+  for (double d : values) {
+    if (isBool || nonZeroKeeps) {
+      keep.push_back(d != 0.0);
+      continue;
+    }
+    if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
+      return std::nullopt; // a real bias, not a pure mask
+    keep.push_back(d == 0.0);
+  }
+  // The offset from the first row: number of kept keys minus one.
+  int64_t first = 0;
+  while (first < lk && keep[first])
+    ++first;
+  int64_t offset = first - 1;
+  for (size_t e = 0; e < keep.size(); ++e) {
+    int64_t i = (e / lk) % lq, j = e % lk;
+    if (keep[e] != (j <= i + offset))
+      return std::nullopt;
+  }
+  return offset;
+}
+
+} // namespace detect
+} // namespace attn
+} // namespace mlir

@@ -1,0 +1,82 @@
+//===- DetectNormalize.h - --attn-detect, layer 1: normalization -*- C++ -*-===//
+//
+// Any op of the attn, linalg or tosa dialects that can sit in an attention
+// chain, read as one abstract `Node` (see Detect.cpp for the two layers).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_DIALECT_ATTN_TRANSFORMS_DETECTNORMALIZE_H
+#define ATTN_DIALECT_ATTN_TRANSFORMS_DETECTNORMALIZE_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Operation.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+
+namespace mlir {
+namespace attn {
+namespace detect {
+
+enum class NodeKind {
+  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal,
+  Select, MaxReduce, SumReduce, Cast, Transpose, CausalMask
+};
+
+/// One operand of a node. Either a tensor, with the result dims it varies
+/// along (false = broadcast), or a scalar constant.
+struct NodeOperand {
+  Value value;
+  std::optional<double> scalar;
+  SmallVector<bool> varies;
+  /// How the node reads a tensor operand: the node's loops (its result
+  /// dims) to the operand's dims. Null for scalars and payload values.
+  AffineMap map;
+  /// Index-comparison condition of a select, as "keep iff j <= i + offset".
+  std::optional<int64_t> causalOffset;
+};
+
+struct Node {
+  NodeKind kind = NodeKind::Unknown;
+  Operation *op = nullptr;
+  SmallVector<NodeOperand> operands;
+  int64_t axis = -1;          // reductions and softmax; -1: several dims
+  bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
+  SmallVector<int64_t> perm;  // transpose
+  /// CausalMask: alignment of the diagonal.
+  std::optional<CausalAlignment> causal;
+  /// Select: true when the chain value is taken where the condition holds.
+  bool keepWhereTrue = true;
+  /// Select: index of the operand that continues the chain.
+  unsigned chainOperand = 0;
+};
+
+/// Rank of a ranked tensor, else 0.
+int64_t rankOf(Value v);
+/// Splat or scalar float constant behind `v` (a fill counts), if any.
+std::optional<double> scalarConstant(Value v);
+/// The input map of a pure broadcast, over the result's dims; null otherwise.
+AffineMap broadcastMap(Value v);
+/// The loop exprs that index a tensor operand's dims of extent != 1.
+SmallVector<AffineExpr> nonUnitReads(const NodeOperand &o);
+/// Whether a chain operand is read element for element.
+bool readsElementwise(const NodeOperand &o);
+/// The elementwise generic whose payload holds `v`, if any.
+linalg::LinalgOp enclosingElementwise(Value v);
+/// The normalization: one abstract node per value.
+Node classify(Value v);
+/// Whether a reshape only adds or drops unit dims.
+bool reshapeOnlyUnitDims(Value from, Value to);
+/// Looks through casts, copies and (unless told not to) batch reshapes;
+/// records the ops passed.
+Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
+            bool throughReshapes = true);
+/// The offset of a tensor that is the causal pattern j <= i + offset.
+std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false);
+
+} // namespace detect
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_DIALECT_ATTN_TRANSFORMS_DETECTNORMALIZE_H
