@@ -16,21 +16,27 @@
 using namespace mlir;
 using namespace mlir::attn;
 
+/// What the frontends write around the attention (tosa, elementwise arith
+/// on tensors), as linalg on tensors that bufferizes: both pipelines must
+/// lower the whole program they are given, not only its attention.
+/// tosa-to-linalg leaves tosa.const/reshape/const_shape behind;
+/// tosa-to-tensor/arith take them.
+static void addFrontendToLinalg(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createTosaToTensorPass());
+  fpm.addPass(createTosaToArithPass());
+  fpm.addPass(createConvertElementwiseToLinalgPass());
+  fpm.addPass(createCanonicalizerPass());
+}
+
 void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &options) {
   // Detection reads attn, linalg and tosa as the frontend wrote them.
   if (options.detect)
     pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
-  // Frameworks' tosa becomes linalg on tensors. tosa-to-linalg leaves
-  // tosa.const/reshape/const_shape behind; tosa-to-tensor/arith take them.
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
-  {
-    OpPassManager &fpm = pm.nest<func::FuncOp>();
-    fpm.addPass(createTosaToTensorPass());
-    fpm.addPass(createTosaToArithPass());
-    fpm.addPass(createCanonicalizerPass());
-  }
+  addFrontendToLinalg(pm);
   AttnIOCostPassOptions costOptions;
   costOptions.target = options.target;
   pm.addPass(createAttnIOCostPass(costOptions));
@@ -123,12 +129,19 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   lowering.mma = target->mma;
   lowering.kvStages = options.kvStages;
   pm.addPass(createAttnLowerToGPUPass(lowering));
-  // The host function keeps tensors around the launch; bufferize it (and
-  // anything else it computes) before the host goes to LLVM.
+  // The host keeps tensors around the launch, and whatever was not raised
+  // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as
+  // linalg. Then bufferize it all; no buffer deallocation pipeline here: it
+  // does not know gpu.launch_func's memory effects.
+  addFrontendToLinalg(pm);
+  AttnLowerToLoopsPassOptions decompose;
+  decompose.decomposeOnly = true;
+  pm.addPass(createAttnLowerToLoopsPass(decompose));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   gpu::GPUToNVVMPipelineOptions nvvm;

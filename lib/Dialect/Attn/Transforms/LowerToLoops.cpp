@@ -41,6 +41,9 @@ void buildBufferizeToLoops(OpPassManager &pm) {
   // that mlir-runner's entry points and C callers see what they expect.
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A loop that carries a tensor (an attention applied in an scf.for with
+  // iter_args) may yield a fresh buffer each iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
