@@ -124,6 +124,20 @@ def _optional_dim(name, value):
     return None if value is None else check_int(name, value)
 
 
+def _checked_problem(B, H, L, d, Lk, dv, dtype, causal, scale, func_name):
+    """The arguments `attention` and `unfused_attention` share, checked (each
+    raises ValueError or TypeError) and with their defaults filled in:
+    (B, H, L, d, Lk, dv, dtype, causal alignment or None, scale, func_name)."""
+    B, H = _optional_dim("B", B), _optional_dim("H", H)
+    L, d = check_int("L", L), check_int("d", d)
+    Lk = L if Lk is None else check_int("Lk", Lk)
+    dv = d if dv is None else check_int("dv", dv)
+    if B is not None and H is None:
+        raise ValueError("a batch dim needs a head dim (pass H)")
+    return (B, H, L, d, Lk, dv, check_dtype(dtype), check_causal(causal),
+            _scale(scale, d), check_symbol("func_name", func_name))
+
+
 def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
               Lk: Optional[int] = None, dv: Optional[int] = None,
               hkv: Optional[int] = None, dtype: str = "bf16",
@@ -132,22 +146,14 @@ def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
     """One attn.attention in a function. `causal` is False, True (=
     "top_left") or "bottom_right" (anything else raises); `scale` defaults
     to 1/sqrt(d) and must be finite and positive; `hkv` must divide H."""
-    B, H = _optional_dim("B", B), _optional_dim("H", H)
-    L, d = check_int("L", L), check_int("d", d)
-    Lk = L if Lk is None else check_int("Lk", Lk)
-    dv = d if dv is None else check_int("dv", dv)
+    B, H, L, d, Lk, dv, dtype, align, scale, func_name = _checked_problem(
+        B, H, L, d, Lk, dv, dtype, causal, scale, func_name)
     if hkv is not None:
         hkv = check_int("hkv", hkv)
         if H is None:
             raise ValueError("hkv needs a head dim (pass H)")
     else:
         hkv = H
-    dtype = check_dtype(dtype)
-    align = check_causal(causal)
-    scale = _scale(scale, d)
-    func_name = check_symbol("func_name", func_name)
-    if B is not None and H is None:
-        raise ValueError("a batch dim needs a head dim (pass H)")
     if H is not None and H % hkv:
         raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
     lead_q = [x for x in (B, H) if x is not None]
@@ -170,16 +176,8 @@ def unfused_attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
     """The same attention as graph primitives (matmul, scale, mask, softmax,
     matmul): what --attn-detect raises back to attn.attention. Arguments are
     checked as in `attention`."""
-    B, H = _optional_dim("B", B), _optional_dim("H", H)
-    L, d = check_int("L", L), check_int("d", d)
-    Lk = L if Lk is None else check_int("Lk", Lk)
-    dv = d if dv is None else check_int("dv", dv)
-    dtype = check_dtype(dtype)
-    align = check_causal(causal)
-    scale = _scale(scale, d)
-    func_name = check_symbol("func_name", func_name)
-    if B is not None and H is None:
-        raise ValueError("a batch dim needs a head dim (pass H)")
+    B, H, L, d, Lk, dv, dtype, align, scale, func_name = _checked_problem(
+        B, H, L, d, Lk, dv, dtype, causal, scale, func_name)
     lead = [x for x in (B, H) if x is not None]
     rank = len(lead) + 2
     qt, kt, vt = _tensor(lead, L, d, dtype), _tensor(lead, Lk, d, dtype), _tensor(lead, Lk, dv, dtype)
