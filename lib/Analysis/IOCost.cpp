@@ -55,6 +55,7 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
   TargetSpec t;
   t.name = name.str();
   if (name == "a100") {
+    t.chip = "sm_80";
     // NVIDIA A100 80GB PCIe datasheet: 1,935 GB/s HBM2e; 312 TFLOP/s dense
     // FP16/BF16 tensor, 156 TF32, 19.5 FP64 tensor, 19.5 FP32. Whitepaper:
     // 108 SMs, 40 MB L2, up to 163 KB shared memory per thread block.
@@ -71,6 +72,7 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
     return t;
   }
   if (name == "h100" || name == "h200") {
+    t.chip = "sm_90a";
     // NVIDIA H100 SXM5 datasheet: 989.4 TFLOP/s dense FP16/BF16 tensor, 494.7
     // TF32, 66.9 FP64 tensor, 66.9 FP32; 3.35 TB/s HBM3. Hopper tuning guide:
     // 132 SMs, up to 227 KB shared memory per thread block, 50 MB L2.

@@ -62,15 +62,19 @@ namespace {
 /// (the NVPTX backend refuses a chip newer than its PTX version, and PTX
 /// 8.0 is what the kernels were measured with on sm_80..sm_90a). mma.sync
 /// runs on every one of them; wgmma only on sm_90a.
+/// `costTarget` is the cost-model preset the kernel is chosen and costed
+/// for: the chip's own (a100, h200), or the nearest one where there is no
+/// preset (Ampere/Ada: a100; Blackwell: h200).
 struct ChipSupport {
   llvm::StringLiteral chip, ptxFeatures;
   bool wgmma;
+  llvm::StringLiteral costTarget;
 };
 constexpr ChipSupport kSupportedChips[] = {
-    {"sm_80", "+ptx80", false},  {"sm_86", "+ptx80", false},
-    {"sm_87", "+ptx80", false},  {"sm_89", "+ptx80", false},
-    {"sm_90", "+ptx80", false},  {"sm_90a", "+ptx80", true},
-    {"sm_100", "+ptx86", false}, {"sm_120", "+ptx87", false},
+    {"sm_80", "+ptx80", false, "a100"},  {"sm_86", "+ptx80", false, "a100"},
+    {"sm_87", "+ptx80", false, "a100"},  {"sm_89", "+ptx80", false, "a100"},
+    {"sm_90", "+ptx80", false, "h200"},  {"sm_90a", "+ptx80", true, "h200"},
+    {"sm_100", "+ptx86", false, "h200"}, {"sm_120", "+ptx87", false, "h200"},
 };
 
 std::string supportedChipList() {
@@ -110,7 +114,8 @@ mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
               chip + "'");
     return failure();
   }
-  return GpuTarget{chip, support->ptxFeatures.str(), mma};
+  return GpuTarget{chip, support->ptxFeatures.str(), mma,
+                   support->costTarget.str()};
 }
 
 LogicalResult
@@ -121,13 +126,20 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   if (failed(target))
     return failure();
   pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
+  // The cost model chooses and costs each attention's kernel and records it
+  // (#attn.kernel_config); the lowering builds exactly that one. The tile
+  // options are requests to the one chooser, checked there.
+  AttnIOCostPassOptions cost;
+  cost.target = target->costTarget;
+  cost.mma = target->mma;
+  cost.blockQ = options.blockQ;
+  cost.blockKV = options.blockKV;
+  cost.rowsPerWarp = options.rowsPerWarp;
+  cost.kvStages = options.kvStages;
+  cost.swizzle = options.swizzle;
+  pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
-  lowering.blockQ = options.blockQ;
-  lowering.rowsPerWarp = options.rowsPerWarp;
-  lowering.blockKV = options.blockKV;
-  lowering.swizzle = options.swizzle;
   lowering.mma = target->mma;
-  lowering.kvStages = options.kvStages;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host keeps tensors around the launch, and whatever was not raised
   // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as

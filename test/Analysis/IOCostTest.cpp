@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Analysis/IOCost.h"
+#include "attn/Analysis/KernelConfig.h"
 
 #include <gtest/gtest.h>
 
@@ -246,4 +247,72 @@ TEST(IOCost, ValidateTargetRejectsWhatNoGpuHas) {
       computeAttentionCost(square(1, 16, 4096, 64, DType::BF16), bad);
   ASSERT_FALSE(static_cast<bool>(c));
   EXPECT_NE(llvm::toString(c.takeError()).find("not finite"), std::string::npos);
+}
+
+// The one kernel chooser: the measured rules it applies (bench/NOTES.md v6,
+// v9 tiles, v10), explicit requests winning, and illegal requests refused
+// with the reason.
+TEST(KernelConfig, MeasuredRulesAndRequests) {
+  TargetSpec h200 = *getTargetPreset("h200"), a100 = *getTargetPreset("a100");
+  auto choose = [](const AttentionShape &s, const TargetSpec &t,
+                   KernelConfigRequest r = {}, MaskReads m = MaskReads::None) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, m, t, r);
+    EXPECT_TRUE(static_cast<bool>(c));
+    return c ? *c : KernelConfig{};
+  };
+  AttentionShape d64 = square(1, 16, 4096, 64, DType::BF16);
+  AttentionShape d128 = square(1, 16, 4096, 128, DType::BF16);
+  // H200 (sm_90a): wgmma, 128 x 128; three stages only at d = 128.
+  KernelConfig c = choose(d64, h200);
+  EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
+  EXPECT_EQ(c.tiles().blockQ, 128);
+  EXPECT_EQ(c.blockKV, 128);
+  EXPECT_EQ(c.kvStages, 2);
+  EXPECT_EQ(choose(d128, h200).kvStages, 3);
+  // Causal d = 64: 64-row CTAs; 64-key tiles when Lk <= 2048.
+  AttentionShape causal = d64;
+  causal.causal = true;
+  EXPECT_EQ(choose(causal, h200).blockQ, 64);
+  EXPECT_EQ(choose(causal, h200).blockKV, 128);
+  causal.seqQ = causal.seqKV = 1024;
+  EXPECT_EQ(choose(causal, h200).blockKV, 64);
+  // A100 (sm_80): mma.sync, 32 rows per warp; 32-key tiles at d = 128.
+  c = choose(d128, a100);
+  EXPECT_EQ(c.family, TensorCoreFamily::MmaSync);
+  EXPECT_EQ(c.rowsPerWarp, 32);
+  EXPECT_EQ(c.blockKV, 32);
+  // A per-score mask at d = 128 on mma.sync: 16 rows per warp, 64-row CTAs.
+  c = choose(d128, a100, {}, MaskReads::PerScore);
+  EXPECT_EQ(c.blockQ, 64);
+  EXPECT_EQ(c.rowsPerWarp, 16);
+  // Lq a multiple of 64 but not of 128: 64-row CTAs, unless asked.
+  AttentionShape odd = square(1, 2, 192, 64, DType::BF16);
+  EXPECT_EQ(choose(odd, h200).blockQ, 64);
+  KernelConfigRequest r;
+  r.blockQ = 128;
+  EXPECT_EQ(choose(odd, h200, r).blockQ, 128);
+
+  auto refusal = [](const AttentionShape &s, const TargetSpec &t,
+                    KernelConfigRequest r) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, t, r);
+    return c ? std::string() : llvm::toString(c.takeError());
+  };
+  KernelConfigRequest bad;
+  bad.family = TensorCoreFamily::MmaSync;
+  bad.blockKV = 128;
+  EXPECT_NE(refusal(d64, h200, bad).find("block-kv=128 needs mma=wgmma"),
+            std::string::npos);
+  bad = {};
+  bad.kvStages = 3;
+  EXPECT_NE(refusal(d64, a100, bad).find("kv-stages=3 needs mma=wgmma"),
+            std::string::npos);
+  // No GPU kernel for f32 or d = 32; more shared memory than the target has.
+  EXPECT_NE(refusal(square(1, 1, 128, 64, DType::F32), h200, {}).find("f16 or bf16"),
+            std::string::npos);
+  EXPECT_NE(refusal(square(1, 1, 128, 32, DType::BF16), h200, {}).find("head dims"),
+            std::string::npos);
+  TargetSpec small = h200;
+  small.sramBytesPerBlock = 64 * 1024;
+  EXPECT_NE(refusal(d128, small, {}).find("bytes of shared memory"),
+            std::string::npos);
 }

@@ -10,7 +10,7 @@
 // JSON:     "Hkv": 2,
 // JSON:     "Lk": 1024,
 // JSON:     "Lq": 1024,
-// JSON:     "block_kv": 64,
+// JSON:     "block_kv": 128,
 // JSON:     "block_q": 128,
 // JSON:     "bound_fused": "compute",
 // JSON:     "bound_naive": "memory",
@@ -24,6 +24,16 @@
 // JSON:     "fused_sram_l2_bytes":
 // JSON:     "intensity_fused":
 // JSON:     "intensity_naive":
+// The kernel that runs (and was costed): wgmma on the H200, three stages at
+// d = 128.
+// JSON:     "kernel_config": {
+// JSON-NEXT:  "block_kv": 128,
+// JSON-NEXT:  "block_q": 128,
+// JSON-NEXT:  "family": "wgmma",
+// JSON-NEXT:  "kv_stages": 3,
+// JSON-NEXT:  "rows_per_warp": 16,
+// JSON-NEXT:  "swizzle": false
+// JSON-NEXT: },
 // 2·2·(8·1024·128 + 2·1024·256 + 8·1024·128 + 4·8·1024²):
 // JSON:     "naive_hbm_bytes": 144703488,
 // JSON:     "op": "attention#0",

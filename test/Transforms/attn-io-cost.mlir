@@ -5,17 +5,23 @@
 
 // The ANCHORS.md counter case: B=1, H=16, N=4096, d=64, bf16, on the H200.
 // Q+K+V read once (25165824 B) + O written (8388608 B) = 33554432 B of DRAM.
-// Tiles: M = 227 KB -> Bc = ceil(116224/256) = 454 -> 128, Br = min(454, 64).
+// Tiles: the kernel the GPU lowering builds for the H200 (sm_90a: wgmma,
+// 128 x 128 non-causal at d = 64, the chooser's measured rule), recorded as
+// #attn.kernel_config and costed: 32 query tiles per head each stream K/V.
 // CHECK-LABEL: func.func @fa2_anchor
 // CHECK: attn.attention
 // CHECK-SAME: io_cost = #attn.io_cost<target = "h200", flops = 68719476736,
-// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 1090519040,
+// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 553648128,
 // CHECK-SAME: fused_dram_bytes = 33554432,
-// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>
+// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 128, block_kv = 128>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false>
 // SMALL-LABEL: func.func @fa2_anchor
-// M = 16 KB: Bc = ceil(8192/256) = 32, Br = 32; 2·(32·64 + 2·32·128) > 16384,
-// so Br halves to 16, then Bc to 16: 2·(16·64 + 2·16·128) = 10240.
-// SMALL: block_q = 16, block_kv = 16
+// M = 16 KB holds no GPU kernel's tiles (no kernel_config): the cost is for
+// FlashAttention's rule. Bc = ceil(8192/256) = 32, Br = 32; 2·(32·64 +
+// 2·32·128) > 16384, so Br halves to 16, then Bc to 16: 2·(16·64 + 2·16·128)
+// = 10240.
+// SMALL: block_q = 16, block_kv = 16>
+// SMALL-NOT: kernel_config
 func.func @fa2_anchor(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
   %o = attn.attention %q, %q, %q scale(0.125)
       : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>
@@ -27,8 +33,10 @@ func.func @fa2_anchor(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16
 
 // The seeds' example: N = 16384, d = 64, fp16 on the A100 (ridge 161.2).
 // A100-LABEL: func.func @seed_n16384
-// A100: flops = 68719476736, naive_hbm_bytes = 2155872256, fused_sram_l2_bytes = 1077936128, fused_dram_bytes = 8388608
-// A100-SAME: ridge = 161.2403{{[0-9]*}} : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128
+// sm_80: the mma.sync kernel, 128 x 64 with 32 rows per warp at d = 64.
+// A100: flops = 68719476736, naive_hbm_bytes = 2155872256, fused_sram_l2_bytes = 541065216, fused_dram_bytes = 8388608
+// A100-SAME: ridge = 161.2403{{[0-9]*}} : f64, bound_naive = "memory", bound_fused = "compute", block_q = 128, block_kv = 64>
+// A100-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 128, block_kv = 64, rows_per_warp = 32, kv_stages = 2, swizzle = false>
 func.func @seed_n16384(%q: tensor<16384x64xf16>) -> tensor<16384x64xf16> {
   %o = attn.attention %q, %q, %q scale(0.125)
       : tensor<16384x64xf16>, tensor<16384x64xf16>, tensor<16384x64xf16> -> tensor<16384x64xf16>

@@ -45,6 +45,9 @@ int64_t elementBytes(DType t);
 /// pass options, so the model also serves hardware without a preset.
 struct TargetSpec {
   std::string name;
+  /// The chip the preset names (a100: sm_80; h100, h200: sm_90a): it picks
+  /// the tensor-core family of the kernel the cost is for.
+  std::string chip;
   /// M: shared memory one thread block may use, in bytes.
   int64_t sramBytesPerBlock = 0;
   int64_t smCount = 0;

@@ -73,6 +73,7 @@ struct GpuTarget {
   std::string chip;
   std::string ptxFeatures; // e.g. "+ptx80"
   std::string mma;         // "mma.sync" or "wgmma"
+  std::string costTarget;  // the --attn-io-cost preset: "a100", "h200"
 };
 
 /// Resolves and checks `chip=` and `mma=`: the chip must be one the kernels

@@ -32,12 +32,15 @@ using namespace mlir::attn;
 
 namespace {
 
-/// Tile choices from the pass options; 0 means "choose".
-struct TileChoice {
-  int64_t blockQ = 0, rowsPerWarp = 0, blockKV = 0;
-  bool swizzle = false;
-  FlashKernelSpec::TensorCore tensorCore = FlashKernelSpec::TensorCore::MmaSync;
-  int64_t kvStages = 0;
+/// The kernel the pass options ask for: a family (nullopt: the one the
+/// op's recorded kernel_config names, else mma.sync) and explicit fields.
+struct KernelOptions {
+  std::optional<TensorCoreFamily> family;
+  KernelConfigRequest request;
+  bool explicitFields() const {
+    return request.blockQ || request.blockKV || request.rowsPerWarp ||
+           request.kvStages || request.swizzle;
+  }
 };
 
 /// The mask in the kernel name: kind and broadcast shape, so that kernels
@@ -51,11 +54,49 @@ std::string maskSuffix(const FlashKernelSpec &s) {
   return out;
 }
 
+/// The target an op's kernel is checked against: the one --attn-io-cost
+/// costed it for, else the preset of the family's chip (h200 for wgmma,
+/// a100 for mma.sync).
+TargetSpec targetFor(AttentionOp op, TensorCoreFamily family) {
+  if (auto cost = op->getAttrOfType<IOCostAttr>(kIOCostAttrName))
+    if (std::optional<TargetSpec> t = getTargetPreset(cost.getTarget()))
+      return *t;
+  return *getTargetPreset(family == TensorCoreFamily::Wgmma ? "h200" : "a100");
+}
+
+/// The kernel configuration of `op`: the one --attn-io-cost recorded
+/// (#attn.kernel_config) unless the options ask for another, else the
+/// chooser's (lib/Analysis/KernelConfig.cpp, the one chooser). A config no
+/// kernel can run is an error with the reason, never a silent fallback.
+FailureOr<KernelConfig> configFor(AttentionOp op, const AttentionShape &shape,
+                                  const KernelOptions &options) {
+  auto recorded = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttrName);
+  KernelConfigRequest request = options.request;
+  request.family = options.family;
+  if (!request.family)
+    request.family = recorded ? getKernelConfig(recorded).family
+                              : TensorCoreFamily::MmaSync;
+  TargetSpec target = targetFor(op, *request.family);
+  llvm::Expected<KernelConfig> config = [&]() -> llvm::Expected<KernelConfig> {
+    if (recorded && !options.explicitFields() &&
+        getKernelConfig(recorded).family == *request.family) {
+      KernelConfig c = getKernelConfig(recorded);
+      if (llvm::Error e = checkKernelConfig(c, shape, target))
+        return std::move(e);
+      return c;
+    }
+    return chooseKernelConfig(shape, getMaskReads(op), target, request);
+  }();
+  if (!config) {
+    op.emitError("attn-lower-to-gpu: ") << llvm::toString(config.takeError());
+    return failure();
+  }
+  return *config;
+}
+
 /// Checks the kernel's preconditions (both tensor-core families) and fills
-/// the spec: tiles from the options, the io-cost attribute or the measured
-/// defaults.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
-  int64_t blockQ = tiles.blockQ;
+/// the spec from the op's shape and its kernel configuration.
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
@@ -69,15 +110,28 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   if (r != 3 && r != 4)
     return fail("the GPU kernel takes [H, L, d] or [B, H, L, d], got rank " + Twine(r));
   Type elt = q.getElementType();
-  if (!elt.isF16() && !elt.isBF16())
-    return fail(FlashKernelSpec::tensorCoreName(tiles.tensorCore) +
-                " needs f16 or bf16 inputs, got " + (elt.isF32() ? "f32" : "this element type"));
   // The same shape reading as the cost model's.
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape))
-    return fail("the GPU kernel needs static shapes");
+    return fail("the GPU kernel needs f16 or bf16 inputs");
+  if (Value mask = op.getMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    if (!mt.hasStaticShape())
+      return fail("the GPU kernel needs static shapes");
+    // The kernel reads an additive mask in the inputs' element type; a wider
+    // bias would have to be rounded, which changes the result.
+    if (!mt.getElementType().isInteger(1) && mt.getElementType() != elt)
+      return fail(Twine("the GPU kernel reads an additive mask in the inputs' "
+                        "element type; cast the mask to it (rounding the "
+                        "bias) or run on the CPU"));
+  }
+  FailureOr<KernelConfig> config = configFor(op, *shape, options);
+  if (failed(config))
+    return failure();
   FlashKernelSpec s;
-  s.tensorCore = tiles.tensorCore;
+  s.tensorCore = config->family == TensorCoreFamily::Wgmma
+                     ? FlashKernelSpec::TensorCore::Wgmma
+                     : FlashKernelSpec::TensorCore::MmaSync;
   s.batch = shape->batch;
   s.headsQ = shape->headsQ;
   s.headsKV = shape->headsKV;
@@ -91,14 +145,6 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
   s.causalBottomRight = shape->causalBottomRight;
   if (Value mask = op.getMask()) {
     auto mt = cast<RankedTensorType>(mask.getType());
-    if (!mt.hasStaticShape())
-      return fail("the GPU kernel needs static shapes");
-    // The kernel reads an additive mask in the inputs' element type; a wider
-    // bias would have to be rounded, which changes the result.
-    if (!mt.getElementType().isInteger(1) && mt.getElementType() != elt)
-      return fail(Twine("the GPU kernel reads an additive mask in the inputs' "
-                        "element type; cast the mask to it (rounding the "
-                        "bias) or run on the CPU"));
     s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
                                               : FlashKernelSpec::Mask::Additive;
     // As [MB, MH, MQ, MK], like the operands (rank 3 has no batch dim).
@@ -106,67 +152,11 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
       s.maskShape.push_back(1);
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
-  // Tiles that --attn-io-cost recorded on the op come next after the
-  // options, when this kernel family can run them (block-q 64/128;
-  // block-kv 32/64, or 128 with wgmma); otherwise a warning, and the
-  // measured defaults below.
-  if (auto cost = op->getAttrOfType<IOCostAttr>("io_cost")) {
-    int64_t costQ = cost.getBlockQ(), costKV = cost.getBlockKv();
-    bool qOk = costQ == 64 || costQ == 128;
-    bool kvOk = costKV == 32 || costKV == 64 || (costKV == 128 && s.wgmma());
-    if (qOk && kvOk) {
-      if (blockQ == 0)
-        blockQ = costQ;
-      if (tiles.blockKV == 0)
-        tiles.blockKV = costKV;
-    } else if (blockQ == 0 || tiles.blockKV == 0) {
-      op.emitWarning("attn-lower-to-gpu: the io-cost tiles ")
-          << costQ << "x" << costKV << " do not fit the "
-          << FlashKernelSpec::tensorCoreName(s.tensorCore)
-          << " kernel (block-q 64 or 128, block-kv 32, 64"
-          << (s.wgmma() ? " or 128" : "") << "); using its measured defaults";
-    }
-  }
-  // Defaults measured on the H200 (bench/NOTES.md, v6): 4 warps of 32 rows
-  // (128-row CTAs) everywhere; 64-key tiles at d = 64, 32-key tiles at
-  // d = 128, where 64 keys of S next to 128 columns of O accumulators per
-  // row pair would spill. 64-row CTAs only when Lq is not a multiple of 128.
-  const bool wide = std::max(s.headDim, s.headDimV) > 64;
-  // A mask that varies along the queries adds per-score loads and index
-  // math: at d = 64, 32-key tiles (64 spill 12 bytes); at d = 128, 16 rows
-  // per warp in 64-row CTAs (32 rows spill 36 bytes). A padding mask
-  // [B, 1, 1, Lk] is read once per key and fits the unmasked layouts
-  // (ptxas: 249 / 240 registers, no spills).
-  const bool masked =
-      s.mask != FlashKernelSpec::Mask::None && s.maskShape[2] != 1;
-  // wgmma defaults, measured on the H200 (bench/NOTES.md, v9 tiles): two
-  // warpgroups (128 rows) and 128-key tiles, except for causal attention,
-  // where one warpgroup per CTA skips the diagonal at a finer grain and
-  // lets several CTAs share an SM out of phase (d = 64: 3 per SM, +18..+31%
-  // at N >= 4k), with 64-key tiles for short sequences (Lk <= 2048; at
-  // d = 128 only there: +2..+9%, slower beyond).
-  const bool shortCausal = s.causal && s.seqKV <= 2048;
-  const bool wgCausalSmall = s.wgmma() && s.causal && (!wide || shortCausal);
-  if (blockQ == 0)
-    blockQ = (wide && masked && !s.wgmma()) || wgCausalSmall ? 64 : 128;
-  // 64-row CTAs where they divide Lq and 128 do not; otherwise the last
-  // query tile is partial.
-  s.blockQ = (s.seqQ % blockQ == 0 || s.seqQ % 64 != 0) ? blockQ : 64;
-  if (s.wgmma()) {
-    // A warpgroup multiplies 64 rows (16 per warp) by a whole K/V tile per
-    // instruction; 128-key tiles halve the barriers and waits per key.
-    s.blockKV = tiles.blockKV ? tiles.blockKV : (wgCausalSmall && shortCausal ? 64 : 128);
-    s.rowsPerWarp = 16;
-    // Three stages (the P·V wait deferred by a tile) where the CTA already
-    // runs alone on its SM: d = 128 with 128-row CTAs (+3..+6%, v10). At
-    // d = 64 the third stage costs the second CTA per SM (128 -> 160
-    // registers: -23%), and 64-row CTAs lose one of their three (-7%).
-    s.deferPVWait = tiles.kvStages ? tiles.kvStages == 3 : wide && s.blockQ == 128;
-  } else {
-    s.blockKV = tiles.blockKV ? tiles.blockKV : (wide || masked ? 32 : 64);
-    s.rowsPerWarp = tiles.rowsPerWarp ? tiles.rowsPerWarp : (wide && masked ? 16 : 32);
-  }
-  s.swizzle = tiles.swizzle;
+  s.blockQ = config->blockQ;
+  s.blockKV = config->blockKV;
+  s.rowsPerWarp = config->rowsPerWarp;
+  s.deferPVWait = config->kvStages == 3;
+  s.swizzle = config->swizzle;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
@@ -188,13 +178,8 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, TileChoice tiles) {
                 " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
   if (s.numQueryTiles() > 2147483647)
     return fail("Lq needs more than 2^31 - 1 query tiles");
-  for (int64_t hd : {s.headDim, s.headDimV})
-    if (hd != 64 && hd != 128)
-      return fail("head dims must be 64 or 128 for the GPU kernel, got " + Twine(hd));
-  // Invariants of the option values the pass accepts (block-q 64/128,
-  // rows-per-warp 16/32, block-kv 32/64, d 64/128, all powers of two): the
-  // warps split the query tile, and every thread copies the same number of
-  // 16-byte chunks of each K/V tile (bkv * d / 8 >= 256 >= threads).
+  // Guaranteed by checkKernelConfig: the warps split the query tile, and
+  // every thread copies the same number of 16-byte chunks of each K/V tile.
   assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
   assert((s.blockKV * std::min(s.headDim, s.headDimV) / 8) % (32 * s.numWarps()) == 0 &&
          "K/V tile copies must split evenly over the threads");
@@ -265,60 +250,51 @@ llvm::json::Object manifestFor(const FlashKernelSpec &s) {
 struct AttnLowerToGPUPass
     : public attn::impl::AttnLowerToGPUPassBase<AttnLowerToGPUPass> {
   using AttnLowerToGPUPassBase::AttnLowerToGPUPassBase;
+
+  /// The options as a kernel request. Values no kernel takes are errors
+  /// here, before any op; combinations (block-kv=128 with mma.sync, ...)
+  /// are checked per op by checkKernelConfig, with the shape.
+  FailureOr<KernelOptions> kernelOptions() {
+    ModuleOp module = getOperation();
+    KernelOptions o;
+    if (mma != "auto") {
+      o.family = parseTensorCoreFamily(mma);
+      if (!o.family) {
+        module.emitError("attn-lower-to-gpu: mma must be 'auto', 'mma.sync' or "
+                         "'wgmma', got '")
+            << mma.getValue() << "'";
+        return failure();
+      }
+    }
+    auto domain = [&](StringRef name, int64_t value,
+                      std::initializer_list<int64_t> allowed) {
+      if (value == 0 || llvm::is_contained(allowed, value))
+        return true;
+      // "0 (auto), 32, 64 or 128"
+      std::string list = "0 (auto)";
+      for (auto [i, a] : llvm::enumerate(allowed))
+        list += (i + 1 == allowed.size() ? " or " : ", ") + std::to_string(a);
+      module.emitError("attn-lower-to-gpu: ")
+          << name << " must be " << list << ", got " << value;
+      return false;
+    };
+    if (!domain("block-q", blockQ, {64, 128}) ||
+        !domain("rows-per-warp", rowsPerWarp, {16, 32}) ||
+        !domain("block-kv", blockKV, {32, 64, 128}) ||
+        !domain("kv-stages", kvStages, {2, 3}))
+      return failure();
+    o.request.blockQ = blockQ;
+    o.request.blockKV = blockKV;
+    o.request.rowsPerWarp = rowsPerWarp;
+    o.request.kvStages = kvStages;
+    o.request.swizzle = swizzle;
+    return o;
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (blockQ != 0 && blockQ != 64 && blockQ != 128) {
-      module.emitError("attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got ")
-          << static_cast<int64_t>(blockQ);
+    FailureOr<KernelOptions> options = kernelOptions();
+    if (failed(options))
       return signalPassFailure();
-    }
-    if (rowsPerWarp != 0 && rowsPerWarp != 16 && rowsPerWarp != 32) {
-      module.emitError("attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got ")
-          << static_cast<int64_t>(rowsPerWarp);
-      return signalPassFailure();
-    }
-    if (blockKV != 0 && blockKV != 32 && blockKV != 64 && blockKV != 128) {
-      module.emitError("attn-lower-to-gpu: block-kv must be 0 (auto), 32, 64 or 128, got ")
-          << static_cast<int64_t>(blockKV);
-      return signalPassFailure();
-    }
-    FlashKernelSpec::TensorCore tensorCore;
-    if (mma == "mma.sync") {
-      tensorCore = FlashKernelSpec::TensorCore::MmaSync;
-    } else if (mma == "wgmma") {
-      tensorCore = FlashKernelSpec::TensorCore::Wgmma;
-    } else {
-      module.emitError("attn-lower-to-gpu: mma must be 'mma.sync' or 'wgmma', got '")
-          << mma << "'";
-      return signalPassFailure();
-    }
-    const bool wgmma = tensorCore == FlashKernelSpec::TensorCore::Wgmma;
-    if (blockKV == 128 && !wgmma) {
-      module.emitError("attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would "
-                       "spill its score registers)");
-      return signalPassFailure();
-    }
-    if (wgmma && rowsPerWarp != 0 && rowsPerWarp != 16) {
-      module.emitError("attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup "
-                       "64); rows-per-warp must be 0 or 16, got ")
-          << static_cast<int64_t>(rowsPerWarp);
-      return signalPassFailure();
-    }
-    if (kvStages != 0 && kvStages != 2 && kvStages != 3) {
-      module.emitError("attn-lower-to-gpu: kv-stages must be 0 (auto), 2 or 3, got ")
-          << static_cast<int64_t>(kvStages);
-      return signalPassFailure();
-    }
-    if (kvStages == 3 && !wgmma) {
-      module.emitError("attn-lower-to-gpu: kv-stages=3 needs mma=wgmma (the third stage "
-                       "holds the V tile of a P·V still in flight)");
-      return signalPassFailure();
-    }
-    if (wgmma && swizzle) {
-      module.emitError("attn-lower-to-gpu: mma=wgmma always uses the 128-byte swizzle; "
-                       "drop swizzle=true");
-      return signalPassFailure();
-    }
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) { ops.push_back(op); });
     if (ops.empty())
@@ -327,7 +303,7 @@ struct AttnLowerToGPUPass
     SmallVector<Attribute> manifests;
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, {blockQ, rowsPerWarp, blockKV, swizzle, tensorCore, kvStages});
+      FailureOr<FlashKernelSpec> spec = specFor(op, *options);
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();

@@ -53,7 +53,7 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV128
 // BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
-// MMA: error: attn-lower-to-gpu: mma must be 'mma.sync' or 'wgmma', got 'tcgen05'
+// MMA: error: attn-lower-to-gpu: mma must be 'auto', 'mma.sync' or 'wgmma', got 'tcgen05'
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
 // WGROWS: error: attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup 64); rows-per-warp must be 0 or 16, got 32
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-stages=4" 2>&1 | FileCheck %s --check-prefix=STAGES
@@ -85,11 +85,12 @@ func.func @too_many_query_tiles(%q: tensor<1x1x281474976710656x64xf16>) -> tenso
 
 // -----
 
-// io-cost tiles the kernel cannot run (128-key tiles need wgmma): a warning,
-// and the measured defaults.
-func.func @io_cost_tiles_unusable(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
-  // expected-warning @+1 {{attn-lower-to-gpu: the io-cost tiles 64x128 do not fit the mma.sync kernel (block-q 64 or 128, block-kv 32, 64); using its measured defaults}}
-  %o = attn.attention %q, %q, %q scale(0.125) {io_cost = #attn.io_cost<target = "h200", flops = 0, naive_hbm_bytes = 0, fused_sram_l2_bytes = 0, fused_dram_bytes = 0, intensity_naive = 0.0 : f64, intensity_fused = 0.0 : f64, ridge = 0.0 : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>}
+// A recorded kernel configuration no kernel can run (128-key tiles need
+// wgmma): an error with the reason, never a silent fallback.
+func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 128, block_kv = 128, rows_per_warp = 32, kv_stages = 2, swizzle = false>}
       : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
 }
+

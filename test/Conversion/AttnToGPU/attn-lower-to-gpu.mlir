@@ -147,14 +147,15 @@ func.func @additive_mask(%q: tensor<8x64x64xbf16>, %m: tensor<1x1x64xbf16>) -> t
 
 // -----
 
-// Tiles recorded by --attn-io-cost are the kernel's when it can run them
-// (no option given): 64 x 32 here, for both families.
-// CHECK-LABEL: func.func @io_cost_tiles
+// The kernel configuration --attn-io-cost recorded is the kernel that is
+// built when no option says otherwise (64 x 32, 32 rows per warp here); an
+// explicit mma= of the other family chooses anew for that family.
+// CHECK-LABEL: func.func @recorded_kernel_config
 // CHECK: gpu.launch_func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w32_module
-// WG-LABEL: func.func @io_cost_tiles
-// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w16_module
-func.func @io_cost_tiles(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
-  %o = attn.attention %q, %q, %q scale(0.125) {io_cost = #attn.io_cost<target = "h200", flops = 0, naive_hbm_bytes = 0, fused_sram_l2_bytes = 0, fused_dram_bytes = 0, intensity_naive = 0.0 : f64, intensity_fused = 0.0 : f64, ridge = 0.0 : f64, bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 32>}
+// WG-LABEL: func.func @recorded_kernel_config
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq128_bk128_w16_module
+func.func @recorded_kernel_config(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 64, block_kv = 32, rows_per_warp = 32, kv_stages = 2, swizzle = false>}
       : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
 }

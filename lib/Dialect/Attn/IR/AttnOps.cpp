@@ -284,6 +284,47 @@ LogicalResult OnlineAttentionOp::verify() {
   return success();
 }
 
+LogicalResult
+KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringAttr family, int64_t blockQ, int64_t blockKV,
+                         int64_t rowsPerWarp, int64_t kvStages, bool swizzle) {
+  if (!family || !parseTensorCoreFamily(family.getValue()))
+    return emitError() << "kernel_config family must be \"mma.sync\" or "
+                          "\"wgmma\", got "
+                       << family;
+  if (blockQ <= 0 || blockKV <= 0 || rowsPerWarp <= 0 || kvStages <= 0)
+    return emitError() << "kernel_config tiles, rows per warp and stages must "
+                          "be positive";
+  return success();
+}
+
+MaskReads mlir::attn::getMaskReads(AttentionOp op) {
+  Value mask = op.getMask();
+  if (!mask)
+    return MaskReads::None;
+  auto type = cast<RankedTensorType>(mask.getType());
+  return type.getDimSize(type.getRank() - 2) == 1 ? MaskReads::PerKey
+                                                  : MaskReads::PerScore;
+}
+
+KernelConfigAttr mlir::attn::getKernelConfigAttr(MLIRContext *ctx,
+                                                 const KernelConfig &c) {
+  return KernelConfigAttr::get(
+      ctx, StringAttr::get(ctx, stringifyTensorCoreFamily(c.family)), c.blockQ,
+      c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle);
+}
+
+KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
+  KernelConfig c;
+  c.family = *parseTensorCoreFamily(attr.getFamily().getValue());
+  c.blockQ = attr.getBlockQ();
+  c.blockKV = attr.getBlockKv();
+  c.rowsPerWarp = attr.getRowsPerWarp();
+  c.kvStages = attr.getKvStages();
+  c.swizzle = attr.getSwizzle();
+  return c;
+}
+
 FloatType mlir::attn::getAccumulatorType(Type elementType) {
   if (elementType.isF64())
     return Float64Type::get(elementType.getContext());

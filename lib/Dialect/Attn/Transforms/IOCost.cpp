@@ -203,15 +203,14 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
           attn.emitWarning("io-cost skipped: the cost model needs static shapes");
           return;
         }
-        // Fixed tiles cost a given kernel (e.g. FlashAttention-2's 128x128)
-        // instead of the one attn-opt would build.
-        std::optional<TileSizes> tiles;
-        if (blockQ > 0 || blockKV > 0) {
-          TileSizes chosen = chooseTileSizes(*shape, tgt);
-          tiles = TileSizes{blockQ > 0 ? int64_t(blockQ) : chosen.blockQ,
-                            blockKV > 0 ? int64_t(blockKV) : chosen.blockKV};
+        FailureOr<std::optional<KernelConfig>> config =
+            chooseConfig(attn, *shape, tgt);
+        if (failed(config)) {
+          failedAny = true;
+          return;
         }
-        llvm::Expected<AttentionCost> cost = computeAttentionCost(*shape, tgt, tiles);
+        llvm::Expected<AttentionCost> cost =
+            computeAttentionCost(*shape, tgt, costedTiles(*shape, tgt, *config));
         if (!cost) {
           attn.emitError("io-cost failed: ") << llvm::toString(cost.takeError());
           failedAny = true;
@@ -223,7 +222,12 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
         auto bound = [&](bool mem) {
           return StringAttr::get(ctx, mem ? "memory" : "compute");
         };
-        attn->setAttr("io_cost",
+        if (*config)
+          attn->setAttr(kKernelConfigAttrName,
+                        getKernelConfigAttr(ctx, **config));
+        else
+          attn->removeAttr(kKernelConfigAttrName);
+        attn->setAttr(kIOCostAttrName,
                       IOCostAttr::get(ctx, StringAttr::get(ctx, tgt.name), c.flops,
                                       c.naiveHbmBytes, c.fusedSramL2Bytes,
                                       c.fusedDramBytes(), f64(c.intensityNaive),
@@ -240,7 +244,10 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
               c.intensityFused, c.ridge, c.naiveMemoryBound ? "memory" : "compute",
               c.intensityNaive, c.predictedSpeedup(), c.tiles.blockQ,
               c.tiles.blockKV));
-        attentionReports.push_back(attentionCostToJSON(name, c));
+        llvm::json::Object report = attentionCostToJSON(name, c);
+        if (*config)
+          report["kernel_config"] = kernelConfigToJSON(**config);
+        attentionReports.push_back(std::move(report));
         plotDType = shape->dtype;
         points.push_back({name + " fused", c.intensityFused,
                           double(c.flops) / c.predictedTimeFusedSec, true});
@@ -323,6 +330,80 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
         return signalPassFailure();
     }
     markAllAnalysesPreserved();
+  }
+
+  /// The kernel config requested by the options (0 / auto: choose).
+  FailureOr<KernelConfigRequest> kernelRequest() {
+    KernelConfigRequest r;
+    if (mma != "auto") {
+      r.family = parseTensorCoreFamily(mma);
+      if (!r.family) {
+        diagnosticAnchor()->emitError("attn-io-cost: mma must be auto, "
+                                      "mma.sync or wgmma, got '")
+            << mma.getValue() << "'";
+        return failure();
+      }
+    }
+    if (rowsPerWarp < 0 || kvStages < 0) {
+      diagnosticAnchor()->emitError("attn-io-cost: rows-per-warp and kv-stages "
+                                    "must be 0 (chosen) or positive");
+      return failure();
+    }
+    r.blockQ = blockQ;
+    r.blockKV = blockKV;
+    r.rowsPerWarp = rowsPerWarp;
+    r.kvStages = kvStages;
+    r.swizzle = swizzle;
+    return r;
+  }
+
+  /// The GPU kernel this attention gets (the one chooser), or nullopt for
+  /// shapes no GPU kernel runs (other dtypes and head dims: the CPU path).
+  /// Explicit options that no kernel can run on a shape one can run are an
+  /// error with the chooser's reason.
+  FailureOr<std::optional<KernelConfig>>
+  chooseConfig(AttentionOp op, const AttentionShape &shape,
+               const TargetSpec &tgt) {
+    FailureOr<KernelConfigRequest> request = kernelRequest();
+    if (failed(request))
+      return failure();
+    MaskReads mask = getMaskReads(op);
+    llvm::Expected<KernelConfig> chosen =
+        chooseKernelConfig(shape, mask, tgt, *request);
+    if (chosen)
+      return std::optional<KernelConfig>(*chosen);
+    std::string why = llvm::toString(chosen.takeError());
+    KernelConfigRequest familyOnly;
+    familyOnly.family = request->family;
+    llvm::Expected<KernelConfig> plain =
+        chooseKernelConfig(shape, mask, tgt, familyOnly);
+    if (!plain) {
+      llvm::consumeError(plain.takeError());
+      return std::optional<KernelConfig>();
+    }
+    op.emitError("attn-io-cost: ") << why;
+    return failure();
+  }
+
+  /// The tiles the cost is computed for: the kernel that runs, else the
+  /// explicit block-q/block-kv (what-if costing of another kernel), else
+  /// the FlashAttention rule for shapes no GPU kernel runs.
+  TileSizes costedTiles(const AttentionShape &shape, const TargetSpec &tgt,
+                        const std::optional<KernelConfig> &config) {
+    if (config)
+      return config->tiles();
+    TileSizes t = chooseTileSizes(shape, tgt);
+    return {blockQ > 0 ? int64_t(blockQ) : t.blockQ,
+            blockKV > 0 ? int64_t(blockKV) : t.blockKV};
+  }
+
+  static llvm::json::Object kernelConfigToJSON(const KernelConfig &c) {
+    return llvm::json::Object{{"family", stringifyTensorCoreFamily(c.family)},
+                              {"block_q", c.blockQ},
+                              {"block_kv", c.blockKV},
+                              {"rows_per_warp", c.rowsPerWarp},
+                              {"kv_stages", c.kvStages},
+                              {"swizzle", c.swizzle}};
   }
 
   LogicalResult writeFile(StringRef path,

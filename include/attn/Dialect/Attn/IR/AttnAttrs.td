@@ -58,4 +58,36 @@ def Attn_IOCostAttr : AttrDef<Attn_Dialect, "IOCost"> {
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+// The fused GPU kernel's configuration, attached by --attn-io-cost.
+def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
+  let mnemonic = "kernel_config";
+  let summary = "the configuration of the fused GPU kernel of an attention";
+  let description = [{
+    Chosen by `--attn-io-cost` (lib/Analysis/KernelConfig.cpp: the one
+    chooser, from the target's chip, the shape and the measured rules) and
+    costed there; `--attn-lower-to-gpu` builds exactly this kernel unless a
+    pass option says otherwise. `family` is the tensor-core instruction
+    family (`"mma.sync"`, sm_80+, or `"wgmma"`, sm_90a); `block_q` query rows
+    per CTA; `block_kv` keys per staged K/V tile; `rows_per_warp` query rows
+    per warp (16 or 32; 16 with wgmma); `kv_stages` shared-memory K/V stages
+    (2, or 3 with wgmma: the P·V wait deferred by a tile); `swizzle`
+    XOR-swizzled shared-memory rows (mma.sync).
+
+    ```mlir
+    #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
+                        rows_per_warp = 16, kv_stages = 3, swizzle = false>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$family,
+    "int64_t":$block_q,
+    "int64_t":$block_kv,
+    "int64_t":$rows_per_warp,
+    "int64_t":$kv_stages,
+    "bool":$swizzle
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

@@ -3,6 +3,7 @@
 #define ATTN_DIALECT_ATTN_IR_ATTNOPS_H
 
 #include "attn/Analysis/IOCost.h"
+#include "attn/Analysis/KernelConfig.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -22,6 +23,20 @@
 
 namespace mlir {
 namespace attn {
+/// Names of the discardable attributes the passes put on attn.attention:
+/// the cost model's verdict (#attn.io_cost) and the GPU kernel it costed
+/// (#attn.kernel_config). Defined once; every pass reads them by these.
+inline constexpr llvm::StringLiteral kIOCostAttrName = "io_cost";
+inline constexpr llvm::StringLiteral kKernelConfigAttrName = "kernel_config";
+
+/// How the GPU kernel would read `op`'s mask: not at all, once per key (a
+/// mask broadcast along the queries) or once per score.
+MaskReads getMaskReads(AttentionOp op);
+
+/// The attribute form of a kernel configuration, and back.
+KernelConfigAttr getKernelConfigAttr(MLIRContext *ctx, const KernelConfig &config);
+KernelConfig getKernelConfig(KernelConfigAttr attr);
+
 /// The type attention accumulates scores, row statistics and the output in
 /// for inputs of `elementType`: f64 for f64, f32 for every narrower float
 /// (f16/bf16/f32). The one place this decision is made.

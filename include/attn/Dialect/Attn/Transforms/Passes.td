@@ -112,10 +112,19 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "Override: dense f64 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"peakScalar", "peak-scalar", "double", /*default=*/"-1",
            "Override: non-tensor f32 FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"auto\"",
+           "GPU kernel family: auto (the target chip's: wgmma on sm_90a, else "
+           "mma.sync), mma.sync or wgmma">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
-           "Cost a kernel with this query tile instead of the chosen one">,
+           "Query rows per CTA of the kernel (0: chosen)">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Cost a kernel with this K/V tile instead of the chosen one">,
+           "Keys per K/V tile of the kernel (0: chosen)">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
+           "Query rows per warp of the kernel (0: chosen)">,
+    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
+           "Shared-memory K/V stages of the kernel (0: chosen)">,
+    Option<"swizzle", "swizzle", "bool", /*default=*/"false",
+           "mma.sync: XOR-swizzled shared-memory rows">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write a JSON report to this file ('-': a table on stdout)">,
     Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",
@@ -233,10 +242,14 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     loads clamp to the last valid row, keys past Lk are masked in the last
     K/V tile, rows past Lq are not stored.
 
-    Tiles: the options win; then the tiles `--attn-io-cost` recorded on
-    the op (`io_cost`), when the kernel can run them (block-q 64 or 128,
-    block-kv 32 or 64, or 128 with wgmma; otherwise a warning); then the
-    measured defaults below.
+    The kernel configuration (family, tiles, rows per warp, stages) comes
+    from one chooser, `chooseKernelConfig` in lib/Analysis/KernelConfig.cpp,
+    shared with `--attn-io-cost`: the options win; then the
+    `#attn.kernel_config` that `--attn-io-cost` recorded on the op (the
+    kernel it costed); then the chooser's measured rules, described below.
+    A configuration no kernel can run (block-kv=128 with mma.sync, a K/V
+    tile whose copies do not split over the threads, more shared memory
+    than the target allows, ...) is an error at the op with the reason.
 
     `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
     tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
@@ -281,8 +294,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"swizzle", "swizzle", "bool", /*default=*/"false",
            "XOR-swizzled shared-memory tiles instead of padded rows: 2/3 of "
            "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">,
-    Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
-           "Tensor-core instructions: mma.sync (sm_80+) or wgmma (sm_90a)">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"auto\"",
+           "Tensor-core instructions: auto (the family of the op's recorded "
+           "#attn.kernel_config, else mma.sync), mma.sync (sm_80+) or wgmma "
+           "(sm_90a)">,
     Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
            "Shared-memory K/V stages: 2, 3 (wgmma: P·V waited for one tile "
            "later), or 0 to choose">

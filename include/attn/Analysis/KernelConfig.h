@@ -1,0 +1,99 @@
+//===- KernelConfig.h - the fused GPU kernel's configuration ----*- C++ -*-===//
+//
+// One kernel configuration and one chooser for it. The cost model
+// (`--attn-io-cost`) costs the configuration this chooser picks, records it
+// on the op (#attn.kernel_config), and the GPU lowering builds exactly that
+// kernel: the tiles a user reads in the cost report are the tiles that run.
+//
+// The chooser is plain C++ (no MLIR), unit-tested in
+// test/Analysis/IOCostTest.cpp. What the cost model cannot derive yet (how
+// much a second CTA per SM, a finer causal grain or a third K/V stage buys)
+// is data: each rule below cites its H200 measurement in bench/NOTES.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_ANALYSIS_KERNELCONFIG_H
+#define ATTN_ANALYSIS_KERNELCONFIG_H
+
+#include "attn/Analysis/IOCost.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+namespace attn {
+
+/// The tensor-core instructions of the kernel. mma.sync.m16n8k16 runs on
+/// sm_80 and later; Hopper's wgmma.mma_async (sm_90a only) lets a
+/// warpgroup of 4 warps multiply 64 query rows by a whole K/V tile.
+enum class TensorCoreFamily { MmaSync, Wgmma };
+
+std::optional<TensorCoreFamily> parseTensorCoreFamily(llvm::StringRef name);
+llvm::StringRef stringifyTensorCoreFamily(TensorCoreFamily family);
+/// wgmma on sm_90a (the only chip that has it), mma.sync everywhere else.
+TensorCoreFamily defaultTensorCoreFamily(llvm::StringRef chip);
+
+/// How the kernel reads a mask tensor: not at all, once per key (a padding
+/// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the
+/// queries), which costs registers.
+enum class MaskReads { None, PerKey, PerScore };
+
+/// Everything about the fused GPU kernel that is not the problem's shape.
+struct KernelConfig {
+  TensorCoreFamily family = TensorCoreFamily::Wgmma;
+  /// Query rows per CTA (Br) and keys per staged K/V tile (Bc).
+  int64_t blockQ = 128;
+  int64_t blockKV = 128;
+  /// Query rows per warp: 16 (one m16 tile; always with wgmma) or 32.
+  int64_t rowsPerWarp = 16;
+  /// Shared-memory K/V stages: 2 (double buffering), or 3 with wgmma (the
+  /// P·V wait deferred by one tile).
+  int64_t kvStages = 2;
+  /// mma.sync only: XOR-swizzled shared-memory rows instead of padded ones.
+  bool swizzle = false;
+
+  int64_t numWarps() const { return blockQ / rowsPerWarp; }
+  TileSizes tiles() const { return {blockQ, blockKV}; }
+  bool operator==(const KernelConfig &o) const {
+    return family == o.family && blockQ == o.blockQ && blockKV == o.blockKV &&
+           rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
+           swizzle == o.swizzle;
+  }
+};
+
+/// Explicit choices (pass options); 0 or nullopt leaves the field to the
+/// chooser.
+struct KernelConfigRequest {
+  std::optional<TensorCoreFamily> family;
+  int64_t blockQ = 0, blockKV = 0, rowsPerWarp = 0, kvStages = 0;
+  bool swizzle = false;
+};
+
+/// Bytes of shared memory one CTA of `config` uses for `shape` (2-byte
+/// elements): the K/V stages, the Q tile where it is staged, and the wgmma
+/// path's 1024-byte alignment slack.
+int64_t kernelSharedMemoryBytes(const KernelConfig &config,
+                                const AttentionShape &shape);
+
+/// Why `config` cannot compute `shape` on `target`, or success: the
+/// family's tile sets and MMA shapes, head dims, element type and the
+/// shared memory one CTA may use (`target.sramBytesPerBlock`).
+llvm::Error checkKernelConfig(const KernelConfig &config,
+                              const AttentionShape &shape,
+                              const TargetSpec &target);
+
+/// The one chooser: the request's explicit fields, the rest from the
+/// measured rules, then checkKernelConfig. An illegal explicit request is
+/// an error with the reason, never a silent fallback. The family defaults
+/// to the target chip's (`defaultTensorCoreFamily(target.chip)`).
+llvm::Expected<KernelConfig>
+chooseKernelConfig(const AttentionShape &shape, MaskReads mask,
+                   const TargetSpec &target,
+                   const KernelConfigRequest &request = {});
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_ANALYSIS_KERNELCONFIG_H
