@@ -118,6 +118,12 @@ def ptxas(path):
             int(spills.group(1)) + int(spills.group(2)) if spills else None, warns)
 
 
+def code_lines(text):
+    """The PTX without its comment lines (e.g. the `// begin inline asm`
+    markers around inline assembly)."""
+    return [l for l in text.splitlines() if not l.strip().startswith(b"//")]
+
+
 def ptx_files(root):
     found = {}
     for config in sorted(os.listdir(root)):
@@ -158,18 +164,26 @@ def main():
     ours, ref = ptx_files(a.out), ptx_files(a.ref)
     missing = sorted(set(ref) - set(ours))
     extra = sorted(set(ours) - set(ref))
-    changed = []
+    changed, commentsOnly = [], []
     for key in sorted(set(ref) & set(ours)):
         with open(ref[key], "rb") as f1, open(ours[key], "rb") as f2:
-            if f1.read() != f2.read():
+            t1, t2 = f1.read(), f2.read()
+            if t1 != t2:
                 changed.append(key)
+                if code_lines(t1) == code_lines(t2):
+                    commentsOnly.append(key)
     for key in missing:
         print("MISSING %s" % key)
     for key in extra:
         print("EXTRA   %s" % key)
     for key in changed:
-        print("DIFFERS %s" % key)
+        print("DIFFERS %s%s" % (key, " (comments only)" if key in commentsOnly else ""))
     print("%d kernels, %d identical" % (len(ref), len(set(ref) & set(ours)) - len(changed)))
+    if commentsOnly:
+        print("%d of the %d that differ differ only in comment lines (same instructions)"
+              % (len(commentsOnly), len(changed)))
+    if a.ptxas:
+        changed = [key for key in changed if key not in commentsOnly]
     if a.ptxas and changed:
         print("\n| kernel | regs before | regs after | spill bytes before | after | warnings after |")
         print("|---|---|---|---|---|---|")
