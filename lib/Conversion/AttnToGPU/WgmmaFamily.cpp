@@ -137,7 +137,9 @@ void WgmmaFamily::prepareOperands() {
 void WgmmaFamily::beforeStageBarrier() {
   // wgmma reads shared memory through the async proxy: make this thread's
   // cp.async and st.shared writes visible to it before the barrier.
-  k.ptx("fence.proxy.async.shared::cta;");
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
 Value WgmmaFamily::stageBytes(Value buf, int64_t cols) {

@@ -45,7 +45,7 @@
 // WG: %[[BASE:.+]] = arith.andi %{{.*}}, %c1023
 // WG: memref.view %[[RAW]][%[[BASE]]][] : {{.*}} to memref<2x1x128x64xbf16, #gpu.address_space<workgroup>>
 // WG: nvgpu.device_async_copy
-// WG: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// WG: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WG: gpu.barrier
 // WG: nvvm.wgmma.fence.aligned
 // WG-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
