@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -152,35 +153,35 @@ void MmaSyncFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<
 }
 
 Value MmaSyncFamily::mma(Value a, Value bb, Value acc) {
-  // f16 goes through nvgpu.mma.sync; for bf16 the LLVM 22 lowering of
-  // nvgpu.mma.sync cannot deduce the PTX types, so the same instruction is
-  // emitted as inline PTX.
+  // f16 goes through nvgpu.mma.sync. For bf16 the LLVM 22 lowering of
+  // nvgpu.mma.sync cannot deduce the PTX types, so nvvm.mma.sync is built
+  // here with them spelled out: A and B as 32-bit pairs, C and D as f32.
   OpBuilder &b = k.b;
   Location loc = k.loc;
   if (c.T.isF16())
     return nvgpu::MmaSyncOp::create(b, loc, a, bb, acc, ArrayRef<int64_t>{16, 8, 16});
   Type i32 = b.getI32Type();
-  SmallVector<Value> operands;
   auto packRows = [&](Value x, int64_t rows) {
+    SmallVector<Value> regs;
     for (int64_t r = 0; r < rows; ++r) {
       Value row = vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{r});
-      operands.push_back(LLVM::BitcastOp::create(b, loc, i32, row));
+      regs.push_back(LLVM::BitcastOp::create(b, loc, i32, row));
     }
+    return regs;
   };
-  packRows(a, 4);
-  packRows(bb, 2);
+  SmallVector<Value> aRegs = packRows(a, 4);
+  SmallVector<Value> bRegs = packRows(bb, 2);
+  SmallVector<Value> cRegs;
   for (int64_t r = 0; r < 2; ++r)
     for (int64_t e = 0; e < 2; ++e)
-      operands.push_back(k.extract(acc, r, e));
+      cRegs.push_back(k.extract(acc, r, e));
   auto resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {c.f32, c.f32, c.f32, c.f32});
-  Value d = LLVM::InlineAsmOp::create(
-                b, loc, resultType, operands,
-                b.getStringAttr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                                "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"),
-                b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"), UnitAttr(), UnitAttr(),
-                LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
-                .getResult(0);
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
+      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
   SmallVector<Value> elems;
   for (int64_t i = 0; i < 4; ++i)
     elems.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));

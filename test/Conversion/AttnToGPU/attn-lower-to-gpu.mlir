@@ -16,7 +16,7 @@
 // Double-buffered cp.async stages, tensor-core products, V through ldmatrix.trans.
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.device_async_wait
-// CHECK: llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK-LABEL: func.func @gqa
 // CHECK: %[[Q:.+]] = bufferization.to_buffer %arg0
