@@ -89,10 +89,11 @@ private:
   Value stageBytes(Value buf, int64_t cols);
   /// D (m64 x n, f32, n/2 registers per thread) = A·B (+ D when `acc` is
   /// given), A from registers (4 x i32 per thread: the mma.sync A fragment of
-  /// the thread's warp's 16 rows) or from shared memory (descA), B from
-  /// shared memory (descB), B read MN-major when `transposeB`.
-  SmallVector<Value> wgmma(int64_t n, ArrayRef<Value> aRegs, Value descA, Value descB,
-                           bool transposeB, ArrayRef<Value> acc);
+  /// the thread's warp's 16 rows), B from shared memory (descB), read
+  /// MN-major when `transposeB`. Inline PTX: upstream's
+  /// nvvm.wgmma.mma_async takes A only by descriptor.
+  SmallVector<Value> wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
+                                    bool transposeB, ArrayRef<Value> acc);
   /// Registers written by wgmma are only defined after the wait; passing
   /// them through an empty asm statement placed after it keeps LLVM from
   /// reading them earlier (CUTLASS's warpgroup_fence_operand). Before a
@@ -153,13 +154,32 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
   // as mma.sync's, per 8 keys.
   Value descK = advanceDescriptor(descK0, stageBytes(buf, c.d));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  SmallVector<Value> sAcc;
+  // Both operands by descriptor: upstream's nvvm.wgmma.mma_async. The
+  // accumulator struct is chained through the k-steps; the first ignores
+  // its (undefined) input, scale-d = 0.
+  auto accType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(c.bkv / 2, c.f32));
+  Value sStruct = LLVM::UndefOp::create(b, loc, accType);
+  MLIRContext *ctx = b.getContext();
+  auto inType = NVVM::WGMMATypesAttr::get(
+      ctx, c.T.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   for (int64_t ks = 0; ks < c.d / 16; ++ks) {
     int64_t atom = ks / 4, within = (ks % 4) * 32;
-    sAcc = wgmma(c.bkv, {}, advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within),
-                 advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within),
-                 /*transposeB=*/false, sAcc);
+    Value descA = advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within);
+    Value descB = advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within);
+    sStruct = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, sStruct, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, c.bkv, 16), inType, inType,
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, ks ? NVVM::WGMMAScaleOut::one
+                                              : NVVM::WGMMAScaleOut::zero),
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
   }
+  SmallVector<Value> sAcc;
+  for (int64_t i = 0; i < c.bkv / 2; ++i)
+    sAcc.push_back(LLVM::ExtractValueOp::create(b, loc, sStruct, ArrayRef<int64_t>{i}));
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // Also retires the previous tile's P·V when its wait was deferred.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -191,8 +211,8 @@ void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Va
     for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
                           std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
       aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
-    flat = wgmma(c.dv, aRegs, Value(), advanceDescriptor(descV, kk * 16 * atomRowBytes),
-                 /*transposeB=*/true, flat);
+    flat = wgmmaRegisterA(c.dv, aRegs, advanceDescriptor(descV, kk * 16 * atomRowBytes),
+                          /*transposeB=*/true, flat);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   if (!s.deferPVWait) {
@@ -260,10 +280,9 @@ Value WgmmaFamily::advanceDescriptor(Value desc, Value bytesI64) {
   return arith::AddIOp::create(b, loc, desc, step);
 }
 
-SmallVector<Value> WgmmaFamily::wgmma(int64_t n, ArrayRef<Value> aRegs, Value descA,
-                                        Value descB, bool transposeB, ArrayRef<Value> acc) {
+SmallVector<Value> WgmmaFamily::wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
+                                               bool transposeB, ArrayRef<Value> acc) {
   const int64_t numOut = n / 2;
-  const bool aInRegisters = !aRegs.empty();
   assert(acc.empty() || int64_t(acc.size()) == numOut);
   std::string type = c.T.isF16() ? "f16" : "bf16";
   SmallVector<Value> operands;
@@ -279,24 +298,18 @@ SmallVector<Value> WgmmaFamily::wgmma(int64_t n, ArrayRef<Value> aRegs, Value de
     constraints += ("," + constraint).str();
     return "$" + std::to_string(next++);
   };
-  std::string aText;
-  if (aInRegisters) {
-    aText = "{";
-    for (size_t i = 0; i < aRegs.size(); ++i)
-      aText += (i ? ", " : "") + operand(aRegs[i], "r");
-    aText += "}";
-  } else {
-    aText = operand(descA, "l");
-  }
+  std::string aText = "{";
+  for (size_t i = 0; i < aRegs.size(); ++i)
+    aText += (i ? ", " : "") + operand(aRegs[i], "r");
+  aText += "}";
   std::string bText = operand(descB, "l");
   // scale-d is a predicate: 0 on the first k-step (D = A·B), 1 after.
   Value scaleD = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(acc.empty() ? 0 : 1));
   std::string scaleText = operand(scaleD, "r");
   for (int64_t i = 0; i < int64_t(acc.size()); ++i)
     operand(acc[i], std::to_string(i));
-  // imm-scale-a, imm-scale-b = 1; imm-trans-a (shared-memory A only) = 0.
-  std::string immediates = aInRegisters ? llvm::formatv("1, 1, {0}", transposeB ? 1 : 0).str()
-                                        : llvm::formatv("1, 1, 0, {0}", transposeB ? 1 : 0).str();
+  // imm-scale-a, imm-scale-b = 1 (a register A has no transpose flag).
+  std::string immediates = llvm::formatv("1, 1, {0}", transposeB ? 1 : 0).str();
   std::string text = llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
                                     "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
                                     "{{{3}}, {4}, {5}, p, {6};\n}",

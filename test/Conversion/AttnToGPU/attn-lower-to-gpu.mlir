@@ -48,7 +48,8 @@
 // WG: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WG: gpu.barrier
 // WG: nvvm.wgmma.fence.aligned
-// WG-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// WG: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// WG-COUNT-3: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // WG: nvvm.wgmma.commit.group.sync.aligned
 // WG: nvvm.wgmma.wait.group.sync.aligned 0
 // WG: nvvm.wgmma.fence.aligned
