@@ -35,7 +35,10 @@ struct KernelBuilder {
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   /// ex2.approx: the SFU instruction FlashAttention uses. Inline PTX because
-  /// the GPU-to-NVVM lowering maps exp2 to a libdevice call instead.
+  /// the GPU-to-NVVM lowering maps exp2 to a libdevice call instead, and
+  /// NVVM has no op for it. Not nvvm.inline_ptx: that always lowers to a
+  /// side-effecting asm statement, which would pin each of the kernel's
+  /// ex2 in place; this one is pure, so LLVM may move and CSE it.
   Value exp2(Value x) {
     return LLVM::InlineAsmOp::create(
                b, loc, f32, ValueRange{x}, b.getStringAttr("ex2.approx.ftz.f32 $0, $1;"),
@@ -84,14 +87,6 @@ struct KernelBuilder {
     Value y0 = arith::TruncFOp::create(b, loc, elt, x0), y1 = arith::TruncFOp::create(b, loc, elt, x1);
     return vector::FromElementsOp::create(b, loc, VectorType::get({2}, elt), ValueRange{y0, y1})
         .getResult();
-  }
-  /// Inline PTX with side effects and no operands, for instructions whose
-  /// place relative to each other matters (fences, commits, waits).
-  void ptx(StringRef text) {
-    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{}, b.getStringAttr(text),
-                              b.getStringAttr(""), /*has_side_effects=*/b.getUnitAttr(),
-                              UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                              ArrayAttr());
   }
 };
 

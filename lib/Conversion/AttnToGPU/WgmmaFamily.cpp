@@ -98,7 +98,10 @@ private:
   /// them through an empty asm statement placed after it keeps LLVM from
   /// reading them earlier (CUTLASS's warpgroup_fence_operand). Before a
   /// wgmma.fence, the same statement pins the operands' producers above it.
-  /// f32 or i32 values.
+  /// f32 or i32 values. An llvm.inline_asm, not nvvm.inline_ptx: it is no
+  /// PTX instruction but a compiler fence on registers, whose outputs are
+  /// tied to its inputs, and nvvm.inline_ptx returns no new values for its
+  /// read-write operands.
   SmallVector<Value> fenceOperands(ArrayRef<Value> regs);
   /// C tiles <-> the flat register list of a wgmma accumulator (4 values
   /// per 8 columns, in C-fragment order).
