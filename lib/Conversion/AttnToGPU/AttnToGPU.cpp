@@ -1,7 +1,7 @@
 //===- AttnToGPU.cpp - --attn-lower-to-gpu and --attn-dump-gpu-kernels ----===//
 //
 // The pass fills a kernel spec per op (tiles, tensor-core family: mma.sync or
-// Hopper wgmma), builds the kernel (FlashAttentionKernel.cpp) and replaces
+// Hopper wgmma), builds the kernel (FlashAttentionEmitter.cpp) and replaces
 // the op by a launch of it.
 //
 //===----------------------------------------------------------------------===//

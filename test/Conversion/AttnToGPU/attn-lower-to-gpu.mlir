@@ -16,7 +16,7 @@
 // Double-buffered cp.async stages, tensor-core products, V through ldmatrix.trans.
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.device_async_wait
-// CHECK: llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK-LABEL: func.func @gqa
 // CHECK: %[[Q:.+]] = bufferization.to_buffer %arg0
@@ -45,10 +45,11 @@
 // WG: %[[BASE:.+]] = arith.andi %{{.*}}, %c1023
 // WG: memref.view %[[RAW]][%[[BASE]]][] : {{.*}} to memref<2x1x128x64xbf16, #gpu.address_space<workgroup>>
 // WG: nvgpu.device_async_copy
-// WG: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// WG: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WG: gpu.barrier
 // WG: nvvm.wgmma.fence.aligned
-// WG-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// WG: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// WG-COUNT-3: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // WG: nvvm.wgmma.commit.group.sync.aligned
 // WG: nvvm.wgmma.wait.group.sync.aligned 0
 // WG: nvvm.wgmma.fence.aligned

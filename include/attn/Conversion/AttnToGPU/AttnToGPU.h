@@ -42,9 +42,6 @@ struct FlashKernelSpec {
   /// Query rows per warp: 16 (one m16 tile) or 32 (two; every K/V fragment
   /// loaded from shared memory then feeds two mma's).
   int64_t rowsPerWarp = 16;
-  /// Two K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
-  /// tile j+1 overlaps the math on tile j.
-  bool doubleBuffer = true;
   /// Place the K/V stages in dynamic shared memory (sized at launch) rather
   /// than static workgroup buffers, which are capped at 48 KB per CTA.
   bool dynamicSharedMemory = false;
@@ -54,7 +51,10 @@ struct FlashKernelSpec {
   /// stage is then still being read while tile j+1 is prefetched: a third
   /// stage.
   bool deferPVWait = false;
-  int64_t stages() const { return doubleBuffer ? (deferPVWait ? 3 : 2) : 1; }
+  /// K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
+  /// tile j+1 overlaps the math on tile j; a third holds the V of a P·V
+  /// still in flight (deferPVWait).
+  int64_t stages() const { return deferPVWait ? 3 : 2; }
   /// Q fragments live in registers for the whole K/V loop when they fit (64
   /// registers at most: mTiles * headDim <= 128). Otherwise the Q tile is
   /// staged in shared memory once and re-read with ldmatrix.x4 per use, as
@@ -90,7 +90,7 @@ struct FlashKernelSpec {
   /// and are 1-4% slower at d = 64, because L2 bandwidth is not what bounds
   /// this kernel.
   /// The wgmma path always uses packed rows (in 64-column atoms with the
-  /// 128-byte swizzle: see Wgmma.cpp).
+  /// 128-byte swizzle: see WgmmaFamily.cpp).
   int64_t smemPitch(int64_t cols) const { return swizzle || wgmma() ? cols : cols + 8; }
   bool swizzle = false;
 };
@@ -103,7 +103,8 @@ struct FlashKernelSpec {
 /// warp, Q fragments in registers or ldmatrix'd from shared memory) or
 /// wgmma (16 rows per warp, 64 per warpgroup, Q and K/V read by descriptor).
 /// Parameters: Q, K, V, O as [B, H, L, d] memrefs (bare pointers), then the
-/// mask when there is one.
+/// mask when there is one. Emitted stage by stage by FlashAttentionEmitter
+/// (lib/Conversion/AttnToGPU/FlashAttentionEmitter.h).
 gpu::GPUFuncOp buildFlashAttentionKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 const FlashKernelSpec &spec);

@@ -1,0 +1,416 @@
+//===- FlashAttentionEmitter.cpp - the FlashAttention-2 forward kernel ----===//
+//
+// Emits the forward kernel as gpu/nvgpu/nvvm/vector/memref/arith ops, to be
+// lowered by upstream's gpu-lower-to-nvvm pipeline, one stage per member of
+// FlashAttentionEmitter (FlashAttentionEmitter.h lists them). The stages here
+// are shared by both tensor-core families; the GEMMs, the staging layout and
+// the K/V producer are behind their interfaces. Fragment layouts are those
+// of mma.sync.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
+// g = lane / 4 and t = lane % 4:
+//   A (16x16): a[0] = (g, 2t..2t+1), a[1] = (g+8, 2t..), a[2] = (g, 2t+8..),
+//              a[3] = (g+8, 2t+8..)
+//   B (16x8):  b[0] = (k 2t..2t+1, n g), b[1] = (k 2t+8..2t+9, n g)
+//   C (16x8):  c[0] = (g, 2t..2t+1),    c[1] = (g+8, 2t..2t+1)
+// Two adjacent C tiles of S (keys 16kk..16kk+15) are exactly the A operand of
+// P·V, which is why P never leaves registers (FlashAttention-2, §3.1).
+//
+// wgmma's m64nNk16 accumulators give each warp the same C fragments for its
+// 16 rows, and take the same A fragment from registers, so the code between
+// the GEMMs is shared (WgmmaFamily.cpp explains its shared-memory layout).
+//
+//===----------------------------------------------------------------------===//
+#include "FlashAttentionEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+const double negInf = -std::numeric_limits<double>::infinity();
+} // namespace
+
+KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec)
+    : s(spec), k{b, loc, spec.elementType, b.getF32Type()}, ctx(b.getContext()),
+      T(spec.elementType), f32(b.getF32Type()), d(spec.headDim), dv(spec.headDimV),
+      bq(spec.blockQ), bkv(spec.blockKV), threads(32 * spec.numWarps()),
+      // Each warp owns `mt` m16 tiles of query rows. Every K/V fragment read
+      // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
+      // traffic per mma (FlashAttention-2's layout) at the price of registers.
+      mt(spec.mTiles()), lq(spec.seqQ), lk(spec.seqKV), stages(spec.stages()),
+      qTail(spec.seqQ % spec.blockQ != 0), kTail(spec.seqKV % spec.blockKV != 0),
+      hasMask(spec.mask != FlashKernelSpec::Mask::None) {
+  aType = VectorType::get({4, 2}, T);
+  bType = VectorType::get({2, 2}, T);
+  cType = VectorType::get({2, 2}, f32);
+  pair = VectorType::get({2}, T);
+  workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+}
+
+gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
+  gpu::GPUFuncOp func = createKernel(module);
+  bindSharedMemory(func);
+  computeCoordinates();
+  family.prepareOperands();
+  stageQ();
+  computeKVRange();
+  scf::ForOp loop = emitKVLoops();
+  epilogue(loop);
+  return func;
+}
+
+gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
+  auto global = [&](int64_t h, int64_t l, int64_t cols) {
+    return MemRefType::get({s.batch, h, l, cols}, c.T);
+  };
+  SmallVector<Type> params{global(s.headsQ, s.seqQ, c.d), global(s.headsKV, s.seqKV, c.d),
+                           global(s.headsKV, s.seqKV, c.dv), global(s.headsQ, s.seqQ, c.dv)};
+  if (c.hasMask)
+    params.push_back(MemRefType::get(
+        s.maskShape, s.mask == FlashKernelSpec::Mask::Keep ? Type(b.getI1Type()) : c.T));
+  auto fnType = b.getFunctionType(params, {});
+  SmallVector<Type> staticTiles;
+  if (!s.dynamicSharedMemory)
+    staticTiles = {family.tileType(c.stages, c.bkv, c.d), family.tileType(c.stages, c.bkv, c.dv)};
+  auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, staticTiles);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(c.threads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  v.Q = entry.getArgument(0);
+  v.K = entry.getArgument(1);
+  v.V = entry.getArgument(2);
+  v.O = entry.getArgument(3);
+  v.M = c.hasMask ? entry.getArgument(4) : Value();
+  return func;
+}
+
+void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
+  if (!s.dynamicSharedMemory) {
+    v.kTile = func.getWorkgroupAttributions()[0];
+    v.vTile = func.getWorkgroupAttributions()[1];
+    return;
+  }
+  // One dynamic buffer, viewed as the K stages, the V stages, then the Q
+  // tile when it is staged.
+  MemRefType kTileType = family.tileType(c.stages, c.bkv, c.d);
+  MemRefType vTileType = family.tileType(c.stages, c.bkv, c.dv);
+  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                               MemRefLayoutAttrInterface(), c.workgroup);
+  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  int64_t kBytes = kTileType.getNumElements() * 2;
+  // wgmma: round the base up to 1024 bytes (the swizzle atom), using the
+  // slack that sharedMemoryBytes() adds.
+  Value base;
+  if (s.alignmentSlackBytes()) {
+    Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
+    base = arith::AndIOp::create(b, loc, arith::SubIOp::create(b, loc, k.idx(0), addr),
+                                 k.idx(s.alignmentSlackBytes() - 1));
+  }
+  auto offset = [&](int64_t bytes) { return base ? k.add(base, bytes) : k.idx(bytes); };
+  v.kTile = memref::ViewOp::create(b, loc, kTileType, raw, offset(0), ValueRange{});
+  v.vTile = memref::ViewOp::create(b, loc, vTileType, raw, offset(kBytes), ValueRange{});
+  if (s.qInSharedMemory())
+    v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
+                                     offset(s.kvSharedMemoryBytes()), ValueRange{});
+}
+
+void FlashAttentionEmitter::computeCoordinates() {
+  // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x.
+  v.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Causal: the last query tiles see the most keys. CTAs start in blockIdx
+  // order, so blockIdx.x counts down from the last tile: the longest CTAs
+  // of each head start first and the short ones fill the tail of the grid.
+  if (s.causal)
+    qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
+  Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  v.batch = k.div(bh, s.headsQ);
+  v.head = k.rem(bh, s.headsQ);
+  // GQA: query head h reads K/V head h / (Hq/Hkv); no copy of K/V exists.
+  v.kvHead = k.div(v.head, s.headsQ / s.headsKV);
+  v.warp = k.div(v.tid, 32);
+  v.lane = k.rem(v.tid, 32);
+  v.g = k.div(v.lane, 4);
+  v.t = k.rem(v.lane, 4);
+  v.qStart = k.mul(qTileIdx, c.bq);
+  v.row.resize(c.mt);
+  for (int64_t mi = 0; mi < c.mt; ++mi) {
+    v.row[mi][0] = k.add(k.add(v.qStart, k.mul(v.warp, s.rowsPerWarp)), mi * 16);
+    v.row[mi][0] = k.add(v.row[mi][0], v.g);
+    v.row[mi][1] = k.add(v.row[mi][0], 8);
+  }
+  v.twoT = k.mul(v.t, 2);
+}
+
+void FlashAttentionEmitter::stageQ() {
+  if (!s.qInSharedMemory())
+    return;
+  // Stage the CTA's Q tile, 16 bytes per thread and step; the barrier at
+  // the top of the first K/V iteration publishes it.
+  auto chunk = VectorType::get({8}, c.T);
+  int64_t chunksPerRow = c.d / 8;
+  for (int64_t i = 0; i < c.bq * chunksPerRow / c.threads; ++i) {
+    Value ci = k.add(v.tid, i * c.threads);
+    Value r = k.div(ci, chunksPerRow), col = k.mul(k.rem(ci, chunksPerRow), 8);
+    Value qRow = k.add(v.qStart, r);
+    if (c.qTail)
+      qRow = arith::MinUIOp::create(b, loc, qRow, k.idx(c.lq - 1));
+    Value vec = k.load(chunk, v.Q, {v.batch, v.head, qRow, col});
+    vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
+  }
+}
+
+void FlashAttentionEmitter::computeKVRange() {
+  // K/V tiles to visit. Causal: stop after the tile holding the last key
+  // that the CTA's last query row sees (tiles above the diagonal skipped).
+  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+  // One past the last key tile (Lk rounded up to whole tiles).
+  v.kvEnd = k.idx((c.lk + c.bkv - 1) / c.bkv * c.bkv);
+  if (s.causal) {
+    Value lastSeen = k.add(k.add(v.qStart, c.bq), shift); // one past the last key
+    lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
+    Value tiles = arith::CeilDivUIOp::create(b, loc, lastSeen, k.idx(c.bkv));
+    v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
+  }
+}
+
+scf::ForOp FlashAttentionEmitter::emitKVLoops() {
+  // Loop state: acc[mi][nd] (mt * dv/8 C tiles), then m[mi][r], then l[mi][r].
+  numAcc = c.mt * (c.dv / 8);
+  mBase = numAcc;
+  lBase = numAcc + 2 * c.mt;
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < numAcc; ++i)
+    init.push_back(k.zeros(c.cType));
+  for (int64_t i = 0; i < 2 * c.mt; ++i)
+    init.push_back(k.f(negInf));
+  for (int64_t i = 0; i < 2 * c.mt; ++i)
+    init.push_back(k.f(0.0));
+  producer.prologue();
+
+  // Causal: tiles wholly below the diagonal (last key <= first row + shift)
+  // need no mask; only the tiles from `diagStart` on pay for it.
+  // A partial last K/V tile (Lk % bkv != 0) is masked as well; a mask
+  // tensor masks every tile.
+  if (c.hasMask)
+    return emitKVLoop(k.idx(0), v.kvEnd, init, /*masked=*/true);
+  if (!s.causal && !c.kTail)
+    return emitKVLoop(k.idx(0), v.kvEnd, init, /*masked=*/false);
+  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+  Value maskedStart = k.idx(c.lk / c.bkv * c.bkv);
+  if (s.causal) {
+    Value firstMasked = k.add(k.add(v.qStart, shift), 1); // smallest masked key
+    firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
+    Value diagStart = k.mul(k.div(firstMasked, c.bkv), c.bkv);
+    maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
+  }
+  maskedStart = arith::MinUIOp::create(b, loc, maskedStart, v.kvEnd);
+  scf::ForOp full = emitKVLoop(k.idx(0), maskedStart, init, /*masked=*/false);
+  b.setInsertionPointAfter(full);
+  return emitKVLoop(maskedStart, v.kvEnd, full.getResults(), /*masked=*/true);
+}
+
+scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked) {
+  OpBuilder::InsertionGuard loopGuard(b);
+  auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kvStart = loop.getInductionVar();
+  ValueRange state = loop.getRegionIterArgs();
+  SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
+
+  Value buf = producer.acquire(kvStart);
+  family.beforeStageBarrier();
+  gpu::BarrierOp::create(b, loc);
+  family.issueScores(buf, acc);
+
+  const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
+  Value scaleV = k.f(scaleLog2);
+  // Unmasked tiles may keep the raw scores: the row max is taken on them and
+  // scaled once per row (max commutes with a positive scale), and each
+  // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
+  // and a subtract. Masked tiles add the mask in the scaled domain.
+  const bool rawScores = !masked && scaleLog2 > 0 && family.keepsRawScores();
+  ScoreTile p = maskAndScale(kvStart, buf, masked, rawScores, scaleV);
+  SmallVector<Value> mNew(2 * c.mt), lNew(2 * c.mt);
+  onlineSoftmax(p, state, rawScores, scaleV, acc, mNew, lNew);
+  family.accumulatePV(p, buf, acc);
+  // The next iteration overwrites the tiles.
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> yields(acc);
+  yields.append(mNew.begin(), mNew.end());
+  yields.append(lNew.begin(), lNew.end());
+  scf::YieldOp::create(b, loc, yields);
+  return loop;
+}
+
+Value FlashAttentionEmitter::loadMask(Value qRow, Value key) {
+  // Read from global memory (the mask is small or broadcast, and L1/L2 serve
+  // the re-reads); indices clamp like the loads.
+  auto at = [&](int dim, Value full, int64_t limit) -> Value {
+    if (s.maskShape[dim] == 1)
+      return k.idx(0);
+    return arith::MinUIOp::create(b, loc, full, k.idx(limit - 1));
+  };
+  SmallVector<Value> idx{s.maskShape[0] == 1 ? k.idx(0) : v.batch,
+                         s.maskShape[1] == 1 ? k.idx(0) : v.head, at(2, qRow, c.lq),
+                         at(3, key, c.lk)};
+  return memref::LoadOp::create(b, loc, v.M, idx);
+}
+
+Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Value keyMask) {
+  // The score x is already in the exp2 domain: an additive mask m becomes
+  // m·log2(e), a keep mask -inf where false.
+  if (c.hasMask) {
+    Value m = keyMask ? keyMask : loadMask(v.row[mi][r], key);
+    if (s.mask == FlashKernelSpec::Mask::Keep) {
+      x = arith::SelectOp::create(b, loc, m, x, k.f(negInf));
+    } else {
+      Value mf = arith::ExtFOp::create(b, loc, c.f32, m);
+      x = k.fadd(x, k.fmul(mf, k.f(M_LOG2E)));
+    }
+  }
+  // Above the causal diagonal, or a key past Lk.
+  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+  Value drop;
+  if (s.causal) {
+    Value limit = k.add(v.row[mi][r], shift);
+    drop = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
+  }
+  if (c.kTail) {
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key, k.idx(c.lk));
+    drop = drop ? arith::OrIOp::create(b, loc, drop, past).getResult() : past;
+  }
+  if (drop)
+    x = arith::SelectOp::create(b, loc, drop, k.f(negInf), x);
+  return x;
+}
+
+ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool masked,
+                                              bool rawScores, Value scaleV) {
+  // A mask that does not vary along the queries (a padding mask
+  // [B, 1, 1, Lk]) is read once per key and shared by all of the lane's rows.
+  const bool maskPerKey = c.hasMask && s.maskShape[2] == 1;
+  ScoreTile p(c.mt, SmallVector<ScoreQuad>(c.bkv / 8));
+  for (int64_t nb = 0; nb < c.bkv / 8; ++nb) {
+    SmallVector<Value> sBlock = family.scoresBlock(nb, buf);
+    Value keyMask[2];
+    if (masked && maskPerKey)
+      for (int e = 0; e < 2; ++e)
+        keyMask[e] = loadMask(Value(), k.add(k.add(kvStart, v.twoT), nb * 8 + e));
+    for (int64_t mi = 0; mi < c.mt; ++mi)
+      for (int r = 0; r < 2; ++r)
+        for (int e = 0; e < 2; ++e) {
+          Value x = k.extract(sBlock[mi], r, e);
+          if (!rawScores)
+            x = k.fmul(x, scaleV);
+          if (masked) {
+            Value key = k.add(k.add(kvStart, v.twoT), nb * 8 + e);
+            x = maskScore(x, mi, r, key, maskPerKey ? keyMask[e] : Value());
+          }
+          p[mi][nb][r][e] = x;
+        }
+  }
+  return p;
+}
+
+void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool rawScores,
+                                          Value scaleV, SmallVectorImpl<Value> &acc,
+                                          SmallVectorImpl<Value> &mNew,
+                                          SmallVectorImpl<Value> &lNew) {
+  // Per row (r = 0: row g, r = 1: row g + 8 of each m-tile).
+  const int64_t nbs = c.bkv / 8;
+  for (int64_t mi = 0; mi < c.mt; ++mi) {
+    Value alpha[2];
+    for (int r = 0; r < 2; ++r) {
+      Value mOld = state[mBase + 2 * mi + r], lOld = state[lBase + 2 * mi + r];
+      Value m = p[mi][0][r][0];
+      for (int64_t nb = 0; nb < nbs; ++nb)
+        for (int e = 0; e < 2; ++e)
+          if (nb || e)
+            m = k.fmax(m, p[mi][nb][r][e]);
+      Value rowMax = k.quadReduce(m, /*isMax=*/true);
+      if (rawScores)
+        rowMax = k.fmul(rowMax, scaleV);
+      Value mRow = k.fmax(mOld, rowMax);
+      // A row that has seen only -inf keeps m = -inf; exp2 is taken against
+      // 0 then, so P = 0 and alpha = 0 instead of NaN (fully masked rows ->
+      // 0).
+      Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mRow,
+                                             k.f(negInf));
+      Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
+      alpha[r] = k.exp2(k.fsub(mOld, mSafe));
+      Value rowSum = k.f(0.0);
+      Value negM = rawScores ? arith::NegFOp::create(b, loc, mSafe).getResult() : Value();
+      for (int64_t nb = 0; nb < nbs; ++nb)
+        for (int e = 0; e < 2; ++e) {
+          Value x = p[mi][nb][r][e];
+          x = rawScores ? LLVM::FMAOp::create(b, loc, x, scaleV, negM).getResult()
+                        : k.fsub(x, mSafe);
+          p[mi][nb][r][e] = k.exp2(x);
+          rowSum = k.fadd(rowSum, p[mi][nb][r][e]);
+        }
+      // l stays a per-lane partial sum; the quad reduces it once at the end.
+      mNew[2 * mi + r] = mRow;
+      lNew[2 * mi + r] = k.fadd(k.fmul(alpha[r], lOld), rowSum);
+    }
+    Value alphaVec = vector::FromElementsOp::create(
+        b, loc, c.cType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+    for (int64_t nd = 0; nd < c.dv / 8; ++nd)
+      acc[mi * (c.dv / 8) + nd] = k.fmul(acc[mi * (c.dv / 8) + nd], alphaVec);
+  }
+}
+
+void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
+  b.setInsertionPointAfter(loop);
+  producer.drain();
+  SmallVector<Value> finalAcc(loop.getResults().begin(), loop.getResults().begin() + numAcc);
+  family.retireAccumulators(finalAcc);
+  for (int64_t mi = 0; mi < c.mt; ++mi) {
+    Value inv[2];
+    for (int r = 0; r < 2; ++r) {
+      Value l = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
+      Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l);
+      inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
+    }
+    for (int64_t nd = 0; nd < c.dv / 8; ++nd) {
+      Value acc = finalAcc[mi * (c.dv / 8) + nd];
+      for (int r = 0; r < 2; ++r) {
+        Value out = k.toPair(k.fmul(k.extract(acc, r, 0), inv[r]),
+                             k.fmul(k.extract(acc, r, 1), inv[r]));
+        OpBuilder::InsertionGuard storeGuard(b);
+        if (c.qTail) {
+          // Rows past Lq exist only in the last query tile: not stored.
+          Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.row[mi][r],
+                                               k.idx(c.lq));
+          auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(guard.thenBlock());
+        }
+        vector::StoreOp::create(b, loc, out, v.O,
+                                ValueRange{v.batch, v.head, v.row[mi][r], k.add(v.twoT, nd * 8)});
+      }
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(OpBuilder &b, Location loc,
+                                                     gpu::GPUModuleOp module,
+                                                     const FlashKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  KernelContext c(b, loc, spec);
+  std::unique_ptr<TensorCoreFamily> family =
+      spec.wgmma() ? createWgmmaFamily(c) : createMmaSyncFamily(c);
+  std::unique_ptr<KVProducer> producer = createCpAsyncProducer(c, *family);
+  return FlashAttentionEmitter(c, *family, *producer).emit(module);
+}

@@ -1,0 +1,218 @@
+//===- FlashAttentionEmitter.h - the attention kernel as named stages -----===//
+//
+// Internal to lib/Conversion/AttnToGPU. The FlashAttention-2 forward kernel
+// is emitted by one FlashAttentionEmitter whose members are the stages of the
+// algorithm, in kernel order:
+//
+//   createKernel, bindSharedMemory, computeCoordinates   (the CTA's place)
+//   stageQ                                                (Q to registers or shared memory)
+//   KVProducer::prologue / acquire / drain                (produce K/V tiles)
+//   TensorCoreFamily::issueScores / scoresBlock           (S = Q·Kᵀ)
+//   maskAndScale, onlineSoftmax                           (mask, online softmax)
+//   TensorCoreFamily::accumulatePV                        (O += P·V)
+//   epilogue                                              (O = acc / l, stores)
+//
+// What depends on the tensor-core instruction lives behind TensorCoreFamily:
+// the shared-memory layout of the staged tiles, how Q is held, the two GEMMs
+// and the waits on their results. Its implementations are MmaSyncFamily
+// (mma.sync.m16n8k16, sm_80+; MmaSyncFamily.cpp) and WgmmaFamily
+// (wgmma.mma_async.m64nNk16, sm_90a; WgmmaFamily.cpp). Who fills the K/V
+// stages lives behind KVProducer; CpAsyncProducer (KVProducer.cpp) is the
+// cp.async double/triple buffer. A new variant (a TMA producer with warp
+// specialization, split-KV decode with a combine step, d = 256) is a new
+// implementation of one of these, or a new stage member, not a new lambda.
+//
+// Both families hand the emitter the same register layout: per warp, mt
+// m16 tiles of query rows, S and O as mma.sync m16n8 C tiles
+// (vector<2x2xf32>: rows g and g + 8, columns 2t and 2t + 1, g = lane / 4,
+// t = lane % 4), so masking, softmax and the epilogue are shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_LIB_CONVERSION_ATTNTOGPU_FLASHATTENTIONEMITTER_H
+#define ATTN_LIB_CONVERSION_ATTNTOGPU_FLASHATTENTIONEMITTER_H
+
+#include "KernelBuilder.h"
+#include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+
+namespace mlir {
+namespace attn {
+
+/// The values every stage reads, set by the emitter's first stages.
+struct KernelValues {
+  /// Kernel parameters: Q, K, V, O as [B, H, L, d]; M the mask (or null).
+  Value Q, K, V, O, M;
+  /// Shared memory: the K and V stages, and the Q tile when it is staged.
+  Value kTile, vTile, qTile;
+  /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
+  Value tid, warp, lane, g, t, twoT;
+  /// The CTA's work: batch, query head, K/V head (GQA), first query row.
+  Value batch, head, kvHead, qStart;
+  /// row[mi][r]: the query row of this lane's C-fragment row r (g or g + 8)
+  /// in the warp's m-tile mi.
+  SmallVector<std::array<Value, 2>> row;
+  /// One past the last key of the last K/V tile the CTA visits.
+  Value kvEnd;
+};
+
+/// What the stages share: the spec, the op builder, the values above and
+/// the kernel's fixed sizes.
+struct KernelContext {
+  KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec);
+
+  const FlashKernelSpec &s;
+  KernelBuilder k;
+  KernelValues v;
+  MLIRContext *ctx;
+  Type T, f32;
+  int64_t d, dv, bq, bkv, threads, mt, lq, lk, stages;
+  /// Sequence lengths need not be multiples of the tiles: loads clamp their
+  /// row to the last valid one, keys past Lk are masked, rows past Lq are
+  /// computed on clamped data and not stored.
+  bool qTail, kTail, hasMask;
+  /// The fragment types of mma.sync.m16n8k16 (f16/bf16 A and B, f32 C), and
+  /// two elements of the input type (one 32-bit register).
+  VectorType aType, bType, cType, pair;
+  Attribute workgroup;
+};
+
+/// Scores of one K/V tile for this lane: p[mi][nb][r][e] is the score (then
+/// the probability) of row row[mi][r] and key kvStart + 8nb + 2t + e.
+using ScoreQuad = std::array<std::array<Value, 2>, 2>;
+using ScoreTile = SmallVector<SmallVector<ScoreQuad>>;
+
+/// A tensor-core instruction family: how the staged tiles are laid out in
+/// shared memory, how Q is held, and the two GEMMs of a K/V tile. The
+/// emitter calls the hooks in kernel order; the accumulators `acc` are
+/// mt * dv / 8 C tiles (m-tile major) in both families.
+class TensorCoreFamily {
+public:
+  explicit TensorCoreFamily(KernelContext &c) : c(c), k(c.k), s(c.s) {}
+  virtual ~TensorCoreFamily() = default;
+
+  //===--- staging layout ---------------------------------------------===//
+  /// The memref type of a staged tile of `rows` x `cols` (with a leading
+  /// stage dimension when `numStages` is given).
+  virtual MemRefType tileType(std::optional<int64_t> numStages, int64_t rows,
+                              int64_t cols) const = 0;
+  /// The indices of logical element (row, col) of a tile ([buf] first when
+  /// the tile is staged), `col` a multiple of 8 or an ldmatrix column.
+  virtual SmallVector<Value> tileAt(Value buf, Value row, Value col) = 0;
+
+  //===--- Q ----------------------------------------------------------===//
+  /// Before the Q tile is staged (KernelValues are set): operand
+  /// descriptors, or Q fragments loaded into registers.
+  virtual void prepareOperands() {}
+
+  //===--- S = Q·Kᵀ ---------------------------------------------------===//
+  /// Before the barrier that publishes a filled stage to the GEMMs.
+  virtual void beforeStageBarrier() {}
+  /// Issues the scores GEMM of the tile in stage `buf`, if this family
+  /// computes it for the whole tile at once (and retires a deferred P·V,
+  /// whose accumulators `acc` it then re-pins).
+  virtual void issueScores(Value buf, SmallVectorImpl<Value> &acc) {}
+  /// S for keys 8nb..8nb+7 of the tile: one C tile per m-tile. The emitter
+  /// masks each block as it comes, so a family that multiplies per block
+  /// (mma.sync) keeps its products next to their use.
+  virtual SmallVector<Value> scoresBlock(int64_t nb, Value buf) = 0;
+  /// Whether unmasked tiles keep raw scores (the scale folded into one FMA
+  /// before exp2) rather than scaling each score: a register trade-off
+  /// measured per family.
+  virtual bool keepsRawScores() const { return false; }
+
+  //===--- O += P·V ---------------------------------------------------===//
+  /// O += P·V for the tile in stage `buf`, P from registers.
+  virtual void accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) = 0;
+  /// After the loop: the accumulators, complete.
+  virtual void retireAccumulators(SmallVectorImpl<Value> &acc) {}
+
+protected:
+  KernelContext &c;
+  KernelBuilder &k;
+  const FlashKernelSpec &s;
+};
+
+std::unique_ptr<TensorCoreFamily> createMmaSyncFamily(KernelContext &c);
+std::unique_ptr<TensorCoreFamily> createWgmmaFamily(KernelContext &c);
+
+/// Who fills the K/V stages in shared memory.
+class KVProducer {
+public:
+  KVProducer(KernelContext &c, TensorCoreFamily &family) : c(c), k(c.k), family(family) {}
+  virtual ~KVProducer() = default;
+  /// Before the K/V loops.
+  virtual void prologue() = 0;
+  /// At the top of an iteration of a K/V loop: the stage that holds the
+  /// tile starting at key `kvStart` once the barrier after it has passed.
+  virtual Value acquire(Value kvStart) = 0;
+  /// After the K/V loops, before the CTA's shared memory goes.
+  virtual void drain() = 0;
+
+protected:
+  KernelContext &c;
+  KernelBuilder &k;
+  TensorCoreFamily &family;
+};
+
+std::unique_ptr<KVProducer> createCpAsyncProducer(KernelContext &c, TensorCoreFamily &family);
+
+/// The kernel, stage by stage (FlashAttentionEmitter.cpp).
+class FlashAttentionEmitter {
+public:
+  FlashAttentionEmitter(KernelContext &c, TensorCoreFamily &family, KVProducer &producer)
+      : c(c), k(c.k), b(c.k.b), loc(c.k.loc), s(c.s), v(c.v), family(family),
+        producer(producer) {}
+  gpu::GPUFuncOp emit(gpu::GPUModuleOp module);
+
+private:
+  /// The gpu.func and its parameters (static shared-memory tiles included).
+  gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module);
+  /// The K/V (and Q) tiles: views of the dynamic buffer or the static ones.
+  void bindSharedMemory(gpu::GPUFuncOp func);
+  /// (batch, head, query tile) of the CTA; warp, lane and rows of the thread.
+  void computeCoordinates();
+  /// The CTA's Q tile into shared memory when it is staged there.
+  void stageQ();
+  /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).
+  void computeKVRange();
+  /// The K/V loops (unmasked, then masked tiles) from the initial state.
+  scf::ForOp emitKVLoops();
+  /// One loop over the K/V tiles in [lo, hi); `masked` applies the masks.
+  scf::ForOp emitKVLoop(Value lo, Value hi, ValueRange init, bool masked);
+  /// The scores of the tile in stage `buf` at key `kvStart`, scaled (unless
+  /// `rawScores`) and masked when `masked`.
+  ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
+  /// One score after the mask tensor, the causal diagonal and Lk.
+  Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
+  /// The mask tensor's entry for (row, key).
+  Value loadMask(Value qRow, Value key);
+  /// Online softmax on `p` (scores in, probabilities out): the new row
+  /// maxima and partial sums, `acc` rescaled.
+  void onlineSoftmax(ScoreTile &p, ValueRange state, bool rawScores, Value scaleV,
+                     SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &mNew,
+                     SmallVectorImpl<Value> &lNew);
+  /// O = acc / l (0 where l = 0), stored as pairs of the output type.
+  void epilogue(scf::ForOp loop);
+
+  KernelContext &c;
+  KernelBuilder &k;
+  OpBuilder &b;
+  Location loc;
+  const FlashKernelSpec &s;
+  KernelValues &v;
+  TensorCoreFamily &family;
+  KVProducer &producer;
+  /// Loop state layout: acc (numAcc C tiles), then m[mi][r], then l[mi][r].
+  int64_t numAcc = 0, mBase = 0, lBase = 0;
+};
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_LIB_CONVERSION_ATTNTOGPU_FLASHATTENTIONEMITTER_H

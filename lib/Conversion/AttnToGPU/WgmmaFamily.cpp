@@ -1,0 +1,360 @@
+//===- WgmmaFamily.cpp - Hopper wgmma.mma_async tensor-core family -------===//
+//
+// wgmma.mma_async (PTX ISA 8.0, sm_90a) multiplies a 64 x n tile by an
+// n x 16 slice per instruction, issued by a warpgroup (4 warps, 128 threads)
+// and running asynchronously until wgmma.wait_group. Its shared-memory
+// operands are read by the async proxy through 64-bit matrix descriptors.
+//
+// Layout used by the kernel: every tile is cut into "atoms" of 64 columns
+// (128 bytes of f16/bf16 per row); in an atom, row r's 16-byte chunk c sits
+// at chunk c ^ (r % 8) (the 128-byte swizzle, applied by the hardware on the
+// address bits, so atoms are 1024-byte aligned). Then:
+//   * K-major operands (Q as A, K as B of Q·Kᵀ: the head dim contiguous):
+//     8-row groups are 1024 bytes apart (the stride byte offset); a k-step
+//     of 16 elements is +32 bytes of start address inside the atom, and the
+//     next atom of the head dim is one atom-column further on.
+//   * MN-major B (V of P·V: keys are K, the head dim is N and contiguous):
+//     8-key groups 1024 bytes apart (stride byte offset), the 64-wide atoms
+//     along N one atom-column apart (leading byte offset), transpose flag 1.
+// (CUTLASS's GmmaDescriptor canonical layouts, cute/arch/mma_sm90_desc.hpp.)
+//
+// The accumulator fragment of m64nNk16 gives warp w of the warpgroup rows
+// 16w..16w+15 and, per 8 columns, the four values of an mma.sync m16n8 C
+// tile; the A fragment from registers is the mma.sync A fragment. So the
+// softmax code of the mma.sync kernel applies unchanged, and P stays in
+// registers as the A operand of P·V.
+//
+//===----------------------------------------------------------------------===//
+#include "FlashAttentionEmitter.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// Bytes of one row of a 64-column atom, and of its 8-row swizzle group.
+constexpr int64_t atomRowBytes = 128, groupBytes = 8 * atomRowBytes;
+
+class WgmmaFamily final : public TensorCoreFamily {
+public:
+  explicit WgmmaFamily(KernelContext &c) : TensorCoreFamily(c), b(c.k.b), loc(c.k.loc) {}
+
+  /// Tiles as [stage, col / 64, row, col % 64]: 64-column atoms, 128-byte
+  /// swizzle.
+  MemRefType tileType(std::optional<int64_t> numStages, int64_t rows,
+                      int64_t cols) const override {
+    SmallVector<int64_t> shape;
+    if (numStages)
+      shape.push_back(*numStages);
+    shape.append({cols / 64, rows, 64});
+    return MemRefType::get(shape, c.T, MemRefLayoutAttrInterface(), c.workgroup);
+  }
+
+  SmallVector<Value> tileAt(Value buf, Value r, Value col) override {
+    SmallVector<Value> at;
+    if (buf)
+      at.push_back(buf);
+    at.append({k.div(col, 64), r, k.swz(true, r, k.rem(col, 64))});
+    return at;
+  }
+
+  void prepareOperands() override;
+  void beforeStageBarrier() override;
+  void issueScores(Value buf, SmallVectorImpl<Value> &acc) override;
+  SmallVector<Value> scoresBlock(int64_t nb, Value buf) override {
+    return SmallVector<Value>(c.mt, scores[nb]);
+  }
+  /// Only at d = 128 (218 -> 210 registers): at d = 64 the reordering costs
+  /// two registers over 128 and with them the second CTA per SM.
+  bool keepsRawScores() const override { return c.dv > 64; }
+  void accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) override;
+  void retireAccumulators(SmallVectorImpl<Value> &acc) override;
+
+private:
+  /// The 32-bit shared-memory address of a workgroup memref's first element,
+  /// as i64 (the descriptor arithmetic is 64-bit).
+  Value sharedAddress(Value memref);
+  /// A wgmma matrix descriptor for a tile in the 128-byte swizzle layout
+  /// (PTX ISA "Matrix Descriptor Format"): start address, leading and stride
+  /// byte offsets (all >> 4), swizzle mode 1 (128B) in bits 62-63.
+  Value wgmmaDescriptor(Value address, int64_t leadingByteOffset, int64_t strideByteOffset);
+  /// `desc` advanced by `bytes` (a multiple of 16) in its start address.
+  Value advanceDescriptor(Value desc, int64_t bytes);
+  Value advanceDescriptor(Value desc, Value bytesI64);
+  /// Byte offset (i64) of stage `buf` of a staged tile of `cols` columns.
+  Value stageBytes(Value buf, int64_t cols);
+  /// D (m64 x n, f32, n/2 registers per thread) = A·B (+ D when `acc` is
+  /// given), A from registers (4 x i32 per thread: the mma.sync A fragment of
+  /// the thread's warp's 16 rows), B from shared memory (descB), read
+  /// MN-major when `transposeB`. Inline PTX: upstream's
+  /// nvvm.wgmma.mma_async takes A only by descriptor.
+  SmallVector<Value> wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
+                                    bool transposeB, ArrayRef<Value> acc);
+  /// Registers written by wgmma are only defined after the wait; passing
+  /// them through an empty asm statement placed after it keeps LLVM from
+  /// reading them earlier (CUTLASS's warpgroup_fence_operand). Before a
+  /// wgmma.fence, the same statement pins the operands' producers above it.
+  /// f32 or i32 values. An llvm.inline_asm, not nvvm.inline_ptx: it is no
+  /// PTX instruction but a compiler fence on registers, whose outputs are
+  /// tied to its inputs, and nvvm.inline_ptx returns no new values for its
+  /// read-write operands.
+  SmallVector<Value> fenceOperands(ArrayRef<Value> regs);
+  /// C tiles <-> the flat register list of a wgmma accumulator (4 values
+  /// per 8 columns, in C-fragment order).
+  SmallVector<Value> flatten(ArrayRef<Value> tiles);
+  SmallVector<Value> unflatten(ArrayRef<Value> flat);
+  /// The O accumulators passed through fenceOperands after a wgmma wait, so
+  /// that nothing reads them before it.
+  SmallVector<Value> fenceAccumulators(ArrayRef<Value> tiles) {
+    return unflatten(fenceOperands(flatten(tiles)));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  /// Descriptors of the staged tiles at stage 0 and k-step 0.
+  Value descQ, descK0, descV0;
+  /// Per tile: S as C tiles (one per 8 keys), and V's descriptor.
+  SmallVector<Value> scores;
+  Value descV;
+};
+
+} // namespace
+
+void WgmmaFamily::prepareOperands() {
+  // Q rows of this warpgroup (64 per warpgroup: warp w owns rows 16w.., as
+  // with mma.sync), K read K-major, V MN-major (its 64-column atoms bkv rows
+  // apart). The stage and k-step are added per use.
+  const KernelValues &v = c.v;
+  Value wgRows = k.mul(k.div(v.warp, 4), 64 * atomRowBytes);
+  Value qAddr = arith::AddIOp::create(
+      b, loc, sharedAddress(v.qTile),
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), wgRows));
+  descQ = wgmmaDescriptor(qAddr, 16, groupBytes);
+  descK0 = wgmmaDescriptor(sharedAddress(v.kTile), 16, groupBytes);
+  descV0 = wgmmaDescriptor(sharedAddress(v.vTile), c.bkv * atomRowBytes, groupBytes);
+}
+
+void WgmmaFamily::beforeStageBarrier() {
+  // wgmma reads shared memory through the async proxy: make this thread's
+  // cp.async and st.shared writes visible to it before the barrier.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
+Value WgmmaFamily::stageBytes(Value buf, int64_t cols) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), k.mul(buf, c.bkv * cols * 2))
+      .getResult();
+}
+
+void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
+  // S for the warpgroup's 64 rows and all bkv keys, d/16 k-steps
+  // accumulated in the tensor cores, then waited for; the same C fragments
+  // as mma.sync's, per 8 keys.
+  Value descK = advanceDescriptor(descK0, stageBytes(buf, c.d));
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  // Both operands by descriptor: upstream's nvvm.wgmma.mma_async. The
+  // accumulator struct is chained through the k-steps; the first ignores
+  // its (undefined) input, scale-d = 0.
+  auto accType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(c.bkv / 2, c.f32));
+  Value sStruct = LLVM::UndefOp::create(b, loc, accType);
+  MLIRContext *ctx = b.getContext();
+  auto inType = NVVM::WGMMATypesAttr::get(
+      ctx, c.T.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t ks = 0; ks < c.d / 16; ++ks) {
+    int64_t atom = ks / 4, within = (ks % 4) * 32;
+    Value descA = advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within);
+    Value descB = advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within);
+    sStruct = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, sStruct, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, c.bkv, 16), inType, inType,
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, ks ? NVVM::WGMMAScaleOut::one
+                                              : NVVM::WGMMAScaleOut::zero),
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+  }
+  SmallVector<Value> sAcc;
+  for (int64_t i = 0; i < c.bkv / 2; ++i)
+    sAcc.push_back(LLVM::ExtractValueOp::create(b, loc, sStruct, ArrayRef<int64_t>{i}));
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Also retires the previous tile's P·V when its wait was deferred.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  sAcc = fenceOperands(sAcc);
+  if (s.deferPVWait) {
+    SmallVector<Value> fenced = fenceAccumulators(acc);
+    acc.assign(fenced.begin(), fenced.end());
+  }
+  scores = unflatten(sAcc);
+  // The V descriptor of this stage, for P·V.
+  descV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+}
+
+void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) {
+  // O (64 x dv per warpgroup) += P (registers) · V (shared, read MN-major),
+  // one instruction per 16 keys, waited for before the barrier that frees
+  // the stage (or, with deferPVWait, after the next tile's S).
+  // The rescaled accumulators are complete before wgmma.fence. P is
+  // converted per k-step, between the wgmma's (ptxas then inserts a
+  // warpgroup.arrive before each, note C7519); converting and pinning
+  // all of P first was measured 3-5% slower at d = 128 and costs the
+  // second CTA per SM at d = 64 (bench/NOTES.md, v11).
+  SmallVector<Value> flat = fenceOperands(flatten(acc));
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Type i32 = b.getI32Type();
+  for (int64_t kk = 0; kk < c.bkv / 16; ++kk) {
+    const auto &lo = p[0][2 * kk], &hi = p[0][2 * kk + 1];
+    SmallVector<Value> aRegs;
+    for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
+                          std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
+      aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
+    flat = wgmmaRegisterA(c.dv, aRegs, advanceDescriptor(descV, kk * 16 * atomRowBytes),
+                          /*transposeB=*/true, flat);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  if (!s.deferPVWait) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    flat = fenceOperands(flat);
+  }
+  SmallVector<Value> tiles = unflatten(flat);
+  acc.assign(tiles.begin(), tiles.end());
+}
+
+void WgmmaFamily::retireAccumulators(SmallVectorImpl<Value> &acc) {
+  if (!s.deferPVWait)
+    return;
+  // The last tile's P·V is still in flight.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> fenced = fenceAccumulators(acc);
+  acc.assign(fenced.begin(), fenced.end());
+}
+
+SmallVector<Value> WgmmaFamily::flatten(ArrayRef<Value> tiles) {
+  SmallVector<Value> flat;
+  for (Value tile : tiles)
+    for (int r = 0; r < 2; ++r)
+      for (int e = 0; e < 2; ++e)
+        flat.push_back(k.extract(tile, r, e));
+  return flat;
+}
+
+SmallVector<Value> WgmmaFamily::unflatten(ArrayRef<Value> flat) {
+  SmallVector<Value> tiles;
+  for (size_t i = 0; i < flat.size(); i += 4)
+    tiles.push_back(vector::FromElementsOp::create(b, loc, c.cType, flat.slice(i, 4)));
+  return tiles;
+}
+
+Value WgmmaFamily::sharedAddress(Value memref) {
+  Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), p);
+}
+
+Value WgmmaFamily::wgmmaDescriptor(Value address, int64_t leadingByteOffset,
+                                     int64_t strideByteOffset) {
+  Type i64 = b.getI64Type();
+  auto cst = [&](uint64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, v)).getResult();
+  };
+  // Bits 0-13: address >> 4 (shared addresses are below 2^18).
+  Value start = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, cst(0x3FFFF)),
+                                       cst(4));
+  uint64_t fixed = (uint64_t((leadingByteOffset >> 4) & 0x3FFF) << 16) |
+                   (uint64_t((strideByteOffset >> 4) & 0x3FFF) << 32) | (uint64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, cst(fixed));
+}
+
+Value WgmmaFamily::advanceDescriptor(Value desc, int64_t bytes) {
+  if (bytes == 0)
+    return desc;
+  Value step = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes >> 4));
+  return arith::AddIOp::create(b, loc, desc, step);
+}
+
+Value WgmmaFamily::advanceDescriptor(Value desc, Value bytesI64) {
+  Value step = arith::ShRUIOp::create(
+      b, loc, bytesI64, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(4)));
+  return arith::AddIOp::create(b, loc, desc, step);
+}
+
+SmallVector<Value> WgmmaFamily::wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
+                                               bool transposeB, ArrayRef<Value> acc) {
+  const int64_t numOut = n / 2;
+  assert(acc.empty() || int64_t(acc.size()) == numOut);
+  std::string type = c.T.isF16() ? "f16" : "bf16";
+  SmallVector<Value> operands;
+  std::string constraints;
+  for (int64_t i = 0; i < numOut; ++i)
+    constraints += i ? ",=f" : "=f";
+  std::string dList;
+  for (int64_t i = 0; i < numOut; ++i)
+    dList += (i ? ", $" : "$") + std::to_string(i);
+  int64_t next = numOut;
+  auto operand = [&](Value v, StringRef constraint) {
+    operands.push_back(v);
+    constraints += ("," + constraint).str();
+    return "$" + std::to_string(next++);
+  };
+  std::string aText = "{";
+  for (size_t i = 0; i < aRegs.size(); ++i)
+    aText += (i ? ", " : "") + operand(aRegs[i], "r");
+  aText += "}";
+  std::string bText = operand(descB, "l");
+  // scale-d is a predicate: 0 on the first k-step (D = A·B), 1 after.
+  Value scaleD = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(acc.empty() ? 0 : 1));
+  std::string scaleText = operand(scaleD, "r");
+  for (int64_t i = 0; i < int64_t(acc.size()); ++i)
+    operand(acc[i], std::to_string(i));
+  // imm-scale-a, imm-scale-b = 1 (a register A has no transpose flag).
+  std::string immediates = llvm::formatv("1, 1, {0}", transposeB ? 1 : 0).str();
+  std::string text = llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
+                                    "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
+                                    "{{{3}}, {4}, {5}, p, {6};\n}",
+                                    scaleText, n, type, dList, aText, bText, immediates)
+                         .str();
+  SmallVector<Type> fields(numOut, c.f32);
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  Value d = LLVM::InlineAsmOp::create(b, loc, resultType, operands, b.getStringAttr(text),
+                                      b.getStringAttr(constraints),
+                                      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+                                      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                                      ArrayAttr())
+                .getResult(0);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < numOut; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i}));
+  return out;
+}
+
+SmallVector<Value> WgmmaFamily::fenceOperands(ArrayRef<Value> regs) {
+  // f32 values in "f" registers, 32-bit integers (packed pairs) in "r".
+  std::string constraints;
+  SmallVector<Type> fields;
+  for (size_t i = 0; i < regs.size(); ++i) {
+    fields.push_back(regs[i].getType());
+    constraints += std::string(i ? "," : "") + (regs[i].getType().isF32() ? "=f" : "=r");
+  }
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += "," + std::to_string(i);
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  Value d = LLVM::InlineAsmOp::create(b, loc, resultType, regs, b.getStringAttr(""),
+                                      b.getStringAttr(constraints),
+                                      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
+                                      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                                      ArrayAttr())
+                .getResult(0);
+  SmallVector<Value> out;
+  for (size_t i = 0; i < regs.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{int64_t(i)}));
+  return out;
+}
+
+std::unique_ptr<TensorCoreFamily> mlir::attn::createWgmmaFamily(KernelContext &c) {
+  return std::make_unique<WgmmaFamily>(c);
+}
