@@ -173,10 +173,27 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   return success();
 }
 
+/// Parses a pipeline's option string; the parser's own message becomes the
+/// error handler's diagnostic.
+static LogicalResult
+parsePipelineOptions(detail::PassOptions &options, StringRef pipeline,
+                     StringRef optionsText,
+                     function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (succeeded(options.parseFromString(optionsText, os)))
+    return success();
+  StringRef why = StringRef(message).trim();
+  why.consume_front("<Pass-Options-Parser>: ");
+  return errorHandler(pipeline + ": invalid options '" + optionsText +
+                      "': " + why);
+}
+
 void mlir::attn::registerAttnPipelines() {
-  // Registered by hand rather than through PassPipelineRegistration: its
-  // builder cannot fail, and option values no kernel supports must be a
-  // diagnostic, not an abort deep in the NVPTX backend.
+  // Registered by hand rather than through PassPipelineRegistration, whose
+  // builder cannot fail and whose option parser prints its errors without
+  // an `error:`: option values no kernel supports, unknown options and
+  // malformed option strings must all be diagnostics.
   registerPassPipeline(
       "attn-gpu-pipeline",
       "Detect attention and compile it to tensor-core PTX (gpu.binary), "
@@ -184,7 +201,8 @@ void mlir::attn::registerAttnPipelines() {
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         GpuPipelineOptions options;
-        if (failed(options.parseFromString(optionsText)))
+        if (failed(parsePipelineOptions(options, "attn-gpu-pipeline",
+                                        optionsText, errorHandler)))
           return failure();
         return buildAttnGpuPipeline(pm, options, [&](const Twine &message) {
           (void)errorHandler(message);
@@ -193,9 +211,20 @@ void mlir::attn::registerAttnPipelines() {
       [](function_ref<void(const detail::PassOptions &)> optionHandler) {
         optionHandler(GpuPipelineOptions());
       });
-  PassPipelineRegistration<CpuPipelineOptions>(
+  registerPassPipeline(
       "attn-cpu-pipeline",
       "Detect, cost, fuse and lower attention (and the surrounding "
       "linalg/tosa/tensor code) to the LLVM dialect for mlir-runner",
-      buildAttnCpuPipeline);
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CpuPipelineOptions options;
+        if (failed(parsePipelineOptions(options, "attn-cpu-pipeline",
+                                        optionsText, errorHandler)))
+          return failure();
+        buildAttnCpuPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(CpuPipelineOptions());
+      });
 }

@@ -367,6 +367,12 @@ struct AttnDumpGPUKernelsPass
       return getOperation().emitError("attn-dump-gpu-kernels: cannot write '")
              << path << "': " << ec.message();
     os << text;
+    os.flush();
+    if (std::error_code werr = os.error()) {
+      os.clear_error(); // a diagnostic, not an abort in the destructor
+      return getOperation().emitError("attn-dump-gpu-kernels: cannot write '")
+             << path << "': " << werr.message();
+    }
     return success();
   }
 

@@ -414,6 +414,14 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return diagnosticAnchor()->emitError("cannot write '")
              << path << "': " << ec.message();
     body(out.os());
+    // A write error (a full device) is a diagnostic, cleared so that the
+    // stream's destructor does not abort the process.
+    out.os().flush();
+    if (std::error_code werr = out.os().error()) {
+      out.os().clear_error();
+      return diagnosticAnchor()->emitError("cannot write '")
+             << path << "': " << werr.message();
+    }
     out.keep();
     return success();
   }
