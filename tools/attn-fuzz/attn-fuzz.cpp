@@ -4,7 +4,10 @@
 // (attn-detect with remarks, attn-io-cost, attn-fuse, attn-lower-to-loops),
 // and copies through attn-detect -> attn-lower-to-gpu (mma.sync and wgmma).
 // Anything the input does wrong must end in a diagnostic; a crash, an
-// assertion, a sanitizer report or a hang is a bug.
+// assertion, a sanitizer report or a hang is a bug. Inputs that detection
+// raises also go through the semantic oracle (oracle.h): the CPU pipeline
+// with detection on and off, JIT-compiled and run on the same inputs, must
+// agree.
 //
 // Built two ways (tools/attn-fuzz/CMakeLists.txt):
 //  * attn-fuzz: with clang's -fsanitize=fuzzer, the real fuzzer. Its custom
@@ -16,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/InitAttn.h"
 #include "../SanitizerDefaults.h"
+#include "oracle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -44,9 +48,17 @@ namespace {
 
 /// The pipeline under test, in the order a user runs it. explain=true turns
 /// on the detector's near-miss remarks, so their code runs too.
+///
+/// These are pass lists for the module's own pass manager, without a
+/// `builtin.module(...)` anchor: parsePassPipeline(text, pm) would nest an
+/// anchored list under a *nested* builtin.module, which no input has, and
+/// run nothing. Until 2026-12-01 it did exactly that (every earlier run
+/// exercised the parser and verifiers only); the lowered-input counter that
+/// attn-fuzz-replay prints, and test/Fuzz/replay-corpus.test checks, keeps
+/// it from happening again.
 constexpr llvm::StringLiteral kPipeline =
-    "builtin.module(func.func(attn-detect{explain=true}),attn-io-cost,"
-    "func.func(attn-fuse),attn-lower-to-loops)";
+    "func.func(attn-detect{explain=true}),attn-io-cost,"
+    "func.func(attn-fuse),attn-lower-to-loops";
 
 /// The GPU lowering after detection: kernel construction (tiles, masks,
 /// tails, grid limits) for whatever attention the input holds. The NVVM and
@@ -54,9 +66,13 @@ constexpr llvm::StringLiteral kPipeline =
 /// Both tensor-core families share the kernel skeleton but not the
 /// staging layout or the GEMMs; each input goes through both.
 constexpr llvm::StringLiteral kGpuPipeline =
-    "builtin.module(func.func(attn-detect),attn-lower-to-gpu)";
+    "func.func(attn-detect),attn-lower-to-gpu";
 constexpr llvm::StringLiteral kWgmmaPipeline =
-    "builtin.module(func.func(attn-detect),attn-lower-to-gpu{mma=wgmma})";
+    "func.func(attn-detect),attn-lower-to-gpu{mma=wgmma}";
+
+/// Inputs whose CPU pipeline succeeded (reached the end of
+/// attn-lower-to-loops): evidence that the passes run at all.
+unsigned long loweredInputs = 0;
 
 /// One context is reused across inputs: building one with every dialect
 /// loaded costs far more than a typical input. Types and attributes an input
@@ -74,6 +90,7 @@ struct FuzzState {
     registerAllExtensions(registry);
     attn::registerAttnDialect(registry);
     attn::registerAttnPasses();
+    attnfuzz::registerOracle(registry);
   }
 
   MLIRContext &get() {
@@ -125,6 +142,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
+  // Known, reported, not yet fixed (FUZZING.md, open findings): an attn op
+  // directly in the module body, where the region is a graph region and
+  // `%x = attn.mask causal %x ...` is a legal cycle, makes
+  // attn-lower-to-loops spin forever in the canonicalizer. Such inputs stop
+  // after parsing, so the fuzzer does not spend its time-out on them.
+  for (Operation &op : module->getBody()->getOperations())
+    if (op.getDialect() && op.getDialect()->getNamespace() == "attn")
+      return 0;
+
+  // Detection must not change what the program computes (on copies).
+  attnfuzz::checkDetectionSemantics(*module, llvm::ArrayRef(data, size));
+
   // Every pipeline on every input: the GPU lowerings on copies, the CPU
   // pipeline on the original. Verify after every pass: a pass that leaves
   // invalid IR behind is a bug even when nothing crashes.
@@ -137,9 +166,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       llvm::errs() << "attn-fuzz: cannot parse the pipeline " << pipeline << "\n";
       abort();
     }
-    (void)pm.run(*input);
+    if (succeeded(pm.run(*input)) && pipeline == kPipeline)
+      ++loweredInputs;
   }
   return 0;
+}
+
+/// The last line of attn-fuzz-replay: the oracle's counters.
+extern "C" const char *attnFuzzReplaySummary() {
+  static std::string s;
+  s = "lowered to loops: " + std::to_string(loweredInputs) + " inputs\n" +
+      attnfuzz::oracleStats();
+  return s.c_str();
 }
 
 //===----------------------------------------------------------------------===//

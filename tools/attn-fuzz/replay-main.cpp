@@ -11,11 +11,15 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/// A line of target-specific counters (attn-fuzz: the semantic oracle's),
+/// printed before the summary when not empty.
+extern "C" const char *attnFuzzReplaySummary();
 
 int main(int argc, char **argv) {
   std::vector<std::string> files;
@@ -37,7 +41,10 @@ int main(int argc, char **argv) {
   }
   // A stable order makes a failure reproducible from the log.
   std::sort(files.begin(), files.end());
+  static const bool trace = getenv("ATTN_FUZZ_REPLAY_TRACE") != nullptr;
   for (const std::string &f : files) {
+    if (trace)
+      llvm::errs() << "attn-fuzz-replay: " << f << "\n";
     auto buf = llvm::MemoryBuffer::getFile(f);
     if (!buf) {
       llvm::errs() << "attn-fuzz-replay: cannot read " << f << "\n";
@@ -47,6 +54,8 @@ int main(int argc, char **argv) {
         reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
         (*buf)->getBufferSize());
   }
+  if (const char *extra = attnFuzzReplaySummary(); extra && *extra)
+    llvm::outs() << extra << "\n";
   llvm::outs() << "attn-fuzz-replay: " << files.size() << " inputs, no crash\n";
   return 0;
 }
