@@ -1359,3 +1359,35 @@ func.func @detect_empty_is_near_miss(%q: tensor<0x8xf32>, %k: tensor<6x8xf32>, %
   %o = linalg.matmul ins(%p, %v : tensor<0x6xf32>, tensor<6x8xf32>) outs(%o0 : tensor<0x8xf32>) -> tensor<0x8xf32>
   return %o : tensor<0x8xf32>
 }
+
+// -----
+
+// Look-alike: the P·V contraction accumulates into 1.0, not 0 (init + P·V),
+// found by the fuzzer's semantic oracle. A contraction is a matmul only
+// with an all-zero init; nothing is raised.
+// CHECK-LABEL: func.func @pv_nonzero_accumulator
+// CHECK-NOT: attn.attention
+// CHECK: linalg.softmax
+#pvq = affine_map<(m, n, k) -> (m, k)>
+#pvk = affine_map<(m, n, k) -> (n, k)>
+#pvo = affine_map<(m, n, k) -> (m, n)>
+#pvid = affine_map<(m, n) -> (m, n)>
+func.func @pv_nonzero_accumulator(%q: tensor<16x8xf32>, %k: tensor<16x8xf32>, %v: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %s = linalg.matmul indexing_maps = [#pvq, #pvk, #pvo] ins(%q, %k : tensor<16x8xf32>, tensor<16x8xf32>) outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = arith.constant 0.35 : f32
+  %s1 = linalg.generic {indexing_maps = [#pvid, #pvid], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<16x16xf32>
+  %p = linalg.softmax dimension(1) ins(%s1 : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %e2 = tensor.empty() : tensor<16x8xf32>
+  %one = arith.constant 1.0 : f32
+  %oinit = linalg.fill ins(%one : f32) outs(%e2 : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<16x16xf32>, tensor<16x8xf32>) outs(%oinit : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %o : tensor<16x8xf32>
+}

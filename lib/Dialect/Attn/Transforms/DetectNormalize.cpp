@@ -404,6 +404,12 @@ Node classifyContraction(linalg::LinalgOp op) {
   n.op = op;
   if (op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
     return n;
+  // A contraction computes init + Σ lhs·rhs: it is the product only when
+  // the init is all zeros (either sign). An accumulator filled with 1 (or
+  // anything else) is not a matmul (found by the fuzzer's semantic oracle).
+  std::optional<double> init = scalarConstant(op.getDpsInits()[0]);
+  if (!init || *init != 0.0)
+    return n;
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
     return n;

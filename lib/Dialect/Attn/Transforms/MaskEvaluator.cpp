@@ -1,5 +1,6 @@
 //===- MaskEvaluator.cpp - fold index-built masks to their values ---------===//
 #include "MaskEvaluator.h"
+#include "ExactScalar.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,8 +22,6 @@ namespace {
 
 using Tensor = EvaluatedTensor;
 
-/// Integers beyond this are not exact in a double; such masks are refused.
-constexpr int64_t kMaxExactInt = int64_t(1) << 53;
 
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> s(shape.size(), 1);
@@ -48,74 +47,7 @@ void forEachPoint(ArrayRef<int64_t> shape, F f) {
   }
 }
 
-/// A payload scalar: an integer's bit pattern (zero-extended to 64 bits) or
-/// a float's value. Which one, and the width, come from its type.
-struct Scalar {
-  uint64_t bits = 0;
-  double f = 0.0;
-};
-
-/// How the scalars of one type behave. Integers keep their bit pattern, so
-/// every op reads them with its own signedness and results wrap at the
-/// width, exactly as the IR says; `index` is 64 bits, as in arith's own
-/// folders. Floats are doubles rounded to their type after every op.
-/// Integers wider than 64 bits and floats wider than f64 are not handled.
-class ScalarKind {
-public:
-  static std::optional<ScalarKind> of(Type t) {
-    if (t.isIndex())
-      return ScalarKind(64, nullptr);
-    if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() <= 64)
-      return ScalarKind(it.getWidth(), nullptr);
-    if (auto ft = dyn_cast<FloatType>(t); ft && ft.getWidth() <= 64)
-      return ScalarKind(0, &ft.getFloatSemantics());
-    return std::nullopt;
-  }
-  bool isInt() const { return width != 0; }
-  uint64_t mask() const {
-    return width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
-  }
-  APInt asAPInt(Scalar s) const { return APInt(width, s.bits); }
-  int64_t signedValue(Scalar s) const { return asAPInt(s).getSExtValue(); }
-  const llvm::fltSemantics &semantics() const { return *sem; }
-  double round(double x) const {
-    APFloat f(x);
-    bool lost = false;
-    f.convert(*sem, APFloat::rmNearestTiesToEven, &lost);
-    return toDouble(f);
-  }
-  double round(APFloat f, const APInt &i, bool isSigned) const {
-    f.convertFromAPInt(i, isSigned, APFloat::rmNearestTiesToEven);
-    return toDouble(f);
-  }
-  /// Evaluated tensors hold integers as their signed value and i1 as 0/1.
-  Scalar fromStored(double x) const {
-    if (!isInt())
-      return {0, x};
-    return {static_cast<uint64_t>(static_cast<int64_t>(x)) & mask(), 0.0};
-  }
-  std::optional<double> toStored(Scalar s) const {
-    if (!isInt())
-      return s.f;
-    if (width == 1)
-      return double(s.bits);
-    int64_t v = signedValue(s);
-    if (v > kMaxExactInt || v < -kMaxExactInt)
-      return std::nullopt;
-    return double(v);
-  }
-
-private:
-  ScalarKind(unsigned width, const llvm::fltSemantics *sem)
-      : width(width), sem(sem) {}
-  static double toDouble(APFloat f) {
-    bool lost = false;
-    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-    return f.convertToDouble();
-  }
-  unsigned width; // 0 for floats
-  const llvm::fltSemantics *sem;
-};
+// Scalar and ScalarKind: ExactScalar.h.
 
 /// One scalar instruction of a linalg.generic payload.
 struct Instr {
@@ -583,95 +515,6 @@ private:
     return true;
   }
 
-  static double floatResult(Operation *op, double x, double y) {
-    if (isa<arith::AddFOp>(op))
-      return x + y;
-    if (isa<arith::SubFOp>(op))
-      return x - y;
-    if (isa<arith::MulFOp>(op))
-      return x * y;
-    return -x; // arith.negf
-  }
-
-  /// Binary integer ops on APInts of the operands' width; nullopt where the
-  /// op's overflow flags make the result poison.
-  static std::optional<Scalar> integerResult(Operation *op, ScalarKind rk,
-                                             const APInt &x, const APInt &y) {
-    bool nsw = false, nuw = false;
-    if (auto ov = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op)) {
-      nsw = ov.hasNoSignedWrap();
-      nuw = ov.hasNoUnsignedWrap();
-    }
-    bool so = false, uo = false;
-    APInt r = TypeSwitch<Operation *, APInt>(op)
-                  .Case<arith::AddIOp>([&](auto) {
-                    (void)x.sadd_ov(y, so);
-                    (void)x.uadd_ov(y, uo);
-                    return x + y;
-                  })
-                  .Case<arith::SubIOp>([&](auto) {
-                    (void)x.ssub_ov(y, so);
-                    (void)x.usub_ov(y, uo);
-                    return x - y;
-                  })
-                  .Case<arith::MulIOp>([&](auto) {
-                    (void)x.smul_ov(y, so);
-                    (void)x.umul_ov(y, uo);
-                    return x * y;
-                  })
-                  .Case<arith::AndIOp>([&](auto) { return x & y; })
-                  .Case<arith::OrIOp>([&](auto) { return x | y; })
-                  .Case<arith::XOrIOp>([&](auto) { return x ^ y; })
-                  .Case<arith::MaxSIOp>([&](auto) { return x.sgt(y) ? x : y; })
-                  .Case<arith::MinSIOp>([&](auto) { return x.slt(y) ? x : y; })
-                  .Case<arith::MaxUIOp>([&](auto) { return x.ugt(y) ? x : y; })
-                  .Default([&](auto) { return x.ult(y) ? x : y; });
-    if ((nsw && so) || (nuw && uo))
-      return std::nullopt;
-    return Scalar{r.getZExtValue() & rk.mask(), 0.0};
-  }
-
-  static uint64_t compareInts(arith::CmpIPredicate p, const APInt &x,
-                              const APInt &y) {
-    using P = arith::CmpIPredicate;
-    switch (p) {
-    case P::eq: return x.eq(y);
-    case P::ne: return x.ne(y);
-    case P::slt: return x.slt(y);
-    case P::sle: return x.sle(y);
-    case P::sgt: return x.sgt(y);
-    case P::sge: return x.sge(y);
-    case P::ult: return x.ult(y);
-    case P::ule: return x.ule(y);
-    case P::ugt: return x.ugt(y);
-    case P::uge: return x.uge(y);
-    }
-    llvm_unreachable("unknown cmpi predicate");
-  }
-
-  static uint64_t compareFloats(arith::CmpFPredicate p, double x, double y) {
-    bool unordered = std::isnan(x) || std::isnan(y);
-    using P = arith::CmpFPredicate;
-    switch (p) {
-    case P::AlwaysFalse: return 0;
-    case P::AlwaysTrue: return 1;
-    case P::OEQ: return !unordered && x == y;
-    case P::OGT: return !unordered && x > y;
-    case P::OGE: return !unordered && x >= y;
-    case P::OLT: return !unordered && x < y;
-    case P::OLE: return !unordered && x <= y;
-    case P::ONE: return !unordered && x != y;
-    case P::ORD: return !unordered;
-    case P::UEQ: return unordered || x == y;
-    case P::UGT: return unordered || x > y;
-    case P::UGE: return unordered || x >= y;
-    case P::ULT: return unordered || x < y;
-    case P::ULE: return unordered || x <= y;
-    case P::UNE: return unordered || x != y;
-    case P::UNO: return unordered;
-    }
-    llvm_unreachable("unknown cmpf predicate");
-  }
 };
 
 } // namespace

@@ -1,4 +1,4 @@
-// Open finding (FUZZING.md): attn-detect raises softmax(Q·Kᵀ·s)·V whose P·V
+// Fixed finding (FUZZING.md; was: attn-detect raised softmax(Q·Kᵀ·s)·V whose P·V
 // accumulator starts at 1.0, not 0, to attn.attention, dropping the "+ 1".
 // Found by the semantic oracle (attn-fuzz, 2026-12-01; the fuzzer turned a
 // fill of 0.0 into -3.4e38). attn-fuzz-replay FILE aborts with MISMATCH;
