@@ -126,7 +126,11 @@ struct Checked {
 };
 } // namespace
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// ⌈a / b⌉ for a >= 0, b > 0, without the overflow of (a + b - 1) / b.
+static int64_t ceilDiv(int64_t a, int64_t b) {
+  return static_cast<int64_t>(llvm::divideCeil(static_cast<uint64_t>(a),
+                                               static_cast<uint64_t>(b)));
+}
 
 /// Largest power of two <= v, clamped to [lo, hi].
 static int64_t powerOfTwoIn(int64_t v, int64_t lo, int64_t hi) {
@@ -170,23 +174,36 @@ TileSizes mlir::attn::chooseTileSizes(const AttentionShape &shape,
 int64_t mlir::attn::visitedKeysPerHead(const AttentionShape &s, TileSizes t) {
   int64_t qTiles = ceilDiv(s.seqQ, t.blockQ);
   if (!s.causal)
-    return qTiles * s.seqKV;
+    return llvm::SaturatingMultiply<uint64_t>(qTiles, s.seqKV) >
+                   uint64_t(std::numeric_limits<int64_t>::max())
+               ? -1
+               : qTiles * s.seqKV;
   int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
   // Keys of query tile i: every K/V tile that holds a key <= lastRow + shift.
   auto keysFor = [&](int64_t lastRow) -> int64_t {
     int64_t maxKey = lastRow + shift;
     if (maxKey < 0)
       return 0;
-    return std::min(s.seqKV, ceilDiv(maxKey + 1, t.blockKV) * t.blockKV);
+    // min(Lk, the keys up to the end of maxKey's K/V tile), without
+    // forming the tile end when it would overflow.
+    int64_t tiles = ceilDiv(maxKey + 1, t.blockKV);
+    return tiles > s.seqKV / t.blockKV ? s.seqKV
+                                       : std::min(s.seqKV, tiles * t.blockKV);
   };
   if (qTiles > (1 << 22)) {
     // Too many tiles to walk: the trapezoid's area, exact up to tile edges.
-    int64_t first = keysFor(t.blockQ - 1), last = keysFor(s.seqQ - 1);
-    return qTiles / 2 * (first + last);
+    int64_t first = keysFor(std::min(t.blockQ, s.seqQ) - 1),
+            last = keysFor(s.seqQ - 1);
+    int64_t area;
+    if (__builtin_mul_overflow(qTiles / 2, first + last, &area))
+      return -1;
+    return area;
   }
   int64_t total = 0;
   for (int64_t i = 0; i < qTiles; ++i)
-    total += keysFor(std::min(s.seqQ, (i + 1) * t.blockQ) - 1);
+    if (__builtin_add_overflow(
+            total, keysFor(std::min(s.seqQ, (i + 1) * t.blockQ) - 1), &total))
+      return -1;
   return total;
 }
 
@@ -276,7 +293,10 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   Checked naive = qBytes + kvBytes + oBytes + Checked(4) * e * scores;
 
   // SRAM <- L2: per (batch, q head), Q once, the visited K/V, O once.
-  Checked visited = visitedKeysPerHead(s, c.tiles);
+  int64_t visitedKeys = visitedKeysPerHead(s, c.tiles);
+  if (visitedKeys < 0)
+    return fail("byte or FLOP count overflows int64 for this shape");
+  Checked visited = visitedKeys;
   Checked kvStreamed = e * B * hq * visited * (d + dv);
   Checked sramL2 = qBytes + kvStreamed + oBytes;
 
@@ -300,7 +320,12 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   // 47 (44 with whole heads); attn-opt's kernel at d = 128, N = 16k
   // (132 CTAs over 128-tile heads) reads K/V once, as the fraction says.
   int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
-  int64_t ctasInFlight = std::max<int64_t>(target.smCount * target.ctasPerSm, 1);
+  int64_t ctasInFlight = std::max<int64_t>(
+      llvm::SaturatingMultiply<uint64_t>(target.smCount, target.ctasPerSm) >
+              uint64_t(std::numeric_limits<int64_t>::max())
+          ? std::numeric_limits<int64_t>::max()
+          : target.smCount * target.ctasPerSm,
+      1);
   int64_t group = s.headsQ / s.headsKV;
   double qHeadsInFlight = std::min(double(ctasInFlight) / double(qTilesPerHead),
                                    double(s.batch * s.headsQ));

@@ -15,6 +15,9 @@
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="peak-bf16=-inf" 2>&1 | FileCheck %s --check-prefix=PEAK
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="block-q=-3" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sram-bytes=-1 hbm-bandwidth=-1" -verify-diagnostics
+// Extreme but valid counts: no signed overflow in the model (UBSan found
+// one in the sanitizer build: SMs x CTAs per SM), the same verdicts.
+// RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sm-count=9223372036854775807 ctas-per-sm=9223372036854775807" -verify-diagnostics
 // SRAM0: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got 0
 // SRAMNEG: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got -5
 // SRAM1: error: attn-io-cost: target 'h200': sram-bytes 1 holds no attention tile (at least 1280 bytes)

@@ -156,7 +156,7 @@ computeAttentionCost(const AttentionShape &shape, const TargetSpec &target,
 
 /// Number of keys each query tile visits, summed over query tiles (times
 /// nothing else). Causal tiles wholly above the diagonal are skipped at Bc
-/// granularity, as the fused kernel does.
+/// granularity, as the fused kernel does. -1 when the count overflows int64.
 int64_t visitedKeysPerHead(const AttentionShape &shape, TileSizes tiles);
 
 /// Roofline of one op of an unfused chain (one kernel per op).
