@@ -32,8 +32,8 @@
 // BLOCK: error: attn-io-cost: block-q and block-kv must be 0 (the chosen tiles) or positive, got -3 and 0
 // The remark states each verdict; the warning covers what the model skips.
 // Option errors point at the first attention op.
-// TARGET: attn-io-cost-diagnostics.mlir:37:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
-// WRITE: attn-io-cost-diagnostics.mlir:37:8: error: cannot write '{{.*}}x.json'
+// TARGET: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
+// WRITE: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: cannot write '{{.*}}x.json'
 
 func.func @remark(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
   // expected-remark @+1 {{io-cost on h200: fused compute-bound (2048.0 FLOP/B vs ridge 206.1), unfused memory-bound (31.5 FLOP/B); predicted speedup 5.74x, tiles 128x128}}
