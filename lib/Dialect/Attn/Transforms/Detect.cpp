@@ -26,6 +26,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
@@ -60,6 +61,10 @@ struct AttentionMatch {
   bool rowMaxShift = false;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)
+  /// The part of `scale` applied outside every mask, e.g. exp(k·(S + M)) or
+  /// exp2's ln 2: it multiplies the mask too, which the raised op (S·s + M)
+  /// does not. See AttentionMatcher::checkMaskScale.
+  double scaleOutsideMasks = 1.0;
   double qkScale = 1.0;      // factors peeled off Q and K
   std::optional<int64_t> causalOffset;
   std::optional<CausalAlignment> causal;
@@ -310,8 +315,10 @@ private:
     if (!readsElementwise(ex.operands[0]))
       return failB("the exp reads the scores through a broadcast or transpose");
     m.chain.insert(ex.op);
-    if (ex.kind == NodeKind::Exp2)
+    if (ex.kind == NodeKind::Exp2) {
       m.scale *= std::log(2.0);
+      m.scaleOutsideMasks *= std::log(2.0);
+    }
     Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
     Node sub = classify(y);
     if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
@@ -339,6 +346,24 @@ private:
     return true;
   }
 
+  /// A mask under a factor k of the softmax's argument, exp(k·(S + M)), is
+  /// scaled by k; the raised op adds M unscaled (S·s + M). That is exact
+  /// only for k = 1 when M is additive, and for k > 0 when M is -inf/0
+  /// (causal, keep; k·-inf stays -inf); k within 1e-6 of 1 counts as 1
+  /// (the same rounding as the folded scale itself). Found by the fuzzer's semantic
+  /// oracle: exp2(S + M) had been raised with scale(ln 2) and M unscaled.
+  bool checkMaskScale(bool additive, const AttentionMatch &m) {
+    // exp2(x·log2 e) spells exp(x) with an f32 log2 e: k = 1 to rounding.
+    if (additive && std::fabs(m.scaleOutsideMasks - 1.0) > 1e-6)
+      return failB("an additive mask is scaled with the scores by " +
+                   llvm::formatv("{0}", m.scaleOutsideMasks).str() +
+                   " (exp2 or a factor outside the mask); the raised op would "
+                   "add it unscaled");
+    if (!(m.scaleOutsideMasks > 0.0))
+      return failB("a mask is scaled by a non-positive factor");
+    return true;
+  }
+
   /// y·k or y/k by constants, as many as there are: their product joins the
   /// scale (exp2((x - c)·log2 e) is exp(x - c)).
   Value peelConstantFactors(Value y, AttentionMatch &m) {
@@ -351,7 +376,9 @@ private:
       if (!c.scalar || !n.operands[side].value || n.operands[side].scalar ||
           (n.kind == NodeKind::Div && side == 1) || !readsElementwise(n.operands[side]))
         return y;
-      m.scale = n.kind == NodeKind::Mul ? m.scale * *c.scalar : m.scale / *c.scalar;
+      double factor = n.kind == NodeKind::Mul ? *c.scalar : 1.0 / *c.scalar;
+      m.scale *= factor;
+      m.scaleOutsideMasks *= factor;
       m.chain.insert(n.op);
       y = strip(n.operands[side].value, &m.chain);
     }
@@ -360,6 +387,7 @@ private:
 
   /// X = S·s (+ masks), S = Q·Kᵀ; peels scale and masks in any order.
   bool matchScores(Value x, int64_t rank, AttentionMatch &m) {
+    bool insideMask = false; // a mask has been peeled: factors below are S's
     for (int depth = 0; depth < 16; ++depth) {
       Node n = classify(x);
       switch (n.kind) {
@@ -374,13 +402,18 @@ private:
           return failB("the scores are multiplied by a tensor, not a constant scale");
         if (!readsElementwise(n.operands[chainSide]))
           return failB("the scores are read through a broadcast or transpose");
-        m.scale = n.kind == NodeKind::Mul ? m.scale * *other.scalar
-                                          : m.scale / *other.scalar;
+        double factor = n.kind == NodeKind::Mul ? *other.scalar : 1.0 / *other.scalar;
+        m.scale *= factor;
+        if (!insideMask)
+          m.scaleOutsideMasks *= factor;
         m.chain.insert(n.op);
         x = strip(n.operands[chainSide].value, &m.chain);
         continue;
       }
       case NodeKind::CausalMask:
+        if (!checkMaskScale(/*additive=*/false, m))
+          return false;
+        insideMask = true;
         if (m.causal || m.causalOffset)
           return failB("two causal masks");
         m.causal = n.causal;
@@ -403,11 +436,13 @@ private:
         m.chain.insert(n.op);
         if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
                                                        : std::nullopt) {
-          if (!setCausal(*off, m))
+          if (!checkMaskScale(/*additive=*/false, m) || !setCausal(*off, m))
             return false;
-        } else if (!setMask(mask, false, false, m)) {
+        } else if (!checkMaskScale(/*additive=*/true, m) ||
+                   !setMask(mask, false, false, m)) {
           return false;
         }
+        insideMask = true;
         x = strip(n.operands[chainSide].value, &m.chain);
         continue;
       }
@@ -427,6 +462,10 @@ private:
         }
         if (!readsElementwise(*chainOp))
           return failB("the scores are read through a broadcast or transpose");
+        // A finite fill is raised as an additive mask (below).
+        if (!checkMaskScale(!std::isinf(*(keepWhereTrue ? f : t).scalar), m))
+          return false;
+        insideMask = true;
         m.chain.insert(n.op);
         const NodeOperand &cond = n.operands[0];
         bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
