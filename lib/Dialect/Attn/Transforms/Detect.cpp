@@ -15,10 +15,11 @@
 //     that plans the attention from a match, checks it with the op's own
 //     shape check, and replaces P·V through the rewriter.
 //
-// This file is the pass: it hands the candidates to the greedy driver.
+// This file is the pass: it hands the candidates to the greedy driver, then
+// explains the near misses that remain.
 //
 //===----------------------------------------------------------------------===//
-#include "DetectNormalize.h"
+#include "DetectRewrite.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -33,6 +34,17 @@ namespace attn {
 using namespace mlir;
 using namespace mlir::attn;
 
+/// The P·V candidates: every matmul, in program order.
+static SmallVector<Operation *> collectMatmuls(func::FuncOp func) {
+  SmallVector<Operation *> matmuls;
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() == 1 &&
+        detect::classify(op->getResult(0)).kind == detect::NodeKind::MatMul)
+      matmuls.push_back(op);
+  });
+  return matmuls;
+}
+
 namespace {
 struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
   using AttnDetectPassBase::AttnDetectPassBase;
@@ -40,17 +52,14 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     RewritePatternSet patterns(&getContext());
-    populateAttnDetectPatterns(patterns, explain);
-    // Only matmuls are candidates. The driver's worklist is a stack, so it
-    // visits them latest first: a chain's ops are still in place when its
-    // P·V is rewritten. It drops the ones a raised chain erased, and erases
-    // what a raised chain leaves dead, users before producers.
-    SmallVector<Operation *> candidates;
-    func.walk([&](Operation *op) {
-      if (op->getNumResults() == 1 &&
-          detect::classify(op->getResult(0)).kind == detect::NodeKind::MatMul)
-        candidates.push_back(op);
-    });
+    populateAttnDetectPatterns(patterns);
+    // The driver's worklist is a stack, so it visits the candidates latest
+    // first: a chain's ops are still in place when its P·V is rewritten. It
+    // drops the candidates a raised chain erased, and erases what a raised
+    // chain leaves dead. A matmul nobody reads stays as it is: the driver
+    // would erase it before trying the pattern.
+    SmallVector<Operation *> candidates = collectMatmuls(func);
+    llvm::erase_if(candidates, [](Operation *op) { return op->use_empty(); });
     // Nothing else: no folding or CSE of the ops around the chains.
     GreedyRewriteConfig config;
     config.setScope(&func.getBody())
@@ -58,6 +67,17 @@ struct AttnDetectPass : public attn::impl::AttnDetectPassBase<AttnDetectPass> {
         .enableConstantCSE(false)
         .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     (void)applyOpPatternsGreedily(candidates, std::move(patterns), config);
+    if (!explain)
+      return;
+    // Near misses are explained once, on the IR as the driver left it: a
+    // pattern must not emit diagnostics, since the driver revisits users of
+    // a replaced P·V.
+    SmallVector<Operation *> remaining = collectMatmuls(func);
+    for (Operation *op : llvm::reverse(remaining)) {
+      std::string why = detect::whyNotRaised(op);
+      if (!why.empty())
+        op->emitRemark("attn-detect: not raised: ") << why;
+    }
   }
 };
 } // namespace

@@ -6,8 +6,11 @@
 // attention and replace P·V through the rewriter. The chain's ops, and
 // whatever only fed them, are left dead for the driver to erase.
 //
+// The pattern reports near misses only through notifyMatchFailure;
+// `whyNotRaised` gives the same reason to the pass for its remarks.
+//
 //===----------------------------------------------------------------------===//
-#include "DetectMatch.h"
+#include "DetectRewrite.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
@@ -400,44 +403,47 @@ static Value buildAttention(OpBuilder &b, Location loc, const AttentionPlan &p,
   return reshapeToRank(b, loc, result, pvType);
 }
 
+/// Matches and plans the chain that ends in `pv`; `why` says what refused a
+/// near miss (empty for an ordinary matmul).
+static FailureOr<AttentionPlan> matchAndPlan(Operation *pv, std::string &why) {
+  if (pv->getNumResults() != 1 ||
+      classify(pv->getResult(0)).kind != NodeKind::MatMul)
+    return failure();
+  std::optional<AttentionMatch> m = matchAttention(pv, why);
+  if (!m)
+    return failure();
+  return Planner(pv, *m, why).plan();
+}
+
+std::string detect::whyNotRaised(Operation *pv) {
+  std::string why;
+  if (succeeded(matchAndPlan(pv, why)))
+    return {};
+  return why;
+}
+
 namespace {
 /// Raises the chain that ends in a P·V candidate to one attn.attention.
+/// Emits no diagnostic: a greedy driver may try it on an op more than once.
 struct RaiseAttention : RewritePattern {
-  RaiseAttention(MLIRContext *ctx, bool explain)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
-        explain(explain) {}
+  explicit RaiseAttention(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *pv,
                                 PatternRewriter &rewriter) const override {
-    if (pv->getNumResults() != 1 ||
-        classify(pv->getResult(0)).kind != NodeKind::MatMul)
-      return rewriter.notifyMatchFailure(pv, "not a matmul");
     std::string why;
-    std::optional<AttentionMatch> m = matchAttention(pv, why);
-    FailureOr<AttentionPlan> plan = failure();
-    if (m)
-      plan = Planner(pv, *m, why).plan();
-    if (failed(plan)) {
-      // A near miss is worth a remark; an ordinary matmul (no reason) is not.
-      // The driver does not print notifyMatchFailure's reason, so with
-      // explain=true the remark is emitted here.
-      if (why.empty())
-        return rewriter.notifyMatchFailure(pv, "not the P·V of an attention");
-      if (explain)
-        pv->emitRemark("attn-detect: not raised: ") << why;
-      return rewriter.notifyMatchFailure(pv, why);
-    }
+    FailureOr<AttentionPlan> plan = matchAndPlan(pv, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(
+          pv, why.empty() ? "not the P·V of an attention" : why);
     rewriter.setInsertionPoint(pv);
     auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
     rewriter.replaceOp(pv, buildAttention(rewriter, pv->getLoc(), *plan, pvType));
     return success();
   }
-
-  bool explain;
 };
 } // namespace
 
-void mlir::attn::populateAttnDetectPatterns(RewritePatternSet &patterns,
-                                            bool explain) {
-  patterns.add<RaiseAttention>(patterns.getContext(), explain);
+void mlir::attn::populateAttnDetectPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseAttention>(patterns.getContext());
 }

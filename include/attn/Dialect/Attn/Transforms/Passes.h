@@ -39,8 +39,8 @@ void populateAttnDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 /// softmax(Q·Kᵀ·s + M)·V in attn, linalg or tosa -> attn.attention, rooted
 /// at the P·V product. Expects P·V candidates visited latest first (as a
 /// greedy driver's worklist does), and leaves the raised chain's ops dead for
-/// the driver to erase. With `explain`, each near miss gets a remark.
-void populateAttnDetectPatterns(RewritePatternSet &patterns, bool explain);
+/// the driver to erase.
+void populateAttnDetectPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "attn/Dialect/Attn/Transforms/Passes.h.inc"
