@@ -1362,6 +1362,48 @@ func.func @detect_empty_is_near_miss(%q: tensor<0x8xf32>, %k: tensor<6x8xf32>, %
 
 // -----
 
+// Attention B reads attention A's output as V and returns its own P: A is
+// raised, B is a near miss with exactly one remark (the driver revisits B
+// when A's P·V is replaced; remarks are not emitted from the pattern).
+// CHECK-LABEL: func.func @detect_near_miss_reads_raised_output
+// CHECK: %[[A:.+]] = attn.attention
+// CHECK: linalg.softmax
+// CHECK: linalg.matmul ins(%{{.+}}, %[[A]] :
+func.func @detect_near_miss_reads_raised_output(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<4x4xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%es : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<4x4xf32>) outs(%es : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %o0 = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %a = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%o0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%es : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s2 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc2 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %es2 = tensor.empty() : tensor<4x4xf32>
+  %p2 = linalg.softmax dimension(1) ins(%s2 : tensor<4x4xf32>) outs(%es2 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %o2 = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not raised: an intermediate of the chain ('linalg.softmax') is also used outside it}}
+  %b = linalg.matmul ins(%p2, %a : tensor<4x4xf32>, tensor<4x8xf32>) outs(%o2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %b, %p2 : tensor<4x8xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A matmul nobody reads is no candidate: it stays (the rewrite driver would
+// otherwise erase it as dead).
+// CHECK-LABEL: func.func @detect_keeps_unused_matmul
+// CHECK: linalg.matmul
+func.func @detect_keeps_unused_matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %unused = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %a : tensor<4x8xf32>
+}
+
+// -----
+
 // Look-alike: the P·V contraction accumulates into 1.0, not 0 (init + P·V),
 // found by the fuzzer's semantic oracle. A contraction is a matmul only
 // with an all-zero init; nothing is raised.

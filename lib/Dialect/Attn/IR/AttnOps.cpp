@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -25,31 +26,58 @@ static std::string fmtExtent(int64_t e) {
   return ShapedType::isDynamic(e) ? std::string("?") : std::to_string(e);
 }
 
-/// Checks that `mask` broadcasts to `target`: same rank, and each mask extent
-/// is 1 or agrees with the target's.
-static LogicalResult verifyBroadcastableMask(Operation *op, RankedTensorType mask,
-                                             ArrayRef<int64_t> target) {
+namespace {
+/// A verifier message, printed as a diagnostic prints its arguments (types
+/// quoted). AttentionOp::verifyShapes hands it to its caller, which emits it
+/// as an op error (the verifier) or reads it as a reason (--attn-detect).
+class Message {
+public:
+  Message &operator<<(Type t) {
+    os << '\'' << t << '\'';
+    return *this;
+  }
+  template <typename T> Message &operator<<(const T &v) {
+    os << v;
+    return *this;
+  }
+  StringRef str() const { return text; }
+
+private:
+  std::string text;
+  llvm::raw_string_ostream os{text};
+};
+} // namespace
+
+/// Why `mask` does not broadcast to `target` (same rank, each mask extent 1
+/// or agreeing with the target's), if it does not.
+static std::optional<std::string> maskBroadcastError(RankedTensorType mask,
+                                                     ArrayRef<int64_t> target) {
   if (mask.getRank() != static_cast<int64_t>(target.size()))
-    return op->emitOpError("mask must have rank ")
-           << target.size() << " to broadcast against the scores, got rank "
-           << mask.getRank();
+    return (Message() << "mask must have rank " << target.size()
+                      << " to broadcast against the scores, got rank "
+                      << mask.getRank())
+        .str()
+        .str();
   for (auto [i, m, t] : llvm::enumerate(mask.getShape(), target)) {
     if (m == 1 || extentsAgree(m, t))
       continue;
-    return op->emitOpError("mask dim ")
-           << i << " is " << m << " but must be 1 or " << fmtExtent(t);
+    return (Message() << "mask dim " << i << " is " << m << " but must be 1 or "
+                      << fmtExtent(t))
+        .str()
+        .str();
   }
-  return success();
+  return std::nullopt;
 }
 
-/// Rejects zero-sized extents, which make attention meaningless (a softmax
-/// over zero keys is undefined) and would divide by zero in the cost model.
-static LogicalResult verifyNonEmpty(Operation *op, StringRef name,
-                                    RankedTensorType type) {
+/// Why `type` is empty, if it is: zero-sized extents make attention
+/// meaningless (a softmax over zero keys is undefined) and would divide by
+/// zero in the cost model.
+static std::optional<std::string> emptyDimError(StringRef name,
+                                                RankedTensorType type) {
   for (auto [i, e] : llvm::enumerate(type.getShape()))
     if (e == 0)
-      return op->emitOpError() << name << " has an empty dim " << i;
-  return success();
+      return (Message() << name << " has an empty dim " << i).str().str();
+  return std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,7 +145,9 @@ LogicalResult MaskOp::verify() {
       mask.getElementType() != input.getElementType())
     return emitOpError("an additive mask must have the scores' element type ")
            << input.getElementType() << ", got " << mask.getElementType();
-  return verifyBroadcastableMask(*this, mask, input.getShape());
+  if (std::optional<std::string> error = maskBroadcastError(mask, input.getShape()))
+    return emitOpError(*error);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -148,67 +178,83 @@ int64_t AttentionOp::getGroupSize() {
 }
 
 LogicalResult AttentionOp::verify() {
-  auto q = getQuery().getType(), k = getKey().getType(),
-       v = getValue().getType(), o = getResult().getType();
+  RankedTensorType mask;
+  if (getMask())
+    mask = cast<RankedTensorType>(getMask().getType());
+  return verifyShapes(getQuery().getType(), getKey().getType(),
+                      getValue().getType(), mask, getResult().getType(),
+                      getScale().convertToDouble(),
+                      [&](StringRef message) { emitOpError(message); });
+}
+
+LogicalResult
+AttentionOp::verifyShapes(RankedTensorType q, RankedTensorType k,
+                          RankedTensorType v, RankedTensorType mask,
+                          RankedTensorType o, double scale,
+                          function_ref<void(StringRef)> reportError) {
+  auto fail = [&](const Message &message) {
+    reportError(message.str());
+    return failure();
+  };
   int64_t r = q.getRank();
   if (r < 2)
-    return emitOpError("query must have rank >= 2 ([..., L, d]), got ") << r;
+    return fail(Message() << "query must have rank >= 2 ([..., L, d]), got " << r);
   if (k.getRank() != r || v.getRank() != r || o.getRank() != r)
-    return emitOpError("query, key, value and result must have the same rank");
+    return fail(Message() << "query, key, value and result must have the same rank");
   Type elt = q.getElementType();
   if (k.getElementType() != elt || v.getElementType() != elt)
-    return emitOpError("query, key and value must share an element type");
+    return fail(Message() << "query, key and value must share an element type");
   if (o.getElementType() != elt)
-    return emitOpError("result element type must be ") << elt;
+    return fail(Message() << "result element type must be " << elt);
   for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"query", q},
                          {"key", k}, {"value", v}})
-    if (failed(verifyNonEmpty(*this, name, t)))
-      return failure();
+    if (std::optional<std::string> error = emptyDimError(name, t))
+      return fail(Message() << *error);
 
-  int64_t lq = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
+  int64_t d = q.getDimSize(r - 1);
   int64_t lk = k.getDimSize(r - 2), dv = v.getDimSize(r - 1);
   if (!extentsAgree(k.getDimSize(r - 1), d))
-    return emitOpError("key head dim ")
-           << fmtExtent(k.getDimSize(r - 1)) << " differs from query head dim "
-           << fmtExtent(d);
+    return fail(Message() << "key head dim " << fmtExtent(k.getDimSize(r - 1))
+                          << " differs from query head dim " << fmtExtent(d));
   if (!extentsAgree(v.getDimSize(r - 2), lk))
-    return emitOpError("value sequence length ")
-           << fmtExtent(v.getDimSize(r - 2)) << " differs from key length "
-           << fmtExtent(lk);
-  int64_t numBatch = getNumBatchDims();
+    return fail(Message() << "value sequence length "
+                          << fmtExtent(v.getDimSize(r - 2))
+                          << " differs from key length " << fmtExtent(lk));
+  // As getNumBatchDims() and hasHeadDim() read them, from the rank alone.
+  int64_t numBatch = r > 2 ? r - 3 : 0;
   for (int64_t i = 0; i < numBatch; ++i)
     if (!extentsAgree(q.getDimSize(i), k.getDimSize(i)) ||
         !extentsAgree(q.getDimSize(i), v.getDimSize(i)))
-      return emitOpError("batch dim ") << i << " differs between query, key and value";
-  int64_t hq = 1;
-  if (hasHeadDim()) {
-    hq = q.getDimSize(r - 3);
+      return fail(Message() << "batch dim " << i
+                            << " differs between query, key and value");
+  if (r >= 3) {
+    int64_t hq = q.getDimSize(r - 3);
     int64_t hk = k.getDimSize(r - 3), hv = v.getDimSize(r - 3);
     if (!extentsAgree(hk, hv))
-      return emitOpError("key and value head counts differ: ")
-             << fmtExtent(hk) << " vs " << fmtExtent(hv);
+      return fail(Message() << "key and value head counts differ: "
+                            << fmtExtent(hk) << " vs " << fmtExtent(hv));
     if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && hq % hk != 0)
-      return emitOpError("query heads (")
-             << hq << ") must be a multiple of key/value heads (" << hk << ")";
+      return fail(Message() << "query heads (" << hq
+                            << ") must be a multiple of key/value heads (" << hk
+                            << ")");
   }
   SmallVector<int64_t> expected(q.getShape());
   expected[r - 1] = dv;
   for (int64_t i = 0; i < r; ++i)
     if (!extentsAgree(o.getDimSize(i), expected[i]))
-      return emitOpError("result dim ") << i << " must be " << fmtExtent(expected[i])
-                                        << ", got " << fmtExtent(o.getDimSize(i));
-  if (getMask()) {
-    auto mask = cast<RankedTensorType>(getMask().getType());
+      return fail(Message() << "result dim " << i << " must be "
+                            << fmtExtent(expected[i]) << ", got "
+                            << fmtExtent(o.getDimSize(i)));
+  if (mask) {
     // An additive mask may be wider than Q (an f32 bias with bf16 inputs is
     // common); the ODS type constraint already limits it to float or i1.
     SmallVector<int64_t> scores(q.getShape());
     scores[r - 1] = lk;
-    if (failed(verifyBroadcastableMask(*this, mask, scores)))
-      return failure();
+    if (std::optional<std::string> error = maskBroadcastError(mask, scores))
+      return fail(Message() << *error);
   }
-  if (!std::isfinite(getScale().convertToDouble()))
-    return emitOpError("scale must be finite");
-  (void)lq;
+  if (!std::isfinite(scale))
+    return fail(Message() << "scale must be finite");
   return success();
 }
 

@@ -1,7 +1,7 @@
 //===- DetectNormalize.h - --attn-detect, layer 1: normalization -*- C++ -*-===//
 //
 // Any op of the attn, linalg or tosa dialects that can sit in an attention
-// chain, read as one abstract `Node` (see Detect.cpp for the two layers).
+// chain, read as one abstract `Node` (see Detect.cpp for the three layers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATTN_DIALECT_ATTN_TRANSFORMS_DETECTNORMALIZE_H

@@ -4,7 +4,7 @@
 // two broadcasts, a subtraction, a comparison, perhaps an `and` with an
 // all-true buffer, then select(keep, 0, -inf). None of that depends on the
 // inputs, so the detector can fold it to its values, and then ask whether
-// they are the causal pattern (Detect.cpp: causalConstant).
+// they are the causal pattern (DetectNormalize.cpp: causalConstant).
 //
 // This is a small interpreter over static-shaped, input-free tensor code in
 // the spellings torch-mlir emits: constants, elementwise linalg.generic with

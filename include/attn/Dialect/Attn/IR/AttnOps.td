@@ -169,6 +169,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
     bool isCausal() { return getCausal().has_value(); }
     /// The problem as the cost model sees it; failure for dynamic shapes.
     ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
+    /// The verifier's checks, on the types and the scale alone: for a caller
+    /// that must know whether an attention would verify before it creates
+    /// one (--attn-detect). On failure, `reportError` gets the message the
+    /// verifier emits after "'attn.attention' op ".
+    static ::llvm::LogicalResult verifyShapes(
+        ::mlir::RankedTensorType query, ::mlir::RankedTensorType key,
+        ::mlir::RankedTensorType value, ::mlir::RankedTensorType mask,
+        ::mlir::RankedTensorType result, double scale,
+        ::llvm::function_ref<void(::llvm::StringRef)> reportError);
   }];
 }
 

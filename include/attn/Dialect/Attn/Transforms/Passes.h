@@ -36,6 +36,12 @@ void populateAttnFusePatterns(RewritePatternSet &patterns, int64_t blockQ,
 /// attn ops (online_attention, attention, primitives) -> linalg on tensors.
 void populateAttnDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 
+/// softmax(Q·Kᵀ·s + M)·V in attn, linalg or tosa -> attn.attention, rooted
+/// at the P·V product. Expects P·V candidates visited latest first (as a
+/// greedy driver's worklist does), and leaves the raised chain's ops dead for
+/// the driver to erase.
+void populateAttnDetectPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "attn/Dialect/Attn/Transforms/Passes.h.inc"
 

@@ -1,0 +1,605 @@
+//===- DetectMatch.cpp - --attn-detect, layer 2: the canonical chain ------===//
+//
+// The matcher walks one canonical chain backwards from each P·V candidate,
+// on Nodes only: softmax (in any spelling classify() reads), then the scores
+// with their scale and masks in any order, then Q·Kᵀ. It records the ops it
+// passes (`AttentionMatch::chain`) and leaves the IR as it is.
+//
+// A new frontend spelling usually needs a new case in `classify`
+// (DetectNormalize.cpp), never a new pattern here.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectMatch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::detect;
+
+namespace {
+
+class AttentionMatcher {
+public:
+  explicit AttentionMatcher(std::string &why) : why(why) {}
+
+  /// Matches the chain that ends in the P·V product `pv`.
+  std::optional<AttentionMatch> match(Operation *pvOp) {
+    Node pv = classify(pvOp->getResult(0));
+    if (pv.kind != NodeKind::MatMul)
+      return std::nullopt;
+    AttentionMatch m;
+    m.chain.insert(pvOp);
+    Value p = strip(pv.operands[0].value, &m.chain);
+    // Rank of the scores (payload scalars have the rank of their loops);
+    // batch reshapes may make it differ from P·V's.
+    int64_t rank = rankOf(p);
+    if (!isa<ShapedType>(p.getType()))
+      if (linalg::LinalgOp g = enclosingElementwise(p))
+        rank = g.getNumLoops();
+    // Cheap exit for ordinary matmuls: the lhs must look like a softmax.
+    Node pn = classify(p);
+    if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
+      return fail("P is exp(S) without normalization, not a softmax");
+    // A product or quotient by a constant is a scaled Q (this matmul is
+    // Q·Kᵀ, not P·V): not a candidate, and not worth a remark.
+    bool scaledByConstant = (pn.kind == NodeKind::Mul || pn.kind == NodeKind::Div) &&
+                            llvm::any_of(pn.operands, [](const NodeOperand &o) {
+                              return o.scalar.has_value();
+                            });
+    if (scaledByConstant)
+      return std::nullopt;
+    if (!isSoftmaxLike(pn.kind)) {
+      // Worth a remark only when an exp feeds P: sigmoid, log_softmax.
+      if (reachesKind(p, NodeKind::Exp) || reachesKind(p, NodeKind::Exp2))
+        return fail("P is computed from an exp but is not a softmax "
+                    "(sigmoid or log_softmax attention?)");
+      return std::nullopt;
+    }
+    Value x;
+    if (!matchSoftmax(p, rank, m, x))
+      return fail();
+    if (!matchScores(x, rank, m))
+      return fail();
+    // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
+    m.v = foldHeadRepeat(strip(pv.operands[1].value));
+    m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false);
+    if (pv.rhsTransposed)
+      return fail("P·V's V operand is stored transposed; not supported yet");
+    return m;
+  }
+
+private:
+  static bool isSoftmaxLike(NodeKind k) {
+    return k == NodeKind::Softmax || k == NodeKind::Div || k == NodeKind::Mul ||
+           k == NodeKind::Select; // the fully-masked-row guard of safe softmax
+  }
+
+  std::optional<AttentionMatch> fail(StringRef reason = "") {
+    if (!reason.empty())
+      why = reason.str();
+    return std::nullopt;
+  }
+  bool failB(const Twine &reason) {
+    why = reason.str();
+    return false;
+  }
+
+  /// Row statistics come with keepdim reshapes ([.., L] <-> [.., L, 1]).
+  static Value stripUnitReshapes(Value v, AttentionMatch &m) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) ||
+          !reshapeOnlyUnitDims(def->getOperand(0), v))
+        break;
+      m.chain.insert(def);
+      v = strip(def->getOperand(0), &m.chain);
+    }
+    return v;
+  }
+
+  /// Per-row broadcast: varies along every dim but the softmax axis.
+  static bool isPerRow(const NodeOperand &o, int64_t rank) {
+    if (o.scalar)
+      return true;
+    if (o.varies.size() != static_cast<size_t>(rank))
+      return false;
+    return !o.varies[rank - 1];
+  }
+
+  /// P = softmax over the last dim of X, in any spelling.
+  /// PyTorch's `_safe_softmax` (what SDPA decomposes to): where every score
+  /// of a row is -inf, P is 0 instead of NaN. That is attn.attention's own
+  /// definition for fully masked rows, so the select is absorbed. Returns the
+  /// softmax branch, and in `scores` the value the -inf test reads.
+  Value peelSafeSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &scores) {
+    Node sel = classify(p);
+    if (sel.kind != NodeKind::Select || sel.operands[0].causalOffset ||
+        !sel.operands[0].value || !isPerRow(sel.operands[0], rank))
+      return p;
+    const NodeOperand &t = sel.operands[1], &f = sel.operands[2];
+    if (!(t.scalar && *t.scalar == 0.0 && f.value))
+      return p;
+    // cond = all(x == -inf) over the key axis, as linalg generics or tosa.
+    Value condV = stripUnitReshapes(sel.operands[0].value, m);
+    auto isNegInf = [](Value c) {
+      std::optional<double> v = scalarConstant(c);
+      return v && std::isinf(*v) && *v < 0;
+    };
+    if (auto all = condV.getDefiningOp<tosa::ReduceAllOp>()) {
+      auto eq = all->getOperand(0).getDefiningOp<tosa::EqualOp>();
+      if (!eq || all.getAxis() != rank - 1)
+        return p;
+      Value a = eq->getOperand(0), c = eq->getOperand(1);
+      if (isNegInf(a))
+        std::swap(a, c);
+      if (!isNegInf(c))
+        return p;
+      scores = strip(a, &m.chain);
+      m.chain.insert(sel.op);
+      m.chain.insert(all);
+      m.chain.insert(eq);
+      return strip(f.value, &m.chain);
+    }
+    auto all = condV.getDefiningOp<linalg::GenericOp>();
+    if (!all || all.getNumDpsInputs() != 1 || all.getNumReductionLoops() != 1 ||
+        !isa_and_nonnull<arith::AndIOp>(
+            all.getBody()->getTerminator()->getOperand(0).getDefiningOp()))
+      return p;
+    auto eq = all.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    if (!eq || eq.getNumDpsInputs() != 1)
+      return p;
+    auto cmp = dyn_cast_or_null<arith::CmpFOp>(
+        eq.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ || !isNegInf(cmp.getRhs()))
+      return p;
+    scores = strip(eq.getDpsInputs()[0]);
+    m.chain.insert(sel.op);
+    m.chain.insert(all);
+    m.chain.insert(eq);
+    return strip(f.value, &m.chain);
+  }
+
+  bool matchSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &x) {
+    Value safeScores;
+    p = peelSafeSoftmax(p, rank, m, safeScores);
+    if (!matchSoftmaxCore(p, rank, m, x))
+      return false;
+    if (safeScores && safeScores != x)
+      return failB("a fully-masked-row guard tests other scores than the softmax reads");
+    return true;
+  }
+
+  /// Whether the normalizer, as a division reads it, holds the row of the
+  /// numerator it divides: its non-unit dims are read by the numerator's
+  /// loop exprs with the reduced axis left out. A per-row value read for
+  /// another row (a transposed statistic) is not a softmax.
+  static bool sameRows(const NodeOperand &numer, const NodeOperand &denom, int64_t axis) {
+    auto et = dyn_cast<RankedTensorType>(numer.value.getType());
+    if (!et || !numer.map || !denom.map || numer.map.getNumResults() != et.getRank())
+      return false;
+    SmallVector<AffineExpr> rows;
+    for (auto [i, e] : llvm::enumerate(numer.map.getResults()))
+      if (static_cast<int64_t>(i) != axis && et.getDimSize(i) != 1)
+        rows.push_back(e);
+    return nonUnitReads(denom) == rows;
+  }
+
+  /// P = e / n or e · (1 / n): the numerator and the normalizer as P reads them.
+  bool matchNormalizer(const Node &n, int64_t rank, AttentionMatch &m,
+                       NodeOperand &numer, NodeOperand &denom) {
+    if (n.kind == NodeKind::Div && n.operands[0].value && n.operands[1].value) {
+      if (!isPerRow(n.operands[1], rank))
+        return failB("the normalizer varies along the key axis; not a softmax");
+      numer = n.operands[0];
+      denom = n.operands[1];
+      return true;
+    }
+    if (n.kind != NodeKind::Mul || !n.operands[0].value || !n.operands[1].value)
+      return failB("P is not a softmax");
+    for (int side = 0; side < 2; ++side) {
+      const NodeOperand &o = n.operands[1 - side];
+      Node r = classify(strip(o.value));
+      if (r.kind != NodeKind::Reciprocal)
+        continue;
+      if (!isPerRow(o, rank))
+        return failB("the normalizer varies along the key axis: the softmax "
+                     "is over another dim than the one P·V contracts");
+      m.chain.insert(r.op);
+      numer = n.operands[side];
+      // A reciprocal fused into P's payload reads the sum itself; a separate
+      // one must read it element for element.
+      denom = o.map ? o : r.operands[0];
+      if (o.map && !readsElementwise(r.operands[0]))
+        return failB("the reciprocal reads the row sum through a broadcast or transpose");
+      denom.value = o.map ? r.operands[0].value : denom.value;
+      return true;
+    }
+    return failB("P is not a softmax (no row-sum normalizer)");
+  }
+
+  bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x) {
+    Node n = classify(p);
+    m.chain.insert(n.op);
+    if (n.kind == NodeKind::Softmax) {
+      if (n.axis != rank - 1)
+        return failB("softmax reduces over dim " + Twine(n.axis) +
+                     " but P·V contracts dim " + Twine(rank - 1));
+      x = strip(n.operands[0].value, &m.chain);
+      m.rowMaxShift = true;
+      return true;
+    }
+    NodeOperand numer, denom;
+    if (!matchNormalizer(n, rank, m, numer, denom))
+      return false;
+    if (!readsElementwise(numer))
+      return failB("P reads the exp through a broadcast or transpose");
+    Value eStripped = strip(numer.value, &m.chain);
+    Node sum = classify(stripUnitReshapes(strip(denom.value, &m.chain), m));
+    if (sum.kind != NodeKind::SumReduce)
+      return failB("the normalizer is not a row sum");
+    m.chain.insert(sum.op);
+    if (sum.axis != rank - 1)
+      return failB("softmax reduces over dim " + Twine(sum.axis) +
+                   " but P·V contracts dim " + Twine(rank - 1));
+    if (strip(sum.operands[0].value, &m.chain) != eStripped)
+      return failB("the normalizer is not the sum of the same exp");
+    if (!sameRows(numer, denom, sum.axis))
+      return failB("the row sums are read for other rows than the ones they divide");
+    return matchShiftedExp(eStripped, rank, m, x);
+  }
+
+  /// e = exp(((x - c)·k)) or exp2 of it, for any per-row shift c (softmax
+  /// is invariant to it: the row max, the global max, none) and constants
+  /// k, which join the scale (exp2's ln 2 too).
+  bool matchShiftedExp(Value e, int64_t rank, AttentionMatch &m, Value &x) {
+    Node ex = classify(e);
+    if (ex.kind != NodeKind::Exp && ex.kind != NodeKind::Exp2)
+      return failB("the normalized value is not an exp (sigmoid or another "
+                   "activation is not softmax)");
+    if (!readsElementwise(ex.operands[0]))
+      return failB("the exp reads the scores through a broadcast or transpose");
+    m.chain.insert(ex.op);
+    if (ex.kind == NodeKind::Exp2) {
+      m.scale *= std::log(2.0);
+      m.scaleOutsideMasks *= std::log(2.0);
+    }
+    Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
+    Node sub = classify(y);
+    if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
+      if (!isPerRow(sub.operands[1], rank))
+        return failB("the value subtracted before exp varies along the key axis "
+                     "(a per-column max is not a softmax shift)");
+      if (!readsElementwise(sub.operands[0]))
+        return failB("the shift is applied to the scores read through a broadcast or transpose");
+      m.chain.insert(sub.op);
+      if (Value c = sub.operands[1].value) {
+        Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
+        if (mx.kind == NodeKind::MaxReduce) {
+          // A max over several dims (-1) is constant along the key axis
+          // when it is read per row, which isPerRow checked.
+          if (mx.axis >= 0 && mx.axis != rank - 1)
+            return failB("the max is taken over dim " + Twine(mx.axis) +
+                         ", not the key axis " + Twine(rank - 1));
+          m.chain.insert(mx.op);
+          m.rowMaxShift = mx.axis == rank - 1;
+        }
+      }
+      y = strip(sub.operands[0].value, &m.chain);
+    }
+    x = y;
+    return true;
+  }
+
+  /// A mask under a factor k of the softmax's argument, exp(k·(S + M)), is
+  /// scaled by k; the raised op adds M unscaled (S·s + M). That is exact
+  /// only for k = 1 when M is additive, and for k > 0 when M is -inf/0
+  /// (causal, keep; k·-inf stays -inf); k within 1e-6 of 1 counts as 1
+  /// (the same rounding as the folded scale itself). Found by the fuzzer's semantic
+  /// oracle: exp2(S + M) had been raised with scale(ln 2) and M unscaled.
+  bool checkMaskScale(bool additive, const AttentionMatch &m) {
+    // exp2(x·log2 e) spells exp(x) with an f32 log2 e: k = 1 to rounding.
+    if (additive && std::fabs(m.scaleOutsideMasks - 1.0) > 1e-6)
+      return failB("an additive mask is scaled with the scores by " +
+                   llvm::formatv("{0}", m.scaleOutsideMasks).str() +
+                   " (exp2 or a factor outside the mask); the raised op would "
+                   "add it unscaled");
+    if (!(m.scaleOutsideMasks > 0.0))
+      return failB("a mask is scaled by a non-positive factor");
+    return true;
+  }
+
+  /// y·k or y/k by constants, as many as there are: their product joins the
+  /// scale (exp2((x - c)·log2 e) is exp(x - c)).
+  Value peelConstantFactors(Value y, AttentionMatch &m) {
+    for (int depth = 0; depth < 4; ++depth) {
+      Node n = classify(y);
+      if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
+        return y;
+      int side = n.operands[0].scalar ? 1 : 0;
+      const NodeOperand &c = n.operands[1 - side];
+      if (!c.scalar || !n.operands[side].value || n.operands[side].scalar ||
+          (n.kind == NodeKind::Div && side == 1) || !readsElementwise(n.operands[side]))
+        return y;
+      double factor = n.kind == NodeKind::Mul ? *c.scalar : 1.0 / *c.scalar;
+      m.scale *= factor;
+      m.scaleOutsideMasks *= factor;
+      m.chain.insert(n.op);
+      y = strip(n.operands[side].value, &m.chain);
+    }
+    return y;
+  }
+
+  /// X = S·s (+ masks), S = Q·Kᵀ; peels scale and masks in any order.
+  bool matchScores(Value x, int64_t rank, AttentionMatch &m) {
+    bool insideMask = false; // a mask has been peeled: factors below are S's
+    for (int depth = 0; depth < 16; ++depth) {
+      Node n = classify(x);
+      switch (n.kind) {
+      case NodeKind::MatMul:
+        m.chain.insert(n.op);
+        return matchQK(n, m);
+      case NodeKind::Mul:
+      case NodeKind::Div: {
+        int chainSide = n.operands[0].scalar ? 1 : 0;
+        const NodeOperand &other = n.operands[1 - chainSide];
+        if (!other.scalar || (n.kind == NodeKind::Div && chainSide == 1))
+          return failB("the scores are multiplied by a tensor, not a constant scale");
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
+        double factor = n.kind == NodeKind::Mul ? *other.scalar : 1.0 / *other.scalar;
+        m.scale *= factor;
+        if (!insideMask)
+          m.scaleOutsideMasks *= factor;
+        m.chain.insert(n.op);
+        x = strip(n.operands[chainSide].value, &m.chain);
+        continue;
+      }
+      case NodeKind::CausalMask:
+        if (!checkMaskScale(/*additive=*/false, m))
+          return false;
+        insideMask = true;
+        if (m.causal || m.causalOffset)
+          return failB("two causal masks");
+        m.causal = n.causal;
+        m.chain.insert(n.op);
+        x = strip(n.operands[0].value, &m.chain);
+        continue;
+      case NodeKind::Add: {
+        int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
+        const NodeOperand &mask = n.operands[1 - chainSide];
+        if (!readsElementwise(n.operands[chainSide]))
+          return failB("the scores are read through a broadcast or transpose");
+        // S + 0 is S: torch-mlir's baddbmm(zeros, Q, Kᵀ) adds a zero tensor.
+        if (mask.scalar && *mask.scalar == 0.0) {
+          m.chain.insert(n.op);
+          x = strip(n.operands[chainSide].value, &m.chain);
+          continue;
+        }
+        if (!mask.value)
+          return failB("a constant added to the scores is not a mask");
+        m.chain.insert(n.op);
+        if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
+                                                       : std::nullopt) {
+          if (!checkMaskScale(/*additive=*/false, m) || !setCausal(*off, m))
+            return false;
+        } else if (!checkMaskScale(/*additive=*/true, m) ||
+                   !setMask(mask, false, false, m)) {
+          return false;
+        }
+        insideMask = true;
+        x = strip(n.operands[chainSide].value, &m.chain);
+        continue;
+      }
+      case NodeKind::Select: {
+        // select(cond, x, -big) keeps x where cond; select(cond, -big, x) drops.
+        const NodeOperand &t = n.operands[1], &f = n.operands[2];
+        bool keepWhereTrue;
+        const NodeOperand *chainOp;
+        if (isMaskValue(f) && t.value) {
+          keepWhereTrue = true;
+          chainOp = &t;
+        } else if (isMaskValue(t) && f.value) {
+          keepWhereTrue = false;
+          chainOp = &f;
+        } else {
+          return failB("a select on the scores does not fill with -inf or a large negative value");
+        }
+        if (!readsElementwise(*chainOp))
+          return failB("the scores are read through a broadcast or transpose");
+        // A finite fill is raised as an additive mask (below).
+        if (!checkMaskScale(!std::isinf(*(keepWhereTrue ? f : t).scalar), m))
+          return false;
+        insideMask = true;
+        m.chain.insert(n.op);
+        const NodeOperand &cond = n.operands[0];
+        bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
+        if (cond.causalOffset) {
+          if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
+            return failB("unsupported index-comparison mask");
+        } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
+          if (!keepWhereTrue || !setCausal(*off, m))
+            return failB("unsupported constant mask");
+        } else if (auto off = condInOrder ? droppedWhereZero(cond.value) : std::nullopt;
+                   off && !keepWhereTrue) {
+          if (!setCausal(*off, m))
+            return false;
+        } else if (!setMask(cond, true, !keepWhereTrue, m)) {
+          return false;
+        } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
+          // A finite fill keeps a fully masked row a uniform average, where
+          // a keep mask (fill -inf) gives 0: the mask is raised as the
+          // additive mask fill·[dropped] instead. s + fill rounds to fill
+          // for the finfo.min that frontends use.
+          m.finiteFill = fill;
+        }
+        x = strip(chainOp->value, &m.chain);
+        continue;
+      }
+      default:
+        return failB("the softmax input is not a scaled, masked Q·Kᵀ");
+      }
+    }
+    return failB("the scores chain is too long");
+  }
+
+  /// `C == 0` of a constant 0/1 tril buffer (tosa's spelling of GPT-2's
+  /// mask): dropping where it holds keeps where C != 0.
+  static std::optional<int64_t> droppedWhereZero(Value cond) {
+    auto eq = cond.getDefiningOp<tosa::EqualOp>();
+    if (!eq)
+      return std::nullopt;
+    Value a = eq->getOperand(0), b = eq->getOperand(1);
+    if (scalarConstant(a) == 0.0)
+      return causalConstant(b, /*nonZeroKeeps=*/true);
+    if (scalarConstant(b) == 0.0)
+      return causalConstant(a, /*nonZeroKeeps=*/true);
+    return std::nullopt;
+  }
+
+  /// Whether a mask's dims are read in the scores' order: each map result
+  /// is a loop dim, in increasing order, or 0 on a unit dim. The mask then
+  /// only broadcasts, which canonicalMask reproduces with unit dims.
+  static bool readsInOrder(const NodeOperand &o) {
+    if (!o.map)
+      return true;
+    auto t = cast<RankedTensorType>(o.value.getType());
+    int64_t last = -1;
+    for (auto [i, e] : llvm::enumerate(o.map.getResults())) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || t.getDimSize(i) != 1)
+          return false;
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || static_cast<int64_t>(d.getPosition()) <= last)
+        return false;
+      last = d.getPosition();
+    }
+    return true;
+  }
+
+  /// In order, and the mask's last two dims are the query and key axes: what
+  /// the causal test of a constant mask assumes.
+  static bool readsLastTwoInOrder(const NodeOperand &o, int64_t rank) {
+    if (!readsInOrder(o))
+      return false;
+    if (!o.map)
+      return true;
+    unsigned r = o.map.getNumResults();
+    return r >= 2 && o.map.getResult(r - 2) == getAffineDimExpr(rank - 2, o.map.getContext()) &&
+           o.map.getResult(r - 1) == getAffineDimExpr(rank - 1, o.map.getContext());
+  }
+
+  static bool isMaskValue(const NodeOperand &o) {
+    return o.scalar && *o.scalar <= -1e4;
+  }
+
+  bool reachesKind(Value v, NodeKind kind, int depth = 0) {
+    if (!v || depth > 6)
+      return false;
+    Node n = classify(strip(v));
+    if (n.kind == kind)
+      return true;
+    for (const NodeOperand &o : n.operands)
+      if (o.value && reachesKind(o.value, kind, depth + 1))
+        return true;
+    return false;
+  }
+
+  bool reachesMatmul(Value v, int depth = 0) {
+    if (!v || depth > 12)
+      return false;
+    Node n = classify(strip(v));
+    if (n.kind == NodeKind::MatMul)
+      return true;
+    for (const NodeOperand &o : n.operands)
+      if (o.value && reachesMatmul(o.value, depth + 1))
+        return true;
+    return false;
+  }
+
+  bool setCausal(int64_t offset, AttentionMatch &m) {
+    if (m.causal || m.causalOffset)
+      return failB("two causal masks");
+    m.causalOffset = offset;
+    return true;
+  }
+
+  bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m) {
+    if (m.mask)
+      return failB("more than one mask tensor; only one is supported");
+    // A condition computed in the select's own payload (from the scores
+    // themselves, e.g. a top-k threshold) is no mask tensor.
+    auto t = dyn_cast<RankedTensorType>(mask.value.getType());
+    if (!t)
+      return failB("the mask is computed per element inside the scores' own op, not an input tensor");
+    if (isBool != t.getElementType().isInteger(1))
+      return failB(isBool ? "a select mask must be i1" : "an additive mask must be a float tensor");
+    if (!readsInOrder(mask))
+      return failB("the mask is read transposed or diagonally; only broadcasts are supported");
+    m.mask = mask.value;
+    m.invertMask = invert;
+    m.maskVaries = mask.varies;
+    return true;
+  }
+
+  bool matchQK(const Node &s, AttentionMatch &m) {
+    // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
+    m.q = peelScale(s.operands[0].value, m);
+    m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false);
+    m.kAtMatmul = strip(s.operands[1].value, nullptr, /*throughReshapes=*/false);
+    m.qkRhsTransposed = s.rhsTransposed;
+    Value rhs = strip(s.operands[1].value);
+    if (s.rhsTransposed) {
+      m.k = foldHeadRepeat(peelScale(rhs, m));
+      return true;
+    }
+    // Kᵀ materialized by a transpose of the last two dims: look through it.
+    Node t = classify(rhs);
+    int64_t r = rankOf(rhs);
+    if (t.kind == NodeKind::Transpose) {
+      bool swapsLastTwo = t.perm.size() == static_cast<size_t>(r);
+      for (int64_t i = 0; i < r && swapsLastTwo; ++i)
+        swapsLastTwo = t.perm[i] == (i == r - 2 ? r - 1 : i == r - 1 ? r - 2 : i);
+      if (swapsLastTwo) {
+        m.k = foldHeadRepeat(peelScale(t.operands[0].value, m));
+        return true;
+      }
+    }
+    // K stored pre-transposed: the rewrite transposes it back.
+    m.k = peelScale(rhs, m);
+    m.kIsTransposed = true;
+    return true;
+  }
+
+  /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
+  Value peelScale(Value v, AttentionMatch &m) {
+    for (int depth = 0; depth < 4; ++depth) {
+      v = strip(v);
+      Node n = classify(v);
+      if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
+        return v;
+      int side = n.operands[0].scalar ? 1 : 0;
+      const NodeOperand &c = n.operands[1 - side];
+      if (!c.scalar || !n.operands[side].value || (n.kind == NodeKind::Div && side == 1))
+        return v;
+      m.qkScale = n.kind == NodeKind::Mul ? m.qkScale * *c.scalar : m.qkScale / *c.scalar;
+      v = n.operands[side].value;
+    }
+    return v;
+  }
+
+  std::string &why;
+};
+} // namespace
+
+std::optional<AttentionMatch> detect::matchAttention(Operation *pv,
+                                                     std::string &why) {
+  return AttentionMatcher(why).match(pv);
+}

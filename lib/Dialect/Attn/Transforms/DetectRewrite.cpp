@@ -1,0 +1,449 @@
+//===- DetectRewrite.cpp - --attn-detect: replace a chain by attn.attention ===//
+//
+// The rewrite layer, as one pattern on P·V candidates: match the chain
+// (DetectMatch.h), plan the attention from it and check the plan with
+// AttentionOp::verifyShapes, all before the IR changes; then build the
+// attention and replace P·V through the rewriter. The chain's ops, and
+// whatever only fed them, are left dead for the driver to erase.
+//
+// The pattern reports near misses only through notifyMatchFailure;
+// `whyNotRaised` gives the same reason to the pass for its remarks.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectRewrite.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::detect;
+
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
+
+/// One elementwise linalg.generic over `v`, producing `elt` elements.
+static Value mapElementwise(OpBuilder &b, Location loc, Value v, Type elt,
+                     function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto t = cast<RankedTensorType>(v.getType());
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v), elt);
+  AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(t.getRank(), utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(nb, nl, fn(nb, nl, a[0]));
+             })
+      .getResult(0);
+}
+
+/// Elementwise float cast of a tensor.
+static Value castTensor(OpBuilder &b, Location loc, Value v, Type elt) {
+  if (cast<RankedTensorType>(v.getType()).getElementType() == elt)
+    return v;
+  return mapElementwise(b, loc, v, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    if (cast<FloatType>(x.getType()).getWidth() < cast<FloatType>(elt).getWidth())
+      return arith::ExtFOp::create(nb, nl, elt, x);
+    return arith::TruncFOp::create(nb, nl, elt, x);
+  });
+}
+
+/// Logical not of an i1 tensor: a "drop where true" mask becomes a keep mask.
+static Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
+  return mapElementwise(b, loc, v, b.getI1Type(),
+                        [](OpBuilder &nb, Location nl, Value x) -> Value {
+                          Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
+                          return arith::XOrIOp::create(nb, nl, x, one);
+                        });
+}
+
+/// keep ? 0 : fill, as an additive mask of element type `elt`.
+static Value additiveFromKeep(OpBuilder &b, Location loc, Value keep, Type elt, double fill) {
+  return mapElementwise(b, loc, keep, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
+    Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, 0.0));
+    Value f = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, fill));
+    return arith::SelectOp::create(nb, nl, x, zero, f);
+  });
+}
+
+/// K itself when `v` is Kᵀ that the frontend computed by transposing K
+/// (swapping the last two dims); null otherwise.
+static Value transposedSource(Value v) {
+  int64_t r = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  std::swap(perm[r - 1], perm[r - 2]);
+  if (auto tr = v.getDefiningOp<linalg::TransposeOp>();
+      tr && llvm::equal(tr.getPermutation(), perm))
+    return tr.getInput();
+  if (auto tr = v.getDefiningOp<tosa::TransposeOp>();
+      tr && llvm::equal(tr.getPerms(), perm))
+    return tr.getInput1();
+  return {};
+}
+
+/// Swaps the last two dims; takes K itself for a transposed K rather than
+/// transposing it back.
+static Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
+  if (Value source = transposedSource(v))
+    return source;
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t r = t.getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  std::swap(perm[r - 1], perm[r - 2]);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  std::swap(sizes[r - 1], sizes[r - 2]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+}
+
+namespace {
+/// How a mask reaches the scores' rank: its type there, with size-1 dims
+/// where it broadcasts, and the expand_shape groups (none: already there).
+struct MaskExpansion {
+  RankedTensorType type;
+  SmallVector<ReassociationIndices> groups;
+};
+} // namespace
+
+/// The mask's dims are the varying dims of the scores, in order.
+static FailureOr<MaskExpansion> expandMaskToRank(RankedTensorType t,
+                                                 ArrayRef<bool> varies,
+                                                 int64_t rank) {
+  if (t.getRank() == rank)
+    return MaskExpansion{t, {}};
+  if (varies.size() != static_cast<size_t>(rank) || t.getRank() == 0)
+    return failure();
+  SmallVector<int64_t> shape;
+  int64_t src = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (varies[i]) {
+      if (src >= t.getRank())
+        return failure();
+      shape.push_back(t.getDimSize(src));
+      ++src;
+    } else {
+      shape.push_back(1);
+    }
+  }
+  if (src != t.getRank())
+    return failure();
+  // Group each unit dim with the next source dim (or the last group).
+  MaskExpansion e{RankedTensorType::get(shape, t.getElementType()), {}};
+  e.groups.assign(t.getRank(), {});
+  int64_t group = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    e.groups[std::min<int64_t>(group, t.getRank() - 1)].push_back(i);
+    if (varies[i])
+      ++group;
+  }
+  return e;
+}
+
+/// Reshapes the attention's result ([B·H, L, d] round trip) to P·V's shape.
+static Value reshapeToRank(OpBuilder &b, Location loc, Value result,
+                           RankedTensorType pvType) {
+  auto rt = cast<RankedTensorType>(result.getType());
+  int64_t rank = rt.getRank(), pvRank = pvType.getRank();
+  if (pvRank == rank)
+    return result;
+  auto type = RankedTensorType::get(pvType.getShape(), rt.getElementType());
+  // Leading dims merge into the first group of the lower-rank side.
+  int64_t high = std::max(rank, pvRank), low = std::min(rank, pvRank);
+  SmallVector<ReassociationIndices> groups(low);
+  for (int64_t i = 0; i < high; ++i)
+    groups[std::max<int64_t>(0, i - (high - low))].push_back(i);
+  if (pvRank < rank)
+    return tensor::CollapseShapeOp::create(b, loc, type, result, groups);
+  return tensor::ExpandShapeOp::create(b, loc, type, result, groups);
+}
+
+//===----------------------------------------------------------------------===//
+// The plan: everything the attention needs, checked before the IR changes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AttentionPlan {
+  Value q, k, v;          // as matched, before casts
+  bool kIsTransposed;     // k given as [.., d, Lk]
+  double scale;
+  Type elt;               // of Q, K, V and the result
+  RankedTensorType resultType;
+  std::optional<CausalAlignment> causal;
+  Value mask;             // as matched
+  MaskExpansion maskExpansion;
+  bool invertMask;
+  std::optional<double> additiveFill; // a keep mask raised as fill·[dropped]
+  Type additiveElt;
+};
+
+/// Plans the attention for a match, before the IR changes; each refusal
+/// says why.
+class Planner {
+public:
+  Planner(Operation *pv, AttentionMatch &m, std::string &why)
+      : pv(pv), m(m), why(why) {}
+
+  FailureOr<AttentionPlan> plan() {
+    AttentionPlan p;
+    if (failed(checkChainIsClosed()) || failed(planOperands(p)) ||
+        failed(planCausal(p)) || failed(planMask(p)) || failed(verify(p)))
+      return failure();
+    return p;
+  }
+
+private:
+  LogicalResult fail(const Twine &reason) {
+    why = reason.str();
+    return failure();
+  }
+
+  /// Broadcasts that classify() read through (row statistics spread by
+  /// linalg.broadcast) belong to the chain when only the chain reads them.
+  void addLookedThroughBroadcasts() {
+    SmallVector<Operation *> work(m.chain.begin(), m.chain.end());
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || m.chain.contains(def) || !broadcastMap(operand) ||
+            !llvm::all_of(def->getUsers(),
+                          [&](Operation *u) { return m.chain.contains(u); }))
+          continue;
+        m.chain.insert(def);
+        work.push_back(def);
+      }
+    }
+  }
+
+  /// Never drop a value someone reads: every chain op but P·V must be used
+  /// only inside the chain.
+  LogicalResult checkChainIsClosed() {
+    addLookedThroughBroadcasts();
+    for (Operation *op : m.chain) {
+      if (op == pv)
+        continue;
+      for (Operation *user : op->getUsers())
+        if (!m.chain.contains(user))
+          return fail("an intermediate of the chain ('" +
+                      op->getName().getStringRef() +
+                      "') is also used outside it, e.g. attention weights "
+                      "returned to the caller");
+    }
+    return success();
+  }
+
+  /// Q, K, V, their element type and the result's type; the pairings the
+  /// verifier does not check (V's rows with K's keys, batch dims).
+  LogicalResult planOperands(AttentionPlan &p) {
+    // Reshape round trips may have been stripped to different depths on Q,
+    // K and V (nn.MultiheadAttention splits heads differently for each).
+    // Then take them as the two matmuls see them: those values still carry
+    // any scale applied to Q and K, so only the scores' factors remain.
+    p.scale = m.scale * m.qkScale;
+    p.q = m.q;
+    p.k = m.k;
+    p.v = m.v;
+    p.kIsTransposed = m.kIsTransposed;
+    if ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
+        rankOf(m.qAtMatmul) == rankOf(m.kAtMatmul) &&
+        rankOf(m.qAtMatmul) == rankOf(m.vAtMatmul)) {
+      // A transposed-rhs matmul sees K as [.., Lk, d]; otherwise it sees Kᵀ.
+      p.kIsTransposed = !m.qkRhsTransposed;
+      p.q = m.qAtMatmul;
+      p.k = m.kAtMatmul;
+      p.v = m.vAtMatmul;
+      p.scale = m.scale;
+    }
+    auto qt = cast<RankedTensorType>(p.q.getType());
+    int64_t rank = qt.getRank();
+    if (rankOf(p.k) != rank || rankOf(p.v) != rank)
+      return fail("Q, K and V have different ranks");
+    // One element type for Q, K, V and the result: the widest of the three
+    // and of P·V's result. An f32 chain over f16 inputs that returns f32
+    // then stays f32 (extending f16 is exact); computing in f16 and
+    // extending the result would round what the original never rounded.
+    p.elt = cast<RankedTensorType>(pv->getResult(0).getType()).getElementType();
+    for (Value x : {p.q, p.k, p.v}) {
+      Type e = cast<RankedTensorType>(x.getType()).getElementType();
+      if (cast<FloatType>(e).getWidth() > cast<FloatType>(p.elt).getWidth())
+        p.elt = e;
+    }
+    auto kShape = cast<RankedTensorType>(p.k.getType()).getShape();
+    auto vShape = cast<RankedTensorType>(p.v.getType()).getShape();
+    int64_t lk = p.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
+    if (!ShapedType::isDynamic(lk) && !ShapedType::isDynamic(vShape[rank - 2]) &&
+        lk != vShape[rank - 2])
+      return fail("V has " + Twine(vShape[rank - 2]) + " rows but K has " +
+                  Twine(lk) + " keys: V does not pair with K");
+    // The head dim (rank - 3) may differ: GQA, checked by the op verifier.
+    for (int64_t i = 0; i < rank - 3; ++i)
+      if (qt.getDimSize(i) != kShape[i] || qt.getDimSize(i) != vShape[i])
+        return fail("batch dim " + Twine(i) + " differs between Q·Kᵀ and P·V");
+    SmallVector<int64_t> outShape(qt.getShape());
+    outShape[rank - 1] = vShape[rank - 1];
+    p.resultType = RankedTensorType::get(outShape, p.elt);
+    return success();
+  }
+
+  /// A banded mask j <= i + offset is causal when the offset is one of the
+  /// two alignments.
+  LogicalResult planCausal(AttentionPlan &p) {
+    p.causal = m.causal;
+    if (!m.causalOffset)
+      return success();
+    int64_t rank = p.resultType.getRank();
+    int64_t lq = p.resultType.getDimSize(rank - 2);
+    auto kShape = cast<RankedTensorType>(p.k.getType()).getShape();
+    int64_t lk = p.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
+    if (*m.causalOffset == 0)
+      p.causal = CausalAlignment::top_left;
+    else if (!ShapedType::isDynamic(lq) && !ShapedType::isDynamic(lk) &&
+             *m.causalOffset == lk - lq)
+      p.causal = CausalAlignment::bottom_right;
+    else
+      return fail("a banded mask (keys j <= i + " + Twine(*m.causalOffset) +
+                  ") is neither causal alignment");
+    return success();
+  }
+
+  LogicalResult planMask(AttentionPlan &p) {
+    p.mask = m.mask;
+    p.invertMask = m.invertMask;
+    if (!m.mask)
+      return success();
+    FailureOr<MaskExpansion> e =
+        expandMaskToRank(cast<RankedTensorType>(m.mask.getType()), m.maskVaries,
+                         p.resultType.getRank());
+    if (failed(e))
+      return fail("the mask does not broadcast to the scores");
+    p.maskExpansion = *e;
+    // f32 at least: finfo.min must stay finite (an additive mask may be
+    // wider than Q).
+    if (m.finiteFill && m.rowMaxShift) {
+      p.additiveFill = m.finiteFill;
+      p.additiveElt = cast<FloatType>(p.elt).getWidth() >= 32
+                          ? p.elt
+                          : Float32Type::get(pv->getContext());
+    }
+    return success();
+  }
+
+  /// The op verifier's checks, on the types the build will give each
+  /// operand, so that no op is created only to be erased again.
+  LogicalResult verify(const AttentionPlan &p) {
+    auto withElt = [&](Value x) {
+      return RankedTensorType::get(cast<RankedTensorType>(x.getType()).getShape(),
+                                   p.elt);
+    };
+    // As castTensor and then transposeLastTwo will give K.
+    RankedTensorType kType = withElt(p.k);
+    if (p.kIsTransposed) {
+      bool needsCast = cast<RankedTensorType>(p.k.getType()).getElementType() != p.elt;
+      Value source = needsCast ? Value() : transposedSource(p.k);
+      SmallVector<int64_t> shape(kType.getShape());
+      std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+      kType = source ? cast<RankedTensorType>(source.getType())
+                     : RankedTensorType::get(shape, p.elt);
+    }
+    RankedTensorType maskType;
+    if (p.mask) {
+      maskType = p.maskExpansion.type;
+      if (p.additiveFill)
+        maskType = RankedTensorType::get(maskType.getShape(), p.additiveElt);
+    }
+    std::string message;
+    if (succeeded(AttentionOp::verifyShapes(
+            withElt(p.q), kType, withElt(p.v), maskType, p.resultType, p.scale,
+            [&](StringRef error) { message = error.str(); })))
+      return success();
+    return fail("the matched shapes do not form a valid attention: '" +
+                AttentionOp::getOperationName() + "' op " + message);
+  }
+
+  Operation *pv;
+  AttentionMatch &m;
+  std::string &why;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The pattern
+//===----------------------------------------------------------------------===//
+
+/// Creates the attention the plan describes, at the rewriter's insertion
+/// point, and returns its result as P·V's type.
+static Value buildAttention(OpBuilder &b, Location loc, const AttentionPlan &p,
+                            RankedTensorType pvType) {
+  Value mask = p.mask;
+  if (mask) {
+    if (!p.maskExpansion.groups.empty())
+      mask = tensor::ExpandShapeOp::create(b, loc, p.maskExpansion.type, mask,
+                                           p.maskExpansion.groups);
+    if (p.invertMask)
+      mask = invertBoolTensor(b, loc, mask);
+    if (p.additiveFill)
+      mask = additiveFromKeep(b, loc, mask, p.additiveElt, *p.additiveFill);
+  }
+  Value q = castTensor(b, loc, p.q, p.elt);
+  Value k = castTensor(b, loc, p.k, p.elt);
+  Value v = castTensor(b, loc, p.v, p.elt);
+  if (p.kIsTransposed)
+    k = transposeLastTwo(b, loc, k);
+  CausalAlignmentAttr causalAttr;
+  if (p.causal)
+    causalAttr = CausalAlignmentAttr::get(b.getContext(), *p.causal);
+  auto attn = AttentionOp::create(b, loc, p.resultType, q, k, v, mask,
+                                  b.getF64FloatAttr(p.scale), causalAttr);
+  Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
+  // The chain ran at another batch rank ([B·H, L, d] round trip).
+  return reshapeToRank(b, loc, result, pvType);
+}
+
+/// Matches and plans the chain that ends in `pv`; `why` says what refused a
+/// near miss (empty for an ordinary matmul).
+static FailureOr<AttentionPlan> matchAndPlan(Operation *pv, std::string &why) {
+  if (pv->getNumResults() != 1 ||
+      classify(pv->getResult(0)).kind != NodeKind::MatMul)
+    return failure();
+  std::optional<AttentionMatch> m = matchAttention(pv, why);
+  if (!m)
+    return failure();
+  return Planner(pv, *m, why).plan();
+}
+
+std::string detect::whyNotRaised(Operation *pv) {
+  std::string why;
+  if (succeeded(matchAndPlan(pv, why)))
+    return {};
+  return why;
+}
+
+namespace {
+/// Raises the chain that ends in a P·V candidate to one attn.attention.
+/// Emits no diagnostic: a greedy driver may try it on an op more than once.
+struct RaiseAttention : RewritePattern {
+  explicit RaiseAttention(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *pv,
+                                PatternRewriter &rewriter) const override {
+    std::string why;
+    FailureOr<AttentionPlan> plan = matchAndPlan(pv, why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(
+          pv, why.empty() ? "not the P·V of an attention" : why);
+    rewriter.setInsertionPoint(pv);
+    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
+    rewriter.replaceOp(pv, buildAttention(rewriter, pv->getLoc(), *plan, pvType));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::attn::populateAttnDetectPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseAttention>(patterns.getContext());
+}
