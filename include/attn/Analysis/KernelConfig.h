@@ -17,6 +17,7 @@
 #include "attn/Analysis/IOCost.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -34,6 +35,23 @@ std::optional<TensorCoreFamily> parseTensorCoreFamily(llvm::StringRef name);
 llvm::StringRef stringifyTensorCoreFamily(TensorCoreFamily family);
 /// wgmma on sm_90a (the only chip that has it), mma.sync everywhere else.
 TensorCoreFamily defaultTensorCoreFamily(llvm::StringRef chip);
+
+/// The `mma=` option of --attn-io-cost, --attn-lower-to-gpu and
+/// --attn-gpu-pipeline: a family, or `auto`, whose meaning each option's
+/// help gives (the target chip's family, or the recorded kernel_config's).
+enum class TensorCoreFamilyOption { Auto, MmaSync, Wgmma };
+
+/// The family an explicit option names; nullopt for `auto`.
+std::optional<TensorCoreFamily>
+getTensorCoreFamily(TensorCoreFamilyOption option);
+/// The option that names `family` (never `auto`).
+TensorCoreFamilyOption getTensorCoreFamilyOption(TensorCoreFamily family);
+
+/// The values `mma=` accepts, spelled as the kernel_config attribute and the
+/// reports spell the families: given to each `mma` option as its
+/// `llvm::cl::values`, so that the option parser rejects anything else with
+/// the list of accepted values.
+llvm::cl::ValuesClass tensorCoreFamilyOptionValues();
 
 /// How the kernel reads a mask tensor: not at all, once per key (a padding
 /// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the
