@@ -15,10 +15,6 @@
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="peak-bf16=-inf" 2>&1 | FileCheck %s --check-prefix=PEAK
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="block-q=-3" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sram-bytes=-1 hbm-bandwidth=-1" -verify-diagnostics
-// mma is an enum option: the option parser rejects other values, listing the
-// accepted ones.
-// RUN: not attn-opt %s -split-input-file --attn-io-cost="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
-// MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // SRAM0: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got 0
 // SRAMNEG: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got -5
 // SRAM1: error: attn-io-cost: target 'h200': sram-bytes 1 holds no attention tile (at least 1280 bytes)
@@ -72,3 +68,8 @@ func.func @overflow(%q: tensor<1x1x4294967296x65536xf32>) -> tensor<1x1x42949672
       -> tensor<1x1x4294967296x65536xf32>
   return %o : tensor<1x1x4294967296x65536xf32>
 }
+
+// (At the end, so that the line numbers above stay put.) mma is an enum option: the option parser rejects other values, listing the
+// accepted ones.
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
+// MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
