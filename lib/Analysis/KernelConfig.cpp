@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 
@@ -24,6 +25,35 @@ llvm::StringRef mlir::attn::stringifyTensorCoreFamily(TensorCoreFamily family) {
 
 TensorCoreFamily mlir::attn::defaultTensorCoreFamily(llvm::StringRef chip) {
   return chip == "sm_90a" ? TensorCoreFamily::Wgmma : TensorCoreFamily::MmaSync;
+}
+
+std::optional<TensorCoreFamily>
+mlir::attn::getTensorCoreFamily(TensorCoreFamilyOption option) {
+  switch (option) {
+  case TensorCoreFamilyOption::Auto:
+    return std::nullopt;
+  case TensorCoreFamilyOption::MmaSync:
+    return TensorCoreFamily::MmaSync;
+  case TensorCoreFamilyOption::Wgmma:
+    return TensorCoreFamily::Wgmma;
+  }
+  llvm_unreachable("unknown TensorCoreFamilyOption");
+}
+
+TensorCoreFamilyOption
+mlir::attn::getTensorCoreFamilyOption(TensorCoreFamily family) {
+  return family == TensorCoreFamily::Wgmma ? TensorCoreFamilyOption::Wgmma
+                                           : TensorCoreFamilyOption::MmaSync;
+}
+
+llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
+  return llvm::cl::values(
+      clEnumValN(TensorCoreFamilyOption::Auto, "auto",
+                 "chosen (see the option's description)"),
+      clEnumValN(TensorCoreFamilyOption::MmaSync, "mma.sync",
+                 "mma.sync.m16n8k16 (sm_80 and later)"),
+      clEnumValN(TensorCoreFamilyOption::Wgmma, "wgmma",
+                 "wgmma.mma_async (sm_90a)"));
 }
 
 int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,

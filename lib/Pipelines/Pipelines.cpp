@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - attn-opt end-to-end pipelines ----------------------===//
 #include "attn/Pipelines/Pipelines.h"
 
+#include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -88,15 +89,13 @@ std::string supportedChipList() {
 FailureOr<GpuTarget>
 mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
                              function_ref<void(const Twine &)> emitError) {
-  std::string chip = options.chip, mma = options.mma;
-  if (mma != "auto" && mma != "mma.sync" && mma != "wgmma") {
-    emitError("attn-gpu-pipeline: mma must be auto, mma.sync or wgmma, got '" +
-              mma + "'");
-    return failure();
-  }
+  // The option parser has already rejected mma values other than auto,
+  // mma.sync and wgmma.
+  std::string chip = options.chip;
+  std::optional<TensorCoreFamily> mma = getTensorCoreFamily(options.mma);
   // wgmma exists only on the arch-specific sm_90a target: asking for it
   // selects that target, and targeting sm_90a selects it.
-  if (mma == "wgmma" && chip == "sm_90")
+  if (mma == TensorCoreFamily::Wgmma && chip == "sm_90")
     chip = "sm_90a";
   const ChipSupport *support = llvm::find_if(
       kSupportedChips, [&](const ChipSupport &c) { return c.chip == chip; });
@@ -107,14 +106,14 @@ mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
               " (mma.sync needs sm_80 or newer, wgmma needs sm_90a)");
     return failure();
   }
-  if (mma == "auto")
-    mma = support->wgmma ? "wgmma" : "mma.sync";
-  if (mma == "wgmma" && !support->wgmma) {
+  if (!mma)
+    mma = support->wgmma ? TensorCoreFamily::Wgmma : TensorCoreFamily::MmaSync;
+  if (*mma == TensorCoreFamily::Wgmma && !support->wgmma) {
     emitError("attn-gpu-pipeline: mma=wgmma needs chip=sm_90a (or sm_90), got '" +
               chip + "'");
     return failure();
   }
-  return GpuTarget{chip, support->ptxFeatures.str(), mma,
+  return GpuTarget{chip, support->ptxFeatures.str(), *mma,
                    support->costTarget.str()};
 }
 
@@ -131,7 +130,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   // options are requests to the one chooser, checked there.
   AttnIOCostPassOptions cost;
   cost.target = target->costTarget;
-  cost.mma = target->mma;
+  cost.mma = getTensorCoreFamilyOption(target->mma);
   cost.blockQ = options.blockQ;
   cost.blockKV = options.blockKV;
   cost.rowsPerWarp = options.rowsPerWarp;
@@ -139,7 +138,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.swizzle = options.swizzle;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
-  lowering.mma = target->mma;
+  lowering.mma = getTensorCoreFamilyOption(target->mma);
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host keeps tensors around the launch, and whatever was not raised
   // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as

@@ -1,6 +1,7 @@
 //===- Registration.cpp - public registration API -------------------------===//
 #include "attn/InitAttn.h"
 
+#include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 #include "attn/Pipelines/Pipelines.h"
@@ -29,6 +30,7 @@ void mlir::attn::registerAttnPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerAttnTransformsPasses();
+    registerAttnConversionPasses();
     registerAttnPipelines();
   });
 }

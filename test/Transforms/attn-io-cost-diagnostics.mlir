@@ -71,3 +71,8 @@ func.func @overflow(%q: tensor<1x1x4294967296x65536xf32>) -> tensor<1x1x42949672
       -> tensor<1x1x4294967296x65536xf32>
   return %o : tensor<1x1x4294967296x65536xf32>
 }
+
+// (At the end, so that the line numbers above stay put.) mma is an enum option: the option parser rejects other values, listing the
+// accepted ones.
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
+// MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma

@@ -17,6 +17,7 @@
 #include "attn/Analysis/IOCost.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -34,6 +35,86 @@ std::optional<TensorCoreFamily> parseTensorCoreFamily(llvm::StringRef name);
 llvm::StringRef stringifyTensorCoreFamily(TensorCoreFamily family);
 /// wgmma on sm_90a (the only chip that has it), mma.sync everywhere else.
 TensorCoreFamily defaultTensorCoreFamily(llvm::StringRef chip);
+
+/// The `mma=` option of --attn-io-cost, --attn-lower-to-gpu and
+/// --attn-gpu-pipeline: a family, or `auto`, whose meaning each option's
+/// help gives (the target chip's family, or the recorded kernel_config's).
+enum class TensorCoreFamilyOption { Auto, MmaSync, Wgmma };
+
+/// The family an explicit option names; nullopt for `auto`.
+std::optional<TensorCoreFamily>
+getTensorCoreFamily(TensorCoreFamilyOption option);
+/// The option that names `family` (never `auto`).
+TensorCoreFamilyOption getTensorCoreFamilyOption(TensorCoreFamily family);
+
+/// The values `mma=` accepts, spelled as the kernel_config attribute and the
+/// reports spell the families: given to each `mma` option as its
+/// `llvm::cl::values`, so that the option parser rejects anything else with
+/// the list of accepted values.
+llvm::cl::ValuesClass tensorCoreFamilyOptionValues();
+
+} // namespace attn
+} // namespace mlir
+
+namespace llvm {
+namespace cl {
+/// The `mma=` options' parser: llvm::cl's enum parser, except that a value
+/// it does not know is an error that lists the ones it does ("Cannot find
+/// option named 'x'!" says neither what the option takes nor what to write).
+template <>
+class parser<mlir::attn::TensorCoreFamilyOption> : public generic_parser_base {
+protected:
+  using DataType = mlir::attn::TensorCoreFamilyOption;
+  class OptionInfo : public GenericOptionInfo {
+  public:
+    OptionInfo(StringRef name, DataType v, StringRef helpStr)
+        : GenericOptionInfo(name, helpStr), V(v) {}
+    OptionValue<DataType> V;
+  };
+  SmallVector<OptionInfo, 3> Values;
+
+public:
+  parser(Option &o) : generic_parser_base(o) {}
+  using parser_data_type = DataType;
+
+  unsigned getNumOptions() const override { return unsigned(Values.size()); }
+  StringRef getOption(unsigned n) const override { return Values[n].Name; }
+  StringRef getDescription(unsigned n) const override {
+    return Values[n].HelpStr;
+  }
+  const GenericOptionValue &getOptionValue(unsigned n) const override {
+    return Values[n].V;
+  }
+
+  /// Returns true on error, as every llvm::cl parser does.
+  bool parse(Option &o, StringRef argName, StringRef arg, DataType &v) {
+    StringRef value = Owner.hasArgStr() ? arg : argName;
+    std::string accepted;
+    for (const OptionInfo &info : Values) {
+      if (info.Name == value) {
+        v = info.V.getValue();
+        return false;
+      }
+      accepted += (accepted.empty() ? "" : ", ") + info.Name.str();
+    }
+    return o.error("'" + value + "' is not one of the accepted values: " +
+                   accepted);
+  }
+
+  template <class DT>
+  void addLiteralOption(StringRef name, const DT &v, StringRef helpStr) {
+    Values.push_back(OptionInfo(name, static_cast<DataType>(v), helpStr));
+    AddLiteralOption(Owner, name);
+  }
+  void removeLiteralOption(StringRef name) {
+    Values.erase(Values.begin() + findOption(name));
+  }
+};
+} // namespace cl
+} // namespace llvm
+
+namespace mlir {
+namespace attn {
 
 /// How the kernel reads a mask tensor: not at all, once per key (a padding
 /// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the

@@ -2,6 +2,8 @@
 #ifndef ATTN_PIPELINES_PIPELINES_H
 #define ATTN_PIPELINES_PIPELINES_H
 
+#include "attn/Analysis/KernelConfig.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -56,11 +58,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "kv-stages",
       llvm::cl::desc("Shared-memory K/V stages (2, 3 with wgmma; 0: auto)"),
       llvm::cl::init(0)};
-  PassOptions::Option<std::string> mma{
+  PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (wgmma for chip=sm_90a, else "
                      "mma.sync), mma.sync, or wgmma (implies sm_90a)"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(TensorCoreFamilyOption::Auto),
+      tensorCoreFamilyOptionValues()};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),
@@ -72,7 +75,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 struct GpuTarget {
   std::string chip;
   std::string ptxFeatures; // e.g. "+ptx80"
-  std::string mma;         // "mma.sync" or "wgmma"
+  TensorCoreFamily mma;
   std::string costTarget;  // the --attn-io-cost preset: "a100", "h200"
 };
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+#include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
-#include "attn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,7 +23,7 @@ namespace mlir {
 namespace attn {
 #define GEN_PASS_DEF_ATTNLOWERTOGPUPASS
 #define GEN_PASS_DEF_ATTNDUMPGPUKERNELSPASS
-#include "attn/Dialect/Attn/Transforms/Passes.h.inc"
+#include "attn/Conversion/Passes.h.inc"
 } // namespace attn
 } // namespace mlir
 
@@ -197,54 +197,97 @@ Value toRank4(OpBuilder &b, Location loc, Value v) {
                                        v, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
 }
 
-llvm::json::Object manifestFor(const FlashKernelSpec &s) {
-  auto shape = [](std::initializer_list<int64_t> dims) {
-    llvm::json::Array a;
+/// The launch manifest of the kernel of `s`: what a runner without MLIR
+/// needs to launch it (bench/attn_run.py reads it as <kernel>.json). Only
+/// integers, f64 floats, strings, arrays and dictionaries, which
+/// --attn-dump-gpu-kernels writes as the JSON numbers, strings, arrays and
+/// objects they spell.
+DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
+  auto i64 = [&](int64_t x) -> Attribute { return b.getI64IntegerAttr(x); };
+  auto str = [&](const Twine &x) -> Attribute { return b.getStringAttr(x); };
+  auto shape = [&](ArrayRef<int64_t> dims) -> Attribute {
+    SmallVector<Attribute> a;
     for (int64_t x : dims)
-      a.push_back(x);
-    return a;
+      a.push_back(i64(x));
+    return b.getArrayAttr(a);
+  };
+  auto dict = [&](ArrayRef<std::pair<StringRef, Attribute>> entries) {
+    SmallVector<NamedAttribute> named;
+    for (const auto &[key, value] : entries)
+      named.push_back(b.getNamedAttr(key, value));
+    return b.getDictionaryAttr(named);
   };
   std::string dtype = s.elementType.isF16() ? "f16" : "bf16";
-  auto param = [&](const char *name, llvm::json::Array dims) {
-    return llvm::json::Object{{"name", name}, {"type", dtype + "*"}, {"shape", std::move(dims)}};
+  auto param = [&](StringRef name, StringRef type, Attribute dims) -> Attribute {
+    return dict({{"name", str(name)}, {"type", str(type)}, {"shape", dims}});
   };
-  llvm::json::Array params{param("q", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
-                           param("k", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
-                           param("v", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
-                           param("o", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
-  if (s.mask != FlashKernelSpec::Mask::None) {
-    llvm::json::Array dims;
-    for (int64_t e : s.maskShape)
-      dims.push_back(e);
-    // A keep mask is one byte per element (i1 in memory; torch.bool).
-    params.push_back(llvm::json::Object{
-        {"name", "mask"},
-        {"type", s.mask == FlashKernelSpec::Mask::Keep ? std::string("i1*") : dtype + "*"},
-        {"shape", std::move(dims)}});
+  SmallVector<Attribute> params{
+      param("q", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
+      param("k", dtype + "*", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
+      param("v", dtype + "*", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
+      param("o", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
+  // A keep mask is one byte per element (i1 in memory; torch.bool).
+  if (s.mask != FlashKernelSpec::Mask::None)
+    params.push_back(param("mask",
+                           s.mask == FlashKernelSpec::Mask::Keep ? "i1*" : dtype + "*",
+                           shape(s.maskShape)));
+  return dict({
+      {"kernel", str(s.name)},
+      {"grid", dict({{"formula", str("[ceil(Lq / block_q), B * Hq, 1]")},
+                     {"value", shape({s.numQueryTiles(), s.batch * s.headsQ, 1})}})},
+      {"block", dict({{"formula", str("[32 * block_q / rows_per_warp, 1, 1]")},
+                      {"value", shape({32 * s.numWarps(), 1, 1})}})},
+      {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
+      {"static_shared_memory_bytes", i64(s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes())},
+      {"params", b.getArrayAttr(params)},
+      {"mask", str(s.mask == FlashKernelSpec::Mask::None       ? "none"
+                   : s.mask == FlashKernelSpec::Mask::Additive ? "additive"
+                                                               : "keep")},
+      {"calling_convention", str("bare pointers, in params order")},
+      {"dtype", str(dtype)},
+      {"B", i64(s.batch)}, {"Hq", i64(s.headsQ)}, {"Hkv", i64(s.headsKV)},
+      {"Lq", i64(s.seqQ)}, {"Lk", i64(s.seqKV)},
+      {"d", i64(s.headDim)}, {"dv", i64(s.headDimV)},
+      {"block_q", i64(s.blockQ)}, {"block_kv", i64(s.blockKV)},
+      {"rows_per_warp", i64(s.rowsPerWarp)},
+      {"kv_stages", i64(s.stages())},
+      {"smem_layout", str(s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded")},
+      {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
+      {"scale", b.getF64FloatAttr(s.scale)},
+      {"instruction", str(s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16")},
+      {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")}});
+}
+
+/// A manifest attribute as JSON: the kinds manifestFor builds; nullopt for
+/// any other attribute.
+std::optional<llvm::json::Value> manifestToJSON(Attribute attr) {
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return llvm::json::Value(i.getInt());
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return llvm::json::Value(f.getValueAsDouble());
+  if (auto str = dyn_cast<StringAttr>(attr))
+    return llvm::json::Value(str.getValue().str());
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array out;
+    for (Attribute element : array) {
+      std::optional<llvm::json::Value> v = manifestToJSON(element);
+      if (!v)
+        return std::nullopt;
+      out.push_back(std::move(*v));
+    }
+    return llvm::json::Value(std::move(out));
   }
-  return llvm::json::Object{
-      {"kernel", s.name},
-      {"grid", llvm::json::Object{{"formula", "[ceil(Lq / block_q), B * Hq, 1]"},
-                                  {"value", shape({s.numQueryTiles(), s.batch * s.headsQ, 1})}}},
-      {"block", llvm::json::Object{{"formula", "[32 * block_q / rows_per_warp, 1, 1]"},
-                                   {"value", shape({32 * s.numWarps(), 1, 1})}}},
-      {"dynamic_shared_memory_bytes", s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0},
-      {"static_shared_memory_bytes", s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes()},
-      {"params", std::move(params)},
-      {"mask", s.mask == FlashKernelSpec::Mask::None       ? "none"
-               : s.mask == FlashKernelSpec::Mask::Additive ? "additive"
-                                                           : "keep"},
-      {"calling_convention", "bare pointers, in params order"},
-      {"dtype", dtype},
-      {"B", s.batch}, {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ}, {"Lk", s.seqKV},
-      {"d", s.headDim}, {"dv", s.headDimV},
-      {"block_q", s.blockQ}, {"block_kv", s.blockKV}, {"rows_per_warp", s.rowsPerWarp},
-      {"kv_stages", s.stages()},
-      {"smem_layout", s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded"},
-      {"causal", s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none"},
-      {"scale", s.scale},
-      {"instruction", s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16"},
-      {"min_chip", s.wgmma() ? "sm_90a" : "sm_80"}};
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object out;
+    for (NamedAttribute entry : dict) {
+      std::optional<llvm::json::Value> v = manifestToJSON(entry.getValue());
+      if (!v)
+        return std::nullopt;
+      out[entry.getName().getValue()] = std::move(*v);
+    }
+    return llvm::json::Value(std::move(out));
+  }
+  return std::nullopt;
 }
 
 struct AttnLowerToGPUPass
@@ -257,15 +300,9 @@ struct AttnLowerToGPUPass
   FailureOr<KernelOptions> kernelOptions() {
     ModuleOp module = getOperation();
     KernelOptions o;
-    if (mma != "auto") {
-      o.family = parseTensorCoreFamily(mma);
-      if (!o.family) {
-        module.emitError("attn-lower-to-gpu: mma must be 'auto', 'mma.sync' or "
-                         "'wgmma', got '")
-            << mma.getValue() << "'";
-        return failure();
-      }
-    }
+    // The option parser has already rejected mma values other than auto,
+    // mma.sync and wgmma; auto leaves the family to the op's kernel_config.
+    o.family = getTensorCoreFamily(mma);
     auto domain = [&](StringRef name, int64_t value,
                       std::initializer_list<int64_t> allowed) {
       if (value == 0 || llvm::is_contained(allowed, value))
@@ -300,7 +337,10 @@ struct AttnLowerToGPUPass
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
-    SmallVector<Attribute> manifests;
+    // Kernels of an earlier run of the pass keep their manifests.
+    NamedAttrList manifests;
+    if (auto earlier = module->getAttrOfType<DictionaryAttr>(kLaunchManifestsAttrName))
+      manifests.append(earlier.getValue());
     llvm::StringMap<gpu::GPUFuncOp> kernels;
     for (AttentionOp op : ops) {
       FailureOr<FlashKernelSpec> spec = specFor(op, *options);
@@ -312,11 +352,9 @@ struct AttnLowerToGPUPass
       if (!kernel) {
         auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
         kernel = buildFlashAttentionKernel(b, loc, gpuModule, *spec);
-        // The manifest as an attribute: JSON text survives every later pass.
-        std::string json;
-        llvm::raw_string_ostream os(json);
-        os << llvm::json::Value(manifestFor(*spec));
-        manifests.push_back(StringAttr::get(&getContext(), json));
+        // Keyed by the gpu.module's symbol, which its gpu.binary keeps
+        // (see kLaunchManifestsAttrName).
+        manifests.set(gpuModule.getSymNameAttr(), manifestFor(b, *spec));
       }
       // Host side: tensors -> buffers, launch, buffer -> tensor.
       b.setInsertionPoint(op);
@@ -352,7 +390,7 @@ struct AttnLowerToGPUPass
       op.replaceAllUsesWith(result);
       op.erase();
     }
-    module->setAttr("attn.kernel_manifests", ArrayAttr::get(&getContext(), manifests));
+    module->setAttr(kLaunchManifestsAttrName, manifests.getDictionary(&getContext()));
   }
 };
 
@@ -384,24 +422,14 @@ struct AttnDumpGPUKernelsPass
       module.emitError("attn-dump-gpu-kernels: cannot create '") << dumpDir << "': " << ec.message();
       return signalPassFailure();
     }
-    // Manifests by kernel name.
-    llvm::StringMap<std::string> manifests;
-    if (auto arr = module->getAttrOfType<ArrayAttr>("attn.kernel_manifests"))
-      for (Attribute a : arr) {
-        StringRef text = cast<StringAttr>(a).getValue();
-        llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
-        if (!v) {
-          llvm::consumeError(v.takeError());
-          continue;
-        }
-        if (auto name = v->getAsObject()->getString("kernel"))
-          manifests[*name] = text.str();
-      }
+    auto manifests = module->getAttrOfType<DictionaryAttr>(kLaunchManifestsAttrName);
     WalkResult walk = module.walk([&](gpu::BinaryOp binary) {
-      StringRef moduleName = binary.getSymName();
-      std::string kernel = moduleName.str();
-      if (StringRef(kernel).ends_with("_module"))
-        kernel.resize(kernel.size() - strlen("_module"));
+      // An attention kernel is named by its manifest; any other gpu.binary
+      // by its own symbol.
+      DictionaryAttr manifest =
+          manifests ? manifests.getAs<DictionaryAttr>(binary.getSymName()) : nullptr;
+      StringAttr kernelName = manifest ? manifest.getAs<StringAttr>("kernel") : nullptr;
+      std::string kernel = (kernelName ? kernelName : binary.getSymNameAttr()).str();
       for (Attribute obj : binary.getObjects()) {
         auto object = cast<gpu::ObjectAttr>(obj);
         if (object.getFormat() != gpu::CompilationTarget::Assembly) {
@@ -413,11 +441,16 @@ struct AttnDumpGPUKernelsPass
         if (failed(write(ptx, object.getObject().getValue())))
           return WalkResult::interrupt();
       }
-      auto it = manifests.find(kernel);
-      if (it != manifests.end()) {
+      if (manifest) {
+        std::optional<llvm::json::Value> v = manifestToJSON(manifest);
+        if (!v) {
+          binary.emitError("attn-dump-gpu-kernels: the launch manifest holds an "
+                           "attribute that is not an integer, f64, string, "
+                           "array or dictionary");
+          return WalkResult::interrupt();
+        }
         SmallString<256> json(dumpDir.getValue());
         llvm::sys::path::append(json, kernel + ".json");
-        llvm::Expected<llvm::json::Value> v = llvm::json::parse(it->second);
         std::string pretty;
         llvm::raw_string_ostream os(pretty);
         os << llvm::formatv("{0:2}", *v) << "\n";

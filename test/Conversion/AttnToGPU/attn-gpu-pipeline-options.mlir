@@ -9,7 +9,7 @@
 // RUN: not attn-opt %s --attn-gpu-pipeline="chip=sm_100a" 2>&1 | FileCheck %s --check-prefix=CHIP -DCHIP=sm_100a
 // CHIP: error: attn-gpu-pipeline: chip '[[CHIP]]' is not one the kernels are built for; accepted: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_120 (mma.sync needs sm_80 or newer, wgmma needs sm_90a)
 // RUN: not attn-opt %s --attn-gpu-pipeline="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
-// MMA: error: attn-gpu-pipeline: mma must be auto, mma.sync or wgmma, got 'tcgen05'
+// MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s --attn-gpu-pipeline="chip=sm_80 mma=wgmma" 2>&1 | FileCheck %s --check-prefix=WGMMA
 // WGMMA: error: attn-gpu-pipeline: mma=wgmma needs chip=sm_90a (or sm_90), got 'sm_80'
 // Accepted values compile.

@@ -53,7 +53,7 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV128
 // BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
-// MMA: error: attn-lower-to-gpu: mma must be 'auto', 'mma.sync' or 'wgmma', got 'tcgen05'
+// MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
 // WGROWS: error: attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup 64); rows-per-warp must be 0 or 16, got 32
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-stages=4" 2>&1 | FileCheck %s --check-prefix=STAGES

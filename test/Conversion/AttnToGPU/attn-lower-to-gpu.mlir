@@ -8,7 +8,14 @@
 // (Lq / block_q, B * Hq) CTAs of 32 * block_q / rows_per_warp threads. By
 // default 4 warps of 32 rows; at d = 64 the Q fragments stay in registers and
 // the K/V tiles hold 64 keys.
-// CHECK: module attributes {attn.kernel_manifests = [{{.*}}\22kernel\22:\22attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32\22{{.*}}], gpu.container_module}
+// The launch manifest, keyed by the kernel's gpu.module symbol (which its
+// gpu.binary keeps), for --attn-dump-gpu-kernels.
+// CHECK: module attributes {attn.launch_manifests = {attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_module = {B = 2 : i64,
+// CHECK-SAME: grid = {formula = "[ceil(Lq / block_q), B * Hq, 1]", value = [2, 16, 1]}
+// CHECK-SAME: kernel = "attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32"
+// CHECK-SAME: params = [{name = "q", shape = [2, 8, 256, 64], type = "bf16*"},
+// CHECK-SAME: scale = 1.250000e-01 : f64
+// CHECK-SAME: gpu.container_module}
 // CHECK: gpu.module @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_module
 // CHECK: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32(
 // CHECK-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)

@@ -14,6 +14,21 @@ class GPUModuleOp;
 } // namespace gpu
 namespace attn {
 
+/// The discardable attribute on the top-level module that holds the launch
+/// manifest of every kernel --attn-lower-to-gpu built: a DictionaryAttr from
+/// each kernel's gpu.module symbol to its manifest, a DictionaryAttr that
+/// --attn-dump-gpu-kernels writes out as `<kernel>.json`.
+///
+/// Why the module and not the gpu.func or gpu.module: gpu-module-to-binary
+/// (the end of the upstream gpu-lower-to-nvvm-pipeline) replaces each
+/// gpu.module by a gpu.binary and keeps none of the discardable attributes
+/// of the gpu.module or of its functions, while the top-level module's
+/// attributes pass through every upstream pass. The gpu.binary keeps the
+/// gpu.module's symbol, since the gpu.launch_func ops still refer to it by
+/// that name, so the symbol is the key that survives serialization.
+inline constexpr llvm::StringLiteral kLaunchManifestsAttrName =
+    "attn.launch_manifests";
+
 /// What a kernel generator needs to know about one attention.
 struct FlashKernelSpec {
   std::string name;

@@ -92,7 +92,7 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
   /// Options first, then the io-cost verdict, then the default.
   std::pair<int64_t, int64_t> tiles(AttentionOp op) const {
     int64_t bq = optBlockQ, bkv = optBlockKV;
-    if (auto cost = op->getAttrOfType<IOCostAttr>("io_cost")) {
+    if (auto cost = op->getAttrOfType<IOCostAttr>(kIOCostAttrName)) {
       if (bq <= 0) bq = cost.getBlockQ();
       if (bkv <= 0) bkv = cost.getBlockKv();
     }

@@ -335,15 +335,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   /// The kernel config requested by the options (0 / auto: choose).
   FailureOr<KernelConfigRequest> kernelRequest() {
     KernelConfigRequest r;
-    if (mma != "auto") {
-      r.family = parseTensorCoreFamily(mma);
-      if (!r.family) {
-        diagnosticAnchor()->emitError("attn-io-cost: mma must be auto, "
-                                      "mma.sync or wgmma, got '")
-            << mma.getValue() << "'";
-        return failure();
-      }
-    }
+    // The option parser has already rejected values other than auto,
+    // mma.sync and wgmma.
+    r.family = getTensorCoreFamily(mma);
     if (rowsPerWarp < 0 || kvStages < 0) {
       diagnosticAnchor()->emitError("attn-io-cost: rows-per-warp and kv-stages "
                                     "must be 0 (chosen) or positive");

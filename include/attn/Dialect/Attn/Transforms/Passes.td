@@ -112,9 +112,11 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "Override: dense f64 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"peakScalar", "peak-scalar", "double", /*default=*/"-1",
            "Override: non-tensor f32 FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
-    Option<"mma", "mma", "std::string", /*default=*/"\"auto\"",
+    Option<"mma", "mma", "::mlir::attn::TensorCoreFamilyOption",
+           /*default=*/"::mlir::attn::TensorCoreFamilyOption::Auto",
            "GPU kernel family: auto (the target chip's: wgmma on sm_90a, else "
-           "mma.sync), mma.sync or wgmma">,
+           "mma.sync), mma.sync or wgmma",
+           "::mlir::attn::tensorCoreFamilyOptionValues()">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query rows per CTA of the kernel (0: chosen)">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
@@ -213,117 +215,7 @@ def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-//===----------------------------------------------------------------------===//
-// GPU (implemented in lib/Conversion/AttnToGPU)
-//===----------------------------------------------------------------------===//
-
-def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
-  let summary = "Lower attn.attention to a tensor-core FlashAttention-2 GPU kernel";
-  let description = [{
-    Each `attn.attention` becomes a `gpu.launch_func` of its own kernel in its
-    own `gpu.module`, built from mma.sync (m16n8k16) as FlashAttention-2
-    does: one CTA per (batch·head, 128 query rows), 4 warps of 32 rows; Q
-    fragments in registers (d = 64) or re-read from a staged shared-memory
-    tile with ldmatrix (d = 128); K/V tiles of 64 (d = 64) or 32 (d = 128)
-    keys staged through shared memory
-    with a padded pitch (conflict-free fragment loads), V read with
-    `ldmatrix.trans`; S and P in registers, P reused as the A operand of P·V;
-    the online softmax in exp2 with the scale folded in; f32 accumulators;
-    K/V tiles above the causal diagonal skipped; GQA by index arithmetic.
-
-    The kernel's launch manifest (grid and block as formulas and values,
-    parameters, shapes, tiles, causal, scale) is recorded on the module as
-    `attn.kernel_manifests` for `--attn-dump-gpu-kernels`.
-
-    Preconditions, each reported as an error at the op when violated: static
-    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}. A mask
-    tensor (additive, or keep as i1; each dim 1 or full) becomes the
-    kernel's fifth parameter, read per score in every K/V tile. Lq and Lk may be any length:
-    loads clamp to the last valid row, keys past Lk are masked in the last
-    K/V tile, rows past Lq are not stored.
-
-    The kernel configuration (family, tiles, rows per warp, stages) comes
-    from one chooser, `chooseKernelConfig` in lib/Analysis/KernelConfig.cpp,
-    shared with `--attn-io-cost`: the options win; then the
-    `#attn.kernel_config` that `--attn-io-cost` recorded on the op (the
-    kernel it costed); then the chooser's measured rules, described below.
-    A configuration no kernel can run (block-kv=128 with mma.sync, a K/V
-    tile whose copies do not split over the threads, more shared memory
-    than the target allows, ...) is an error at the op with the reason.
-
-    `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
-    tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
-    skip causal tiles at a finer grain. `0` (the default) is 128; when Lq is
-    not a multiple of 128, 64 is used.
-
-    `rows-per-warp` (16 or 32) sets how many query rows each warp owns. With
-    32 (FlashAttention-2's layout), every K and V fragment read from shared
-    memory feeds two mma's instead of one, halving shared-memory traffic per
-    FLOP, for twice the accumulator registers. `block-kv` (32 or 64) sets the
-    keys per staged K/V tile. `0` picks both by measurement on the H200
-    (bench/NOTES.md, v6): 32 rows per warp; 64-key tiles at d = 64 and
-    32-key tiles at d = 128 (64 would spill registers there).
-
-    `mma=wgmma` selects Hopper's warpgroup MMA (`wgmma.mma_async`, PTX for
-    `sm_90a`): each warpgroup of 4 warps owns 64 query rows (two per
-    128-row CTA) and computes S = Q·Kᵀ for a whole K/V tile (128 keys by
-    default) in d/16 instructions, reading Q and K from shared memory through
-    matrix descriptors; P·V takes P from registers (the same fragments as
-    mma.sync's) and V from shared memory read MN-major. Tiles are stored in
-    64-column atoms with the 128-byte swizzle that the descriptors name.
-    Staging, masks, the online softmax and the epilogue are the mma.sync
-    kernel's. K/V still arrive by cp.async (no TMA, no warp specialization
-    yet).
-
-    wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
-    and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer
-    diagonal, several CTAs per SM out of phase), with 64-key tiles when
-    Lk <= 2048, as does causal d = 128 with Lk <= 2048. `kv-stages` = 3
-    defers each P·V's wait until the next tile's Q·Kᵀ has been issued, so
-    the tensor cores keep working across the barriers; its third K/V stage is
-    the default at d = 128 with 128-row CTAs, where the CTA is alone on its
-    SM anyway.
-  }];
-  let options = [
-    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
-           "Query rows per CTA: 64, 128, or 0 to choose by head dim and causality">,
-    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
-           "Query rows per warp: 16, 32, or 0 to choose by head dim">,
-    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Keys per staged K/V tile: 32, 64, 128 (wgmma only), or 0 to choose">,
-    Option<"swizzle", "swizzle", "bool", /*default=*/"false",
-           "XOR-swizzled shared-memory tiles instead of padded rows: 2/3 of "
-           "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">,
-    Option<"mma", "mma", "std::string", /*default=*/"\"auto\"",
-           "Tensor-core instructions: auto (the family of the op's recorded "
-           "#attn.kernel_config, else mma.sync), mma.sync (sm_80+) or wgmma "
-           "(sm_90a)">,
-    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
-           "Shared-memory K/V stages: 2, 3 (wgmma: P·V waited for one tile "
-           "later), or 0 to choose">
-  ];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
-                           "::mlir::gpu::GPUDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::memref::MemRefDialect",
-                           "::mlir::nvgpu::NVGPUDialect",
-                           "::mlir::NVVM::NVVMDialect",
-                           "::mlir::scf::SCFDialect",
-                           "::mlir::vector::VectorDialect"];
-}
-
-def AttnDumpGPUKernelsPass : Pass<"attn-dump-gpu-kernels", "ModuleOp"> {
-  let summary = "Write each compiled kernel's PTX and launch manifest to a directory";
-  let description = [{
-    After `gpu-module-to-binary` in isa format, writes `<kernel>.ptx` (the
-    gpu.binary's PTX text) and `<kernel>.json` (the launch manifest recorded
-    by `--attn-lower-to-gpu`) for every attention kernel, so that a runner on
-    a GPU machine without MLIR can load and launch it.
-  }];
-  let options = [
-    Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
-           "Directory for the .ptx and .json files (created if missing)">
-  ];
-}
+// The GPU passes (--attn-lower-to-gpu, --attn-dump-gpu-kernels) are in
+// include/attn/Conversion/Passes.td.
 
 #endif // ATTN_DIALECT_ATTN_TRANSFORMS_PASSES_TD
