@@ -2,6 +2,11 @@
 //
 // See oracle.h and FUZZING.md ("The semantic oracle").
 //
+// Why one file of ~700 lines: eligibility, the two lowerings, the JIT calls
+// through packed memref descriptors and the comparison are one procedure
+// whose parts share the descriptor layout described below; it is test
+// tooling, not compiler code.
+//
 // How a function is called: the CPU pipeline bufferizes function boundaries
 // with identity layouts (lib/Dialect/Attn/Transforms/LowerToLoops.cpp), so
 // after convert-to-llvm a tensor<AxBxf32> argument is the expanded memref
