@@ -328,3 +328,11 @@ func.func @online_mask_shape(%q: tensor<8x4xf32>, %acc: tensor<8x4xf32>, %m: ten
   %a, %b, %c = attn.online_attention %q, %q, %q mask(%mask : tensor<8x6xi1>) scale(1.0) outs(%acc, %m, %m) : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>, tensor<8xf32>, tensor<8xf32>
   return %a : tensor<8x4xf32>
 }
+
+// -----
+
+// attn ops need SSA dominance: a module body is a graph region, where an op
+// may use its own result (a cycle that no lowering can compute; the fuzzer
+// found the canonicalizer spinning on one).
+// expected-error @+1 {{'attn.mask' op must be in a region with SSA dominance (a function or loop body), not a graph region}}
+%cycle = attn.mask causal %cycle align top_left : tensor<2x4x8x8xf32>

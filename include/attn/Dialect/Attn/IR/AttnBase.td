@@ -35,7 +35,15 @@ def Attn_Dialect : Dialect {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+// attn ops compute tensors from values that dominate them: they must sit in
+// a region with SSA dominance (a function or loop body). In a graph region
+// such as a module body `%x = attn.mask causal %x` is legal IR, a cycle no
+// lowering can compute (the fuzzer found the canonicalizer spinning on it).
+def Attn_InSSACFGRegion : NativeOpTrait<"InSSACFGRegion"> {
+  let cppNamespace = "::mlir::attn";
+}
+
 class Attn_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Attn_Dialect, mnemonic, traits>;
+    : Op<Attn_Dialect, mnemonic, !listconcat(traits, [Attn_InSSACFGRegion])>;
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNBASE_TD

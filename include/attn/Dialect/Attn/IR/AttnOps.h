@@ -13,7 +13,27 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "mlir/IR/RegionKindInterface.h"
+
 #include "attn/Dialect/Attn/IR/AttnEnums.h.inc"
+
+namespace mlir {
+namespace attn {
+/// Verifies that an attn op sits in a region with SSA dominance (see
+/// Attn_InSSACFGRegion in AttnBase.td).
+template <typename ConcreteType>
+class InSSACFGRegion : public OpTrait::TraitBase<ConcreteType, InSSACFGRegion> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    Region *region = op->getParentRegion();
+    if (region && !mayHaveSSADominance(*region))
+      return op->emitOpError("must be in a region with SSA dominance (a "
+                             "function or loop body), not a graph region");
+    return success();
+  }
+};
+} // namespace attn
+} // namespace mlir
 
 #define GET_ATTRDEF_CLASSES
 #include "attn/Dialect/Attn/IR/AttnAttrs.h.inc"
