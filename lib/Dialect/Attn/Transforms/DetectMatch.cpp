@@ -8,6 +8,10 @@
 // A new frontend spelling usually needs a new case in `classify`
 // (DetectNormalize.cpp), never a new pattern here.
 //
+// ~600 lines: one matcher class whose steps (softmax, shift, scores, masks,
+// Q·Kᵀ) share its AttentionMatch state; head-repeat folding is already in
+// DetectMatchHeads.cpp.
+//
 //===----------------------------------------------------------------------===//
 #include "DetectMatch.h"
 
