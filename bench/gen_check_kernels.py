@@ -34,6 +34,21 @@ CASES = [
     ("f16", 1, 4, 2, 256, 256, 128, "top_left", ("keep", [1, 1, 256, 256])),
     ("bf16", 4, 16, 16, 4096, 4096, 64, None, ("add", [4, 1, 1, 4096])),
     ("bf16", 4, 16, 16, 4096, 4096, 128, None, ("add", [4, 1, 1, 4096])),
+    # Decode and small-Lq kernels (GQA head packing, split-KV): packed rows
+    # with per-head masks, both causal alignments of a few draft tokens,
+    # a group larger than one 16-row tile, MHA decode, odd Lk, and split
+    # prefill grids of both families.
+    ("bf16", 1, 64, 8, 1, 16384, 128, None, None),
+    ("bf16", 2, 32, 8, 1, 4097, 128, "bottom_right", None),
+    ("f16", 1, 32, 32, 1, 3000, 128, None, None),
+    ("bf16", 1, 16, 2, 4, 2048, 64, "bottom_right", None),
+    ("bf16", 1, 16, 2, 4, 2048, 64, "top_left", None),
+    ("bf16", 2, 8, 2, 1, 1000, 64, None, ("add", [2, 8, 1, 1000])),
+    ("bf16", 2, 8, 2, 1, 1000, 128, None, ("keep", [2, 1, 1, 1000])),
+    ("f16", 1, 32, 1, 3, 5000, 128, "bottom_right", None),
+    ("bf16", 1, 8, 2, 64, 4096, 128, "bottom_right", ("keep", [1, 8, 64, 4096])),
+    ("bf16", 1, 1, 1, 1024, 16384, 128, None, None),
+    ("bf16", 1, 2, 2, 512, 8192, 64, "bottom_right", None),
 ]
 
 

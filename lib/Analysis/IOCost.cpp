@@ -292,13 +292,32 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   Checked kvBytes = e * B * hkv * lk * (d + dv);
   Checked naive = qBytes + kvBytes + oBytes + Checked(4) * e * scores;
 
-  // SRAM <- L2: per (batch, q head), Q once, the visited K/V, O once.
-  int64_t visitedKeys = visitedKeysPerHead(s, c.tiles);
+  // SRAM <- L2: per (batch, q head), Q once, the visited K/V, O once. With
+  // GQA head packing a tile of Br rows holds Br/G queries of all G heads
+  // of a K/V head, which stream each K/V tile once for the group (a query
+  // spread over G/Br tiles streams it in each).
+  const int64_t group = s.headsQ / s.headsKV;
+  TileSizes perHead = c.tiles;
+  int64_t tilesPerQuery = 1;
+  if (c.tiles.packKVGroups) {
+    perHead.blockQ = std::max<int64_t>(1, c.tiles.blockQ / group);
+    tilesPerQuery = ceilDiv(group, c.tiles.blockQ);
+  }
+  int64_t visitedKeys = visitedKeysPerHead(s, perHead);
   if (visitedKeys < 0)
     return fail("byte or FLOP count overflows int64 for this shape");
   Checked visited = visitedKeys;
-  Checked kvStreamed = e * B * hq * visited * (d + dv);
-  Checked sramL2 = qBytes + kvStreamed + oBytes;
+  Checked kvStreamed =
+      c.tiles.packKVGroups
+          ? e * B * hkv * visited * Checked(tilesPerQuery) * (d + dv)
+          : e * B * hq * visited * (d + dv);
+  // Split-KV: every split writes its f32 partial output row and its
+  // log-sum-exp, which the combine kernel reads back.
+  Checked splitPartials =
+      c.tiles.kvSplits > 1
+          ? Checked(4) * Checked(c.tiles.kvSplits) * B * hq * lq * (dv + 1)
+          : Checked(0);
+  Checked sramL2 = qBytes + kvStreamed + oBytes + splitPartials * 2;
 
   // L2 <- DRAM. The grid runs query tiles fastest, so the C = SMs x
   // CTAs-per-SM CTAs in flight cover ceil(C / T) query heads (T = query
@@ -319,14 +338,13 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   // and attn-opt's kernels, bench/iocost_dram_rules.py): within +-15% on
   // 47 (44 with whole heads); attn-opt's kernel at d = 128, N = 16k
   // (132 CTAs over 128-tile heads) reads K/V once, as the fraction says.
-  int64_t qTilesPerHead = ceilDiv(s.seqQ, c.tiles.blockQ);
+  int64_t qTilesPerHead = ceilDiv(s.seqQ, perHead.blockQ);
   int64_t ctasInFlight = std::max<int64_t>(
       llvm::SaturatingMultiply<uint64_t>(target.smCount, target.ctasPerSm) >
               uint64_t(std::numeric_limits<int64_t>::max())
           ? std::numeric_limits<int64_t>::max()
           : target.smCount * target.ctasPerSm,
       1);
-  int64_t group = s.headsQ / s.headsKV;
   double qHeadsInFlight = std::min(double(ctasInFlight) / double(qTilesPerHead),
                                    double(s.batch * s.headsQ));
   double kvHeadsInFlight =
@@ -341,7 +359,7 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
     workingSet.value = int64_t(std::ceil(workingSetBytes));
 
   Checked all[] = {scores, fullFlops, qBytes, oBytes, kvBytes, naive,
-                   visited, kvStreamed, sramL2, workingSet};
+                   visited, kvStreamed, splitPartials, sramL2, workingSet};
   for (const Checked &v : all)
     if (v.overflow)
       return fail("byte or FLOP count overflows int64 for this shape");
@@ -349,10 +367,10 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   c.naiveHbmBytes = naive.value;
   c.fusedSramL2Bytes = sramL2.value;
   c.kvWorkingSetBytes = workingSet.value;
-  c.fusedDramWriteBytes = oBytes.value;
+  c.fusedDramWriteBytes = oBytes.value + splitPartials.value;
   if (workingSet.value <= target.l2Bytes / 4) {
     c.dramRegime = DramRegime::KVFitsL2;
-    c.fusedDramReadBytes = qBytes.value + kvBytes.value;
+    c.fusedDramReadBytes = qBytes.value + kvBytes.value + splitPartials.value;
   } else {
     // Each wave of ctasInFlight CTAs over a head reads its K/V from DRAM
     // once: 1 + (T - 1) / C reads per head (a head with one query tile, as
@@ -362,7 +380,8 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
     int64_t kvDram = kvBytes.value + rereads.value / ctasInFlight;
     if (rereads.overflow)
       return fail("byte or FLOP count overflows int64 for this shape");
-    c.fusedDramReadBytes = qBytes.value + std::min(kvDram, kvStreamed.value);
+    c.fusedDramReadBytes =
+        qBytes.value + std::min(kvDram, kvStreamed.value) + splitPartials.value;
   }
 
   double peak = target.peakFor(s.dtype);

@@ -4,8 +4,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -84,8 +87,11 @@ bool isOneOf(int64_t x, std::initializer_list<int64_t> set) {
 /// The tile sets each family's kernel is written for.
 llvm::Error checkFamilyTiles(const KernelConfig &c) {
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
-  if (!isOneOf(c.blockQ, {64, 128}))
-    return reason("block-q must be 64 or 128, got " + llvm::Twine(c.blockQ));
+  if (wgmma && !isOneOf(c.blockQ, {64, 128}))
+    return reason("mma=wgmma needs block-q 64 or 128 (a warpgroup's 64 rows), got " +
+                  llvm::Twine(c.blockQ));
+  if (!isOneOf(c.blockQ, {16, 32, 64, 128}))
+    return reason("block-q must be 16, 32, 64 or 128, got " + llvm::Twine(c.blockQ));
   if (c.blockKV == 128 && !wgmma)
     return reason("block-kv=128 needs mma=wgmma (mma.sync would spill its "
                   "score registers)");
@@ -97,6 +103,12 @@ llvm::Error checkFamilyTiles(const KernelConfig &c) {
                   llvm::Twine(c.rowsPerWarp));
   if (!isOneOf(c.rowsPerWarp, {16, 32}))
     return reason("rows-per-warp must be 16 or 32, got " + llvm::Twine(c.rowsPerWarp));
+  if (c.rowsPerWarp > c.blockQ)
+    return reason("rows-per-warp=" + llvm::Twine(c.rowsPerWarp) +
+                  " exceeds block-q=" + llvm::Twine(c.blockQ));
+  if (wgmma && c.packKVGroups)
+    return reason("GQA head packing is built for mma=mma.sync (decode tiles "
+                  "of 16 rows); wgmma's warpgroup needs 64");
   if (c.kvStages == 3 && !wgmma)
     return reason("kv-stages=3 needs mma=wgmma (the third stage holds the V "
                   "tile of a P·V still in flight)");
@@ -107,11 +119,59 @@ llvm::Error checkFamilyTiles(const KernelConfig &c) {
   return llvm::Error::success();
 }
 
+/// The extents every kernel divides by: positive, and Hq a multiple of Hkv.
+llvm::Error checkShapeExtents(const AttentionShape &s) {
+  for (auto [name, v] : {std::pair<const char *, int64_t>{"B", s.batch},
+                         {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ},
+                         {"Lk", s.seqKV}, {"d", s.headDim}, {"dv", s.headDimV}})
+    if (v <= 0)
+      return reason(llvm::Twine("the GPU kernel needs a positive ") + name +
+                    ", got " + llvm::Twine(v));
+  if (s.headsQ % s.headsKV != 0)
+    return reason("Hq (" + llvm::Twine(s.headsQ) + ") must be a multiple of Hkv (" +
+                  llvm::Twine(s.headsKV) + ")");
+  return llvm::Error::success();
+}
+
+/// Every split must own at least one key: with the K/V tiles dealt out
+/// evenly (kvSplitKeys), S splits cover Lk exactly when ⌈Lk / keys⌉ = S.
+llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
+  if (c.kvSplits < 1)
+    return reason("kv-splits must be 1 (no split) or more, got " +
+                  llvm::Twine(c.kvSplits));
+  if (c.kvSplits > 65535)
+    return reason("kv-splits=" + llvm::Twine(c.kvSplits) +
+                  " exceeds the 65535 CTAs CUDA allows along the grid's z axis");
+  int64_t used = llvm::divideCeil(s.seqKV, kvSplitKeys(c, s));
+  if (used != c.kvSplits)
+    return reason("kv-splits=" + llvm::Twine(c.kvSplits) + " leaves splits "
+                  "without keys: Lk = " + llvm::Twine(s.seqKV) + " in " +
+                  llvm::Twine(c.blockKV) + "-key tiles splits evenly into " +
+                  llvm::Twine(used));
+  return llvm::Error::success();
+}
+
 } // namespace
+
+int64_t mlir::attn::kvSplitKeys(const KernelConfig &c, const AttentionShape &s) {
+  int64_t tiles = llvm::divideCeil(s.seqKV, c.blockKV);
+  return llvm::divideCeil(tiles, std::max<int64_t>(c.kvSplits, 1)) * c.blockKV;
+}
+
+int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
+                                      const TargetSpec &target) {
+  const int64_t reserved = 1024;
+  int64_t bySmem = (target.sramBytesPerBlock + reserved) /
+                   (kernelSharedMemoryBytes(c, s) + reserved);
+  int64_t byRegisters = 65536 / (255 * 32 * c.numWarps());
+  return std::max<int64_t>(1, std::min({bySmem, byRegisters, int64_t(32)}));
+}
 
 llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                                           const AttentionShape &s,
                                           const TargetSpec &target) {
+  if (llvm::Error e = checkShapeExtents(s))
+    return e;
   if (s.dtype != DType::F16 && s.dtype != DType::BF16)
     return reason(stringifyTensorCoreFamily(c.family) +
                   " needs f16 or bf16 inputs, got " + stringifyDType(s.dtype));
@@ -127,6 +187,8 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
   if ((c.blockKV * std::min(s.headDim, s.headDimV) / 8) % threads != 0)
     return reason("a " + llvm::Twine(c.blockKV) + "-key tile does not split "
                   "evenly over " + llvm::Twine(threads) + " threads' 16-byte copies");
+  if (llvm::Error e = checkKVSplits(c, s))
+    return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
   if (smem > target.sramBytesPerBlock)
     return reason("the kernel needs " + llvm::Twine(smem) +
@@ -191,23 +253,174 @@ KernelConfig measuredMmaSyncDefaults(const Facts &f) {
   return c;
 }
 
+/// A few query rows per K/V head (decode, speculative decoding with up to
+/// 64 draft tokens): the G query heads of a K/V head and their rows packed
+/// into one CTA's m16 tiles, 16 rows per warp, 16 to 64 rows per CTA. A
+/// 64- or 128-row tile would multiply padding: at Lq = 1 without packing,
+/// 127 of 128 rows.
+KernelConfig smallQueryDefaults(const AttentionShape &s) {
+  KernelConfig c;
+  c.family = TensorCoreFamily::MmaSync;
+  int64_t group = s.headsQ / s.headsKV;
+  c.packKVGroups = group > 1;
+  c.rowsPerWarp = 16;
+  c.blockQ = std::clamp<int64_t>(llvm::alignTo(group * s.seqQ, 16), 16, 64);
+  // With one m16 tile per warp, S for 64 keys (32 registers) fits beside
+  // the d = 128 O accumulators (64), unlike v6's 32 rows per warp.
+  c.blockKV = 64;
+  return c;
+}
+
+/// The split count of the wave model (flash-decoding's heuristic). A grid
+/// of C CTAs on an SM array that holds W at once runs ⌈C / W⌉ waves of
+/// which the last may be mostly idle; S splits make S·C CTAs. Among S = 1
+/// .. the most that leave each split two K/V tiles (a CTA overlaps a copy
+/// with math only from its second tile), take the fewest splits whose wave
+/// efficiency n / ⌈n⌉ (n = S·C / W) is within 15% of the best: each split
+/// adds partial outputs to write and combine.
+int64_t waveModelSplits(const KernelConfig &c, const AttentionShape &s,
+                        const TargetSpec &target) {
+  int64_t group = s.headsQ / s.headsKV;
+  int64_t rows = (c.packKVGroups ? group : 1) * s.seqQ;
+  int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
+  int64_t ctas = int64_t(std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(s.batch * heads, llvm::divideCeil(rows, c.blockQ)),
+      std::numeric_limits<int64_t>::max()));
+  // Saturating: an sm-count override may be as large as int64 allows.
+  int64_t wave = int64_t(std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(target.smCount, residentCTAsPerSM(c, s, target)),
+      std::numeric_limits<int64_t>::max()));
+  if (ctas >= wave)
+    return 1;
+  int64_t tiles = llvm::divideCeil(s.seqKV, c.blockKV);
+  int64_t most = std::clamp<int64_t>(tiles / 2, 1, 1024);
+  auto efficiency = [&](int64_t splits) {
+    double waves = double(splits) * double(ctas) / double(wave);
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (int64_t splits = 1; splits <= most; ++splits)
+    best = std::max(best, efficiency(splits));
+  int64_t splits = 1;
+  while (efficiency(splits) < 0.85 * best)
+    ++splits;
+  // The tiles dealt out evenly may need fewer splits to cover Lk.
+  KernelConfig split = c;
+  split.kvSplits = splits;
+  return llvm::divideCeil(s.seqKV, kvSplitKeys(split, s));
+}
+
 } // namespace
 
-llvm::Expected<KernelConfig>
-mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
-                               const TargetSpec &target,
-                               const KernelConfigRequest &request) {
-  Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
-          s.causal, s.causal && s.seqKV <= 2048};
-  TensorCoreFamily family =
-      request.family.value_or(defaultTensorCoreFamily(target.chip));
+namespace {
+
+/// H200 facts of the streaming model below, from the v13 sweep
+/// (bench/NOTES.md): one 1-warp CTA that keeps one 32 KB K/V tile pair in
+/// flight streams 27 GB/s, so a tile's loaded DRAM latency is ~1.2 µs; a
+/// split grid pays ~8 µs more than one kernel (the combine launch, its
+/// partial-output traffic and the runtime's second launch).
+constexpr double kLoadedDramLatencySec = 1.2e-6;
+constexpr double kSplitOverheadSec = 8e-6;
+
+/// Predicted time of a memory-bound small-query kernel (decode): K/V is
+/// streamed by CTAs that each keep one tile pair in flight, so a CTA moves
+/// tileBytes per latency; the SM with the most CTAs finishes last, at the
+/// lesser of its CTAs' rate and its share of DRAM bandwidth; CTAs beyond
+/// what an SM holds run in further rounds, each paying the pipeline fill.
+double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
+                              const TargetSpec &target) {
+  const double bytesPerElement = 2;
+  int64_t group = s.headsQ / s.headsKV;
+  int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
+  int64_t rows = (c.packKVGroups ? group : 1) * s.seqQ;
+  double ctas = double(s.batch) * double(heads) * double(llvm::divideCeil(rows, c.blockQ)) *
+                double(c.kvSplits);
+  // Every CTA streams its K/V head's keys of its split.
+  double kvBytes = ctas / double(c.kvSplits) * double(s.seqKV) *
+                   double(s.headDim + s.headDimV) * bytesPerElement;
+  double perCta = kvBytes / ctas;
+  double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * bytesPerElement;
+  double perSm = std::ceil(ctas / double(target.smCount));
+  double resident = double(residentCTAsPerSM(c, s, target));
+  double rounds = std::ceil(perSm / resident);
+  double together = std::min(perSm, resident);
+  double smRate = std::min(together * tileBytes / kLoadedDramLatencySec,
+                           target.hbmBytesPerSec / double(target.smCount));
+  double seconds = rounds * (together * perCta / smRate + kLoadedDramLatencySec);
+  if (c.kvSplits > 1)
+    seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
+                                       double(s.headsQ) * double(s.seqQ) *
+                                       double(s.headDimV + 1) * 4 / target.hbmBytesPerSec;
+  return seconds;
+}
+
+/// The small-query kernel's K/V tile and split count, by the streaming
+/// model: every legal (block_kv, S) with S up to half the tiles, the
+/// fastest prediction, then the fewest splits (and the larger tile)
+/// within 3% of it: the model does not resolve differences that small.
+llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
+                                                   const TargetSpec &target,
+                                                   const KernelConfigRequest &request) {
+  struct Candidate {
+    KernelConfig config;
+    double seconds;
+  };
+  llvm::SmallVector<Candidate> candidates;
+  llvm::SmallVector<int64_t, 2> tiles{64, 32};
+  if (request.blockKV)
+    tiles = {request.blockKV};
+  for (int64_t blockKV : tiles) {
+    c.blockKV = blockKV;
+    c.kvSplits = 1;
+    if (llvm::Error e = checkKernelConfig(c, s, target)) {
+      llvm::consumeError(std::move(e));
+      continue;
+    }
+    int64_t most = std::clamp<int64_t>(llvm::divideCeil(s.seqKV, blockKV) / 2, 1, 4096);
+    int64_t last = 0;
+    for (int64_t splits = 1; splits <= most; ++splits) {
+      KernelConfig split = c;
+      split.kvSplits = splits;
+      split.kvSplits = llvm::divideCeil(s.seqKV, kvSplitKeys(split, s));
+      if (split.kvSplits == last)
+        continue;
+      last = split.kvSplits;
+      candidates.push_back({split, predictedStreamSeconds(split, s, target)});
+    }
+  }
+  if (candidates.empty()) {
+    c.blockKV = tiles.front();
+    c.kvSplits = 1;
+    if (llvm::Error e = checkKernelConfig(c, s, target))
+      return std::move(e);
+    return c;
+  }
+  double fastest = candidates.front().seconds;
+  for (const Candidate &cand : candidates)
+    fastest = std::min(fastest, cand.seconds);
+  const Candidate *pick = nullptr;
+  for (const Candidate &cand : candidates)
+    if (cand.seconds <= 1.03 * fastest &&
+        (!pick || cand.config.kvSplits < pick->config.kvSplits))
+      pick = &cand;
+  return pick->config;
+}
+
+/// The chooser for one family: its measured defaults (`fewRows`: the
+/// small-query kernel), the request's explicit fields over them, then the
+/// wave model's split count unless one is asked for.
+llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRows,
+                                             const Facts &f, const AttentionShape &s,
+                                             const TargetSpec &target,
+                                             const KernelConfigRequest &request) {
   KernelConfig c = family == TensorCoreFamily::Wgmma ? measuredWgmmaDefaults(f)
+                   : fewRows                         ? smallQueryDefaults(s)
                                                      : measuredMmaSyncDefaults(f);
   // 64-row CTAs where they divide Lq and 128 do not: no partial last query
   // tile (a chosen block-q only; an explicit one is kept).
   if (request.blockQ)
     c.blockQ = request.blockQ;
-  else if (s.seqQ % c.blockQ != 0 && s.seqQ % 64 == 0)
+  else if (!fewRows && s.seqQ % c.blockQ != 0 && s.seqQ % 64 == 0)
     c.blockQ = 64;
   if (request.blockKV)
     c.blockKV = request.blockKV;
@@ -216,7 +429,62 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   c.kvStages = request.kvStages ? request.kvStages
                                 : measuredStages(family, f, c.blockQ);
   c.swizzle = request.swizzle;
+  // The rows-per-warp default of a family may exceed an explicit block-q.
+  if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)
+    c.rowsPerWarp = 16;
+  // The wave model needs a legal kernel to count its CTAs.
+  c.kvSplits = request.kvSplits ? request.kvSplits : 1;
+  if (llvm::Error e = checkKernelConfig(c, s, target))
+    return std::move(e);
+  // Memory-bound small-query kernels: tile and splits by the streaming
+  // model; compute-bound ones: splits by the wave model.
+  if (fewRows && family == TensorCoreFamily::MmaSync && !request.kvSplits) {
+    llvm::Expected<KernelConfig> streamed = chooseStreamingSplits(c, s, target, request);
+    if (!streamed)
+      return streamed.takeError();
+    c = *streamed;
+  } else if (!request.kvSplits) {
+    c.kvSplits = waveModelSplits(c, s, target);
+  }
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   return c;
+}
+
+} // namespace
+
+llvm::Expected<KernelConfig>
+mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
+                               const TargetSpec &target,
+                               const KernelConfigRequest &request) {
+  if (llvm::Error e = checkShapeExtents(s))
+    return std::move(e);
+  Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
+          s.causal, s.causal && s.seqKV <= 2048};
+  TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
+  // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
+  // take mma.sync's 16-row tiles unless a family is asked for.
+  // Small-query kernels: fewer rows than a 64-row tile holds, or a GQA
+  // group's short queries (speculative decoding), which packing lets share
+  // each K/V tile.
+  const int64_t group = s.headsQ / s.headsKV;
+  const bool fewRows = s.seqQ <= 64 && (group * s.seqQ < 64 || group > 1);
+  if (request.family)
+    return chooseForFamily(*request.family, fewRows, f, s, target, request);
+  if (!fewRows || chipFamily == TensorCoreFamily::MmaSync)
+    return chooseForFamily(chipFamily, fewRows, f, s, target, request);
+  llvm::Expected<KernelConfig> small =
+      chooseForFamily(TensorCoreFamily::MmaSync, true, f, s, target, request);
+  if (small)
+    return small;
+  // Explicit tiles only the chip's own family takes (block-kv=128,
+  // kv-stages=3 on sm_90a): that family, as without the small-query rule.
+  llvm::Expected<KernelConfig> chip =
+      chooseForFamily(chipFamily, fewRows, f, s, target, request);
+  if (chip) {
+    llvm::consumeError(small.takeError());
+    return chip;
+  }
+  llvm::consumeError(chip.takeError());
+  return small;
 }

@@ -106,14 +106,16 @@ mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
               " (mma.sync needs sm_80 or newer, wgmma needs sm_90a)");
     return failure();
   }
-  if (!mma)
-    mma = support->wgmma ? TensorCoreFamily::Wgmma : TensorCoreFamily::MmaSync;
-  if (*mma == TensorCoreFamily::Wgmma && !support->wgmma) {
+  // Without wgmma the chip leaves one family; with it, the chooser picks
+  // per attention (wgmma for prefill, mma.sync for decode's few rows).
+  if (!mma && !support->wgmma)
+    mma = TensorCoreFamily::MmaSync;
+  if (mma == TensorCoreFamily::Wgmma && !support->wgmma) {
     emitError("attn-gpu-pipeline: mma=wgmma needs chip=sm_90a (or sm_90), got '" +
               chip + "'");
     return failure();
   }
-  return GpuTarget{chip, support->ptxFeatures.str(), *mma,
+  return GpuTarget{chip, support->ptxFeatures.str(), mma,
                    support->costTarget.str()};
 }
 
@@ -130,15 +132,18 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   // options are requests to the one chooser, checked there.
   AttnIOCostPassOptions cost;
   cost.target = target->costTarget;
-  cost.mma = getTensorCoreFamilyOption(target->mma);
+  cost.mma = target->mma ? getTensorCoreFamilyOption(*target->mma)
+                         : TensorCoreFamilyOption::Auto;
   cost.blockQ = options.blockQ;
   cost.blockKV = options.blockKV;
   cost.rowsPerWarp = options.rowsPerWarp;
   cost.kvStages = options.kvStages;
   cost.swizzle = options.swizzle;
+  cost.kvSplits = options.kvSplits;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
-  lowering.mma = getTensorCoreFamilyOption(target->mma);
+  // auto: the family of the config the cost model recorded.
+  lowering.mma = TensorCoreFamilyOption::Auto;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host keeps tensors around the launch, and whatever was not raised
   // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as

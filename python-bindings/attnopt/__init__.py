@@ -190,14 +190,17 @@ MMA = ("auto", "mma.sync", "wgmma")
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
-            swizzle: bool = False) -> Kernel:
+            swizzle: bool = False, kv_splits: int = 0) -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
     target (one of CHIPS) sm_90a (Hopper) uses wgmma, other chips mma.sync;
     mma forces one ("mma.sync" or "wgmma", which needs sm_90/sm_90a).
-    block_q (64, 128), rows_per_warp (16, 32), block_kv (32, 64, 128) and
-    kv_stages (2, 3) override the kernel's tiles (0: the measured defaults);
+    block_q (16, 32, 64, 128), rows_per_warp (16, 32), block_kv (32, 64, 128)
+    and kv_stages (2, 3) override the kernel's tiles (0: the measured
+    defaults); kv_splits (1 to 65535; 0: chosen) splits the keys of each
+    query tile over that many CTAs, whose partial outputs a second kernel
+    in the same PTX combines (the manifest lists both launches);
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
     are checked before anything runs (ValueError / TypeError); combinations
     the kernel cannot run raise MLIRError from the lowering."""
@@ -206,7 +209,8 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     mma = graph.check_choice("mma", mma, MMA)
     cost_target = graph.check_choice("cost_target", cost_target, IO_COST_TARGETS)
     tiles = {}
-    for name, value, allowed in (("block_q", block_q, (0, 64, 128)),
+    kv_splits = graph.check_int("kv_splits", kv_splits, lo=0, hi=65535)
+    for name, value, allowed in (("block_q", block_q, (0, 16, 32, 64, 128)),
                                  ("rows_per_warp", rows_per_warp, (0, 16, 32)),
                                  ("block_kv", block_kv, (0, 32, 64, 128)),
                                  ("kv_stages", kv_stages, (0, 2, 3))):
@@ -227,9 +231,9 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
         run_pipeline(found.ir,
                      "attn-gpu-pipeline{chip=%s mma=%s block-q=%d rows-per-warp=%d "
-                     "block-kv=%d kv-stages=%d swizzle=%s dump-dir=%s}"
+                     "block-kv=%d kv-stages=%d kv-splits=%d swizzle=%s dump-dir=%s}"
                      % (target, mma, tiles["block_q"], tiles["rows_per_warp"],
-                        tiles["block_kv"], tiles["kv_stages"],
+                        tiles["block_kv"], tiles["kv_stages"], kv_splits,
                         "true" if swizzle else "false", _quoted_path(tmp)))
         manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
         if len(manifests) != 1:

@@ -18,7 +18,9 @@ _DTYPES = {"bf16": "bfloat16", "f16": "float16"}
 
 class LoadedKernel:
     """A kernel's PTX loaded with the CUDA driver (through CuPy), launched by
-    bare pointers in the manifest's parameter order."""
+    bare pointers as the manifest's `launches` say, in order (split-KV: the
+    attention kernel, then its combine kernel), with the `workspace` buffers
+    allocated here."""
 
     def __init__(self, manifest: Dict[str, Any], ptx: str):
         import cupy as cp
@@ -28,18 +30,31 @@ class LoadedKernel:
         with os.fdopen(fd, "w") as f:
             f.write(ptx)
         try:
-            # CuPy reads the file lazily: look the kernel up before unlinking.
+            # CuPy reads the file lazily: look the kernels up before unlinking.
             self.module = cp.RawModule(path=path)
-            self.function = self.module.get_function(manifest["kernel"])
+            launches = manifest.get("launches") or [{
+                "kernel": manifest["kernel"], "grid": manifest["grid"]["value"],
+                "block": manifest["block"]["value"],
+                "dynamic_shared_memory_bytes": manifest.get("dynamic_shared_memory_bytes", 0),
+                "args": [p["name"] for p in manifest["params"]]}]
+            self.launches = []
+            for launch in launches:
+                function = self.module.get_function(launch["kernel"])
+                shared_mem = int(launch.get("dynamic_shared_memory_bytes", 0))
+                if shared_mem > 48 * 1024:
+                    # Above 48 KB a kernel must opt in to its dynamic shared memory.
+                    function.max_dynamic_shared_size_bytes = shared_mem
+                self.launches.append((function, tuple(launch["grid"]), tuple(launch["block"]),
+                                      shared_mem, list(launch["args"])))
         finally:
             os.unlink(path)
-        self.shared_mem = int(manifest.get("dynamic_shared_memory_bytes", 0))
-        if self.shared_mem > 48 * 1024:
-            # Above 48 KB a kernel must opt in to its dynamic shared memory.
-            self.function.max_dynamic_shared_size_bytes = self.shared_mem
-        self.grid = tuple(manifest["grid"]["value"])
-        self.block = tuple(manifest["block"]["value"])
+        self.function = self.launches[0][0]
+        self.shared_mem = self.launches[0][3]
+        self.grid = self.launches[0][1]
+        self.block = self.launches[0][2]
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
+        self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
+        self._workspace_buffers = None
 
     @classmethod
     def from_files(cls, manifest_path: str) -> "LoadedKernel":
@@ -52,6 +67,16 @@ class LoadedKernel:
     def torch_dtype(self):
         import torch
         return getattr(torch, _DTYPES[self.manifest["dtype"]])
+
+    def _workspace(self):
+        """The split-KV workspace (f32), allocated once per loaded kernel:
+        launches on one stream run in order, so calls may share it."""
+        import torch
+        if self._workspace_buffers is None:
+            self._workspace_buffers = {
+                name: torch.empty(shape, device="cuda", dtype=torch.float32)
+                for name, shape in self.workspace}
+        return self._workspace_buffers
 
     def __call__(self, q, k, v, out=None, mask=None):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
@@ -71,19 +96,22 @@ class LoadedKernel:
         if mask is not None:
             tensors.append(("mask", mask))
             dtypes.append(torch.bool if kind == "keep" else self.torch_dtype)
-        args = []
+        pointers = {}
         for (name, t), shape, dtype in zip(tensors, self.shapes, dtypes):
             if tuple(t.shape) != shape:
                 raise ValueError("%s has shape %s, the kernel needs %s" % (name, tuple(t.shape), shape))
             if isinstance(t, torch.Tensor):
                 if t.dtype != dtype or not t.is_contiguous() or not t.is_cuda:
                     raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, dtype))
-                args.append(cp.uint64(t.data_ptr()))
+                pointers[name] = cp.uint64(t.data_ptr())
             else:
-                args.append(cp.uint64(t.data.ptr))
+                pointers[name] = cp.uint64(t.data.ptr)
+        for name, buffer in self._workspace().items():
+            pointers[name] = cp.uint64(buffer.data_ptr())
         stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
         with stream:
-            self.function(self.grid, self.block, tuple(args), shared_mem=self.shared_mem)
+            for function, grid, block, shared_mem, args in self.launches:
+                function(grid, block, tuple(pointers[a] for a in args), shared_mem=shared_mem)
         return out
 
 

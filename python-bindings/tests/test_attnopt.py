@@ -179,7 +179,8 @@ def test_io_cost_from_shapes_matches_hand_computation():
     # The kernel that runs on the H200 (wgmma, 128 x 128), and it is costed.
     assert (c["block_q"], c["block_kv"]) == (128, 128)
     assert c["kernel_config"] == {"family": "wgmma", "block_q": 128, "block_kv": 128,
-                                  "rows_per_warp": 16, "kv_stages": 2, "swizzle": False}
+                                  "rows_per_warp": 16, "kv_stages": 2, "swizzle": False,
+                                  "kv_splits": 1, "pack_kv_groups": False}
     assert c["target"]["name"] == "h200"
 
 
@@ -223,17 +224,28 @@ def test_compile_gives_ptx_manifest_and_cost():
     # warpgroup of 64 rows per CTA, 64-key tiles.
     assert k.name.startswith("attn_fa2_wgmma_bf16_b2_h8_kv2_q256_k256_d64_v64_causal_bq64_bk64")
     assert ".target sm_90a" in k.ptx and "wgmma.mma_async.sync.aligned.m64n64k16" in k.ptx
-    assert k.manifest["grid"]["value"] == [4, 16, 1]
+    # 64 CTAs hold less than one wave of the H200: split the keys in 2 (the
+    # wave model), combined by a second kernel that the manifest lists.
+    assert k.manifest["grid"]["value"] == [4, 16, 2]
+    assert [launch["kernel"] for launch in k.manifest["launches"]] == [k.name, k.name + "_combine"]
+    assert [w["name"] for w in k.manifest["workspace"]] == ["o_partial", "lse"]
     assert k.manifest["block"]["value"] == [128, 1, 1]
     assert k.manifest["min_chip"] == "sm_90a"
+    unsplit = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True), kv_splits=1)
+    assert unsplit.manifest["grid"]["value"] == [4, 16, 1]
+    assert len(unsplit.manifest["launches"]) == 1 and unsplit.manifest["workspace"] == []
+    # Decode: the 4 query heads of each K/V head packed into one 16-row tile.
+    step = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096))
+    assert step.manifest["pack_kv_groups"] is True and step.manifest["block_q"] == 16
+    assert step.manifest["grid"]["value"][:2] == [1, 4]
     # mma.sync: 128 query rows per CTA (4 warps of 32 rows): Lq / 128 x B·H.
     ampere = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),
                              target="sm_80")
     assert ".target sm_80" in ampere.ptx and "mma.sync.aligned.m16n8k16" in ampere.ptx
-    assert ampere.manifest["grid"]["value"] == [2, 16, 1]
+    assert ampere.manifest["grid"]["value"] == [2, 16, 2]
     assert ampere.manifest["block"]["value"] == [128, 1, 1]
     small = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),
-                            block_q=64, rows_per_warp=16, mma="mma.sync")
+                            block_q=64, rows_per_warp=16, mma="mma.sync", kv_splits=1)
     assert small.manifest["grid"]["value"] == [4, 16, 1]
     assert small.manifest["block"]["value"] == [128, 1, 1]
     assert [p["name"] for p in k.manifest["params"]] == ["q", "k", "v", "o"]
@@ -271,7 +283,7 @@ def test_compile_errors():
         attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_70")
     with pytest.raises(ValueError, match="mma='wgmma' needs target sm_90a"):
         attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_86", mma="wgmma")
-    with pytest.raises(ValueError, match="block_q must be one of 0, 64, 128"):
+    with pytest.raises(ValueError, match="block_q must be one of 0, 16, 32, 64, 128"):
         attnopt.compile(graph.attention(1, 2, 128, 64), block_q=96)
     with pytest.raises(ValueError, match="kv_stages must be one of 0, 2, 3"):
         attnopt.compile(graph.attention(1, 2, 128, 64), kv_stages=4)

@@ -316,3 +316,90 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_NE(refusal(d128, small, {}).find("bytes of shared memory"),
             std::string::npos);
 }
+
+// Decode and other few-row attentions: the small-query kernel (GQA head
+// packing, mma.sync) with its K/V tile and split count from the streaming
+// model; requests and refusals; and what the cost model charges for both.
+TEST(KernelConfig, SmallQueryPackingAndSplits) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  auto decode = [](int64_t b, int64_t hq, int64_t hkv, int64_t lq, int64_t lk) {
+    AttentionShape s;
+    s.batch = b;
+    s.headsQ = hq;
+    s.headsKV = hkv;
+    s.seqQ = lq;
+    s.seqKV = lk;
+    s.headDim = s.headDimV = 128;
+    s.dtype = DType::BF16;
+    return s;
+  };
+  auto choose = [&](const AttentionShape &s, KernelConfigRequest r = {}) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, r);
+    EXPECT_TRUE(static_cast<bool>(c));
+    return c ? *c : KernelConfig{};
+  };
+  AttentionShape one = decode(1, 64, 8, 1, 16384);
+  KernelConfig c = choose(one);
+  EXPECT_EQ(c.family, TensorCoreFamily::MmaSync);
+  EXPECT_TRUE(c.packKVGroups);
+  EXPECT_EQ(c.blockQ, 16);
+  EXPECT_EQ(c.rowsPerWarp, 16);
+  // 8 unsplit CTAs on 132 SMs: split, and the splits cover Lk exactly.
+  EXPECT_GT(c.kvSplits, 8);
+  EXPECT_EQ(llvm::divideCeil(one.seqKV, kvSplitKeys(c, one)), c.kvSplits);
+  // A 1-warp CTA with two 64-key stages at d = 128: 69,632 bytes, 3 per SM.
+  EXPECT_EQ(kernelSharedMemoryBytes(c, one), 69632);
+  EXPECT_EQ(residentCTAsPerSM(c, one, h200), 3);
+  // 512 packed CTAs at B = 64 fill the GPU without a split.
+  EXPECT_EQ(choose(decode(64, 64, 8, 1, 16384)).kvSplits, 1);
+  // MHA decode is small-query too, unpacked (one head per CTA).
+  KernelConfig mha = choose(decode(1, 32, 32, 1, 4096));
+  EXPECT_EQ(mha.family, TensorCoreFamily::MmaSync);
+  EXPECT_FALSE(mha.packKVGroups);
+  // Speculative decoding: 4 queries x 8 heads = 32 rows per CTA.
+  EXPECT_EQ(choose(decode(1, 64, 8, 4, 4096)).blockQ, 32);
+  // 64 queries of one head fill a warpgroup: the chip's wgmma kernel.
+  EXPECT_EQ(choose(decode(1, 32, 32, 64, 4096)).family, TensorCoreFamily::Wgmma);
+
+  // Requests: wgmma on decode (no packing), tiles only wgmma takes
+  // (fall back to the chip's family instead of refusing), explicit splits.
+  KernelConfigRequest wg;
+  wg.family = TensorCoreFamily::Wgmma;
+  c = choose(one, wg);
+  EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
+  EXPECT_FALSE(c.packKVGroups);
+  KernelConfigRequest big;
+  big.blockKV = 128;
+  EXPECT_EQ(choose(one, big).family, TensorCoreFamily::Wgmma);
+  KernelConfigRequest four;
+  four.kvSplits = 4;
+  EXPECT_EQ(choose(one, four).kvSplits, 4);
+  // 256 keys in 64-key tiles cannot feed 3 splits evenly: refused with the
+  // count that can.
+  KernelConfigRequest three;
+  three.kvSplits = 3;
+  llvm::Expected<KernelConfig> bad =
+      chooseKernelConfig(decode(1, 8, 2, 1, 256), MaskReads::None, h200, three);
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("splits evenly into 2"), std::string::npos);
+  // Degenerate extents are refused, not divided by.
+  llvm::Expected<KernelConfig> zero =
+      chooseKernelConfig(decode(1, 8, 0, 1, 256), MaskReads::None, h200, {});
+  ASSERT_FALSE(static_cast<bool>(zero));
+  llvm::consumeError(zero.takeError());
+
+  // The cost of the packed, split kernel: K/V streamed once per group
+  // (1/8 of per-head streaming), the split partials written and read back.
+  c = choose(one);
+  llvm::Expected<AttentionCost> packed = computeAttentionCost(one, h200, c.tiles());
+  KernelConfig unpacked = c;
+  unpacked.packKVGroups = false;
+  unpacked.kvSplits = 1;
+  llvm::Expected<AttentionCost> plain = computeAttentionCost(one, h200, unpacked.tiles());
+  ASSERT_TRUE(static_cast<bool>(packed) && static_cast<bool>(plain));
+  int64_t kvBytes = 2 * 1 * 8 * 16384 * 256;
+  int64_t partials = 4 * c.kvSplits * 64 * 1 * 129;
+  EXPECT_EQ(plain->fusedSramL2Bytes - packed->fusedSramL2Bytes,
+            8 * kvBytes - kvBytes - 2 * partials);
+  EXPECT_EQ(packed->fusedDramBytes() - plain->fusedDramBytes(), 2 * partials);
+}

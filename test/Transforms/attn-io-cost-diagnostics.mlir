@@ -16,8 +16,14 @@
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="block-q=-3" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sram-bytes=-1 hbm-bandwidth=-1" -verify-diagnostics
 // Extreme but valid counts: no signed overflow in the model (UBSan found
-// one in the sanitizer build: SMs x CTAs per SM), the same verdicts.
-// RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sm-count=9223372036854775807 ctas-per-sm=9223372036854775807" -verify-diagnostics
+// one in the sanitizer build: SMs x CTAs per SM), the same verdicts for the
+// same kernels (kv-splits=1: so many SMs would split every grid), and the
+// split-KV wave model saturates instead of overflowing.
+// RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sm-count=9223372036854775807 ctas-per-sm=9223372036854775807 kv-splits=1" -verify-diagnostics
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="sm-count=9223372036854775807" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE-NOT: runtime error
+// HUGE: error: io-cost failed: byte or FLOP count overflows int64
+// HUGE-NOT: runtime error
 // SRAM0: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got 0
 // SRAMNEG: error: attn-io-cost: target 'h200': sram-bytes must be a positive, finite number, got -5
 // SRAM1: error: attn-io-cost: target 'h200': sram-bytes 1 holds no attention tile (at least 1280 bytes)
@@ -30,6 +36,9 @@
 // L20: error: attn-io-cost: target 'h200': l2-bytes must be a positive, finite number, got 0
 // PEAK: error: attn-io-cost: target 'h200': peak-bf16 must be a positive, finite number, got -INF
 // BLOCK: error: attn-io-cost: block-q and block-kv must be 0 (the chosen tiles) or positive, got -3 and 0
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=-1" 2>&1 | FileCheck %s --check-prefix=SPLITS
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=70000" 2>&1 | FileCheck %s --check-prefix=SPLITS
+// SPLITS: error: attn-io-cost: kv-splits must be 0 (chosen) or 1 to 65535, got
 // The remark states each verdict; the warning covers what the model skips.
 // Option errors point at the first attention op.
 // TARGET: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
@@ -46,7 +55,9 @@ func.func @remark(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
 // -----
 
 func.func @decode(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
-  // expected-remark @+1 {{fused memory-bound (8.0 FLOP/B vs ridge 206.1)}}
+  // (7.1 FLOP/B with the split-KV partials the default kernel writes, 8.0
+  // with kv-splits=1.)
+  // expected-remark @+1 {{FLOP/B vs ridge 206.1), unfused memory-bound (7.1 FLOP/B)}}
   %o = attn.attention %q, %kv, %kv scale(0.088)
       : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16>
       -> tensor<1x64x1x128xbf16>

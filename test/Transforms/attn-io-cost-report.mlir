@@ -30,7 +30,9 @@
 // JSON-NEXT:  "block_kv": 128,
 // JSON-NEXT:  "block_q": 128,
 // JSON-NEXT:  "family": "wgmma",
+// JSON-NEXT:  "kv_splits": 1,
 // JSON-NEXT:  "kv_stages": 3,
+// JSON-NEXT:  "pack_kv_groups": false,
 // JSON-NEXT:  "rows_per_warp": 16,
 // JSON-NEXT:  "swizzle": false
 // JSON-NEXT: },

@@ -102,6 +102,12 @@ struct AttentionShape {
 struct TileSizes {
   int64_t blockQ = 0;  // Br
   int64_t blockKV = 0; // Bc
+  /// Split-KV: CTAs per query tile along the keys, whose partial outputs
+  /// (f32 O and log-sum-exp) go through memory to a combine kernel.
+  int64_t kvSplits = 1;
+  /// GQA head packing: a tile's Br rows are Br/G queries of the G query
+  /// heads of one K/V head, which then read each K/V tile once.
+  bool packKVGroups = false;
 };
 
 /// The rule, documented in the `--attn-io-cost` pass description:
@@ -127,7 +133,11 @@ struct AttentionCost {
   int64_t flops = 0;            // convention: halved when causal
   int64_t expCount = 0;         // one exp per (unmasked) score
   int64_t naiveHbmBytes = 0;    // Algorithm 0
-  int64_t fusedSramL2Bytes = 0; // bytes into SRAM from L2, plus O written
+  /// Bytes into SRAM from L2, plus O written (and, with split-KV, the
+  /// partial outputs written and read back by the combine kernel).
+  int64_t fusedSramL2Bytes = 0;
+  /// DRAM traffic of the fused kernel(s): split-KV's partial outputs count
+  /// once written and once read.
   int64_t fusedDramReadBytes = 0;
   int64_t fusedDramWriteBytes = 0;
   int64_t fusedDramBytes() const { return fusedDramReadBytes + fusedDramWriteBytes; }

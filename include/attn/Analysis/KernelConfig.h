@@ -134,21 +134,45 @@ struct KernelConfig {
   int64_t kvStages = 2;
   /// mma.sync only: XOR-swizzled shared-memory rows instead of padded ones.
   bool swizzle = false;
+  /// GQA head packing (mma.sync): the Hq/Hkv query heads that share a K/V
+  /// head become rows of one CTA's query tile (row = query · G + head in
+  /// the group), so each K/V tile is read once per group, not once per
+  /// query head, and a decode step (Lq = 1) fills G of the MMA's 16 rows
+  /// instead of one.
+  bool packKVGroups = false;
+  /// Split-KV (flash-decoding): the keys are cut into `kvSplits` ranges of
+  /// `kvSplitKeys` keys, each its own CTA, whose partial (O, log-sum-exp)
+  /// a second kernel combines exactly. 1: no split.
+  int64_t kvSplits = 1;
 
   int64_t numWarps() const { return blockQ / rowsPerWarp; }
-  TileSizes tiles() const { return {blockQ, blockKV}; }
+  TileSizes tiles() const { return {blockQ, blockKV, kvSplits, packKVGroups}; }
   bool operator==(const KernelConfig &o) const {
     return family == o.family && blockQ == o.blockQ && blockKV == o.blockKV &&
            rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
-           swizzle == o.swizzle;
+           swizzle == o.swizzle && packKVGroups == o.packKVGroups &&
+           kvSplits == o.kvSplits;
   }
 };
+
+/// Keys per split of `config` on `shape`: the K/V tiles dealt out evenly,
+/// ⌈⌈Lk / block_kv⌉ / kv_splits⌉ tiles each (Lk when not split).
+int64_t kvSplitKeys(const KernelConfig &config, const AttentionShape &shape);
+
+/// CTAs of `config` on `shape` that one SM holds at once, bounded by shared
+/// memory (the target's per-block budget plus the 1 KB the driver reserves
+/// per CTA), by registers (64K per SM at the 255 per thread a kernel may
+/// use) and by the 32 CTAs an SM schedules.
+int64_t residentCTAsPerSM(const KernelConfig &config, const AttentionShape &shape,
+                          const TargetSpec &target);
 
 /// Explicit choices (pass options); 0 or nullopt leaves the field to the
 /// chooser.
 struct KernelConfigRequest {
   std::optional<TensorCoreFamily> family;
   int64_t blockQ = 0, blockKV = 0, rowsPerWarp = 0, kvStages = 0;
+  /// 0: chosen by the wave model; 1: no split; S > 1: S splits.
+  int64_t kvSplits = 0;
   bool swizzle = false;
 };
 

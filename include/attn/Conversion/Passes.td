@@ -84,10 +84,26 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     the tensor cores keep working across the barriers; its third K/V stage is
     the default at d = 128 with 128-row CTAs, where the CTA is alone on its
     SM anyway.
+
+    Decode and other attentions with few query rows per K/V head
+    (Hq/Hkv · Lq <= 64) take mma.sync kernels of 16 to 64 rows whose rows
+    are the G = Hq/Hkv query heads of one K/V head times the queries
+    (`pack_kv_groups`, row = query · G + head in the group): each K/V tile
+    is read once per group, and a decode step fills G rows of the m16 tile
+    instead of one of 128. A grid that fills less than a wave of the GPU is
+    split along the keys (`kv-splits`, flash-decoding): each of S CTAs per
+    query tile runs the online softmax over Lk / S keys and writes its
+    normalized partial output (f32) and log-sum-exp to a workspace; a second
+    kernel in the same gpu.module combines them exactly,
+    O = Σ_s 2^(lse_s - max) O_s / Σ_s 2^(lse_s - max), and gives 0 where
+    every split saw only masked keys. S comes from the wave model in
+    `chooseKernelConfig` (SMs × resident CTAs per SM against the unsplit
+    CTAs, each split keeping two K/V tiles). The launch manifest lists both
+    launches, in order, and the workspace buffers the runtime allocates.
   }];
   let options = [
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
-           "Query rows per CTA: 64, 128, or 0 to choose by head dim and causality">,
+           "Query rows per CTA: 16, 32 (mma.sync), 64, 128, or 0 to choose">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp: 16, 32, or 0 to choose by head dim">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
@@ -103,7 +119,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "::mlir::attn::tensorCoreFamilyOptionValues()">,
     Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
            "Shared-memory K/V stages: 2, 3 (wgmma: P·V waited for one tile "
-           "later), or 0 to choose">
+           "later), or 0 to choose">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
+           "Split-KV key ranges per query tile, combined by a second "
+           "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",

@@ -42,7 +42,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "chip", llvm::cl::desc("GPU architecture: sm_90a (Hopper, the default: wgmma), sm_90, sm_80, ... (mma.sync)"),
       llvm::cl::init("sm_90a")};
   PassOptions::Option<int64_t> blockQ{
-      *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (64, 128; 0: auto)"),
+      *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (16, 32, 64, 128; 0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> rowsPerWarp{
       *this, "rows-per-warp", llvm::cl::desc("Query rows per warp (16, 32; 0: auto)"),
@@ -58,10 +58,16 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "kv-stages",
       llvm::cl::desc("Shared-memory K/V stages (2, 3 with wgmma; 0: auto)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> kvSplits{
+      *this, "kv-splits",
+      llvm::cl::desc("Split-KV key ranges per query tile, combined by a second "
+                     "kernel, up to 65535 (zero: chosen by the wave model; one: no split)"),
+      llvm::cl::init(0)};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
-      llvm::cl::desc("Tensor-core instructions: auto (wgmma for chip=sm_90a, else "
-                     "mma.sync), mma.sync, or wgmma (implies sm_90a)"),
+      llvm::cl::desc("Tensor-core instructions: auto (on sm_90a wgmma, or mma.sync "
+                     "where an attention has few query rows per K/V head; "
+                     "elsewhere mma.sync), mma.sync, or wgmma (implies sm_90a)"),
       llvm::cl::init(TensorCoreFamilyOption::Auto),
       tensorCoreFamilyOptionValues()};
   PassOptions::Option<std::string> dumpDir{
@@ -75,7 +81,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 struct GpuTarget {
   std::string chip;
   std::string ptxFeatures; // e.g. "+ptx80"
-  TensorCoreFamily mma;
+  /// The family every kernel uses: asked for, or the chip's only one;
+  /// nullopt on sm_90a with mma=auto, where the chooser picks per attention.
+  std::optional<TensorCoreFamily> mma;
   std::string costTarget;  // the --attn-io-cost preset: "a100", "h200"
 };
 

@@ -39,7 +39,7 @@ struct KernelOptions {
   KernelConfigRequest request;
   bool explicitFields() const {
     return request.blockQ || request.blockKV || request.rowsPerWarp ||
-           request.kvStages || request.swizzle;
+           request.kvStages || request.swizzle || request.kvSplits;
   }
 };
 
@@ -73,13 +73,17 @@ FailureOr<KernelConfig> configFor(AttentionOp op, const AttentionShape &shape,
   auto recorded = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttrName);
   KernelConfigRequest request = options.request;
   request.family = options.family;
-  if (!request.family)
-    request.family = recorded ? getKernelConfig(recorded).family
-                              : TensorCoreFamily::MmaSync;
-  TargetSpec target = targetFor(op, *request.family);
+  if (!request.family && recorded)
+    request.family = getKernelConfig(recorded).family;
+  // Neither asked for nor recorded: the chooser picks for the costed
+  // target's chip; without a cost, mma.sync (the a100 preset).
+  if (!request.family && !op->hasAttr(kIOCostAttrName))
+    request.family = TensorCoreFamily::MmaSync;
+  TargetSpec target =
+      targetFor(op, request.family.value_or(TensorCoreFamily::MmaSync));
   llvm::Expected<KernelConfig> config = [&]() -> llvm::Expected<KernelConfig> {
     if (recorded && !options.explicitFields() &&
-        getKernelConfig(recorded).family == *request.family) {
+        getKernelConfig(recorded).family == request.family) {
       KernelConfig c = getKernelConfig(recorded);
       if (llvm::Error e = checkKernelConfig(c, shape, target))
         return std::move(e);
@@ -157,6 +161,9 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
   s.rowsPerWarp = config->rowsPerWarp;
   s.deferPVWait = config->kvStages == 3;
   s.swizzle = config->swizzle;
+  s.packKVGroups = config->packKVGroups;
+  s.kvSplits = config->kvSplits;
+  s.keysPerSplit = kvSplitKeys(*config, *shape);
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
@@ -169,15 +176,22 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
                              maskSuffix(s),
                          s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
                .str() +
-           (s.swizzle ? "_sw" : "") + (s.deferPVWait ? "_s3" : "");
-  // The grid is (query tiles, B·Hq): CUDA caps gridDim.y at 65535 (and x at
-  // 2^31 - 1). Query tiles run fastest so that the CTAs in flight share K/V
-  // in L2; the heads therefore go to y.
-  if (s.batch * s.headsQ > 65535)
-    return fail("B·Hq = " + Twine(s.batch * s.headsQ) +
+           (s.swizzle ? "_sw" : "") + (s.deferPVWait ? "_s3" : "") +
+           (s.packKVGroups ? "_pack" : "") +
+           (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "");
+  // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
+  // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
+  // in flight share K/V in L2; the heads therefore go to y. The combine
+  // kernel's grid is B·Hq·Lq along x.
+  if (s.batch * s.gridHeads() > 65535)
+    return fail(Twine(s.packKVGroups ? "B·Hkv = " : "B·Hq = ") +
+                Twine(s.batch * s.gridHeads()) +
                 " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
   if (s.numQueryTiles() > 2147483647)
     return fail("Lq needs more than 2^31 - 1 query tiles");
+  if (s.splitKV() && s.batch * s.headsQ * s.seqQ > 2147483647)
+    return fail("split-KV's combine kernel needs B·Hq·Lq <= 2^31 - 1 CTAs; "
+                "use kv-splits=1");
   // Guaranteed by checkKernelConfig: the warps split the query tile, and
   // every thread copies the same number of 16-byte chunks of each K/V tile.
   assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
@@ -199,7 +213,7 @@ Value toRank4(OpBuilder &b, Location loc, Value v) {
 
 /// The launch manifest of the kernel of `s`: what a runner without MLIR
 /// needs to launch it (bench/attn_run.py reads it as <kernel>.json). Only
-/// integers, f64 floats, strings, arrays and dictionaries, which
+/// booleans, integers, f64 floats, strings, arrays and dictionaries, which
 /// --attn-dump-gpu-kernels writes as the JSON numbers, strings, arrays and
 /// objects they spell.
 DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
@@ -231,10 +245,46 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
     params.push_back(param("mask",
                            s.mask == FlashKernelSpec::Mask::Keep ? "i1*" : dtype + "*",
                            shape(s.maskShape)));
+  // Buffers the runner allocates (uninitialized) and passes by name.
+  SmallVector<Attribute> workspace;
+  if (s.splitKV()) {
+    workspace.push_back(param("o_partial", "f32*",
+                              shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
+    workspace.push_back(param("lse", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ})));
+  }
+  auto names = [&](ArrayRef<StringRef> list) {
+    SmallVector<Attribute> a;
+    for (StringRef n : list)
+      a.push_back(str(n));
+    return b.getArrayAttr(a);
+  };
+  SmallVector<StringRef> attentionArgs{"q", "k", "v"};
+  if (s.splitKV())
+    attentionArgs.append({"o_partial", "lse"});
+  else
+    attentionArgs.push_back("o");
+  if (s.mask != FlashKernelSpec::Mask::None)
+    attentionArgs.push_back("mask");
+  Attribute grid = shape({s.numQueryTiles(), s.batch * s.gridHeads(), s.kvSplits});
+  Attribute block = shape({32 * s.numWarps(), 1, 1});
+  int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
+  SmallVector<Attribute> launches{
+      dict({{"kernel", str(s.name)}, {"grid", grid}, {"block", block},
+            {"dynamic_shared_memory_bytes", i64(dynamicSmem)}, {"args", names(attentionArgs)}})};
+  if (s.splitKV())
+    launches.push_back(dict({{"kernel", str(s.combineName())},
+                             {"grid", shape({s.batch * s.headsQ * s.seqQ, 1, 1})},
+                             {"block", shape({s.headDimV, 1, 1})},
+                             {"dynamic_shared_memory_bytes", i64(0)},
+                             {"args", names({"o_partial", "lse", "o"})}}));
   return dict({
       {"kernel", str(s.name)},
-      {"grid", dict({{"formula", str("[ceil(Lq / block_q), B * Hq, 1]")},
-                     {"value", shape({s.numQueryTiles(), s.batch * s.headsQ, 1})}})},
+      {"launches", b.getArrayAttr(launches)},
+      {"workspace", b.getArrayAttr(workspace)},
+      {"grid", dict({{"formula", str(s.packKVGroups
+                                         ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
+                                         : "[ceil(Lq / block_q), B * Hq, kv_splits]")},
+                     {"value", grid}})},
       {"block", dict({{"formula", str("[32 * block_q / rows_per_warp, 1, 1]")},
                       {"value", shape({32 * s.numWarps(), 1, 1})}})},
       {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
@@ -243,7 +293,8 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"mask", str(s.mask == FlashKernelSpec::Mask::None       ? "none"
                    : s.mask == FlashKernelSpec::Mask::Additive ? "additive"
                                                                : "keep")},
-      {"calling_convention", str("bare pointers, in params order")},
+      {"calling_convention",
+       str("bare pointers; each launch takes its args, named from params and workspace")},
       {"dtype", str(dtype)},
       {"B", i64(s.batch)}, {"Hq", i64(s.headsQ)}, {"Hkv", i64(s.headsKV)},
       {"Lq", i64(s.seqQ)}, {"Lk", i64(s.seqKV)},
@@ -251,6 +302,9 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"block_q", i64(s.blockQ)}, {"block_kv", i64(s.blockKV)},
       {"rows_per_warp", i64(s.rowsPerWarp)},
       {"kv_stages", i64(s.stages())},
+      {"kv_splits", i64(s.kvSplits)},
+      {"keys_per_split", i64(s.keysPerSplit)},
+      {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
       {"smem_layout", str(s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded")},
       {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
       {"scale", b.getF64FloatAttr(s.scale)},
@@ -261,6 +315,8 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
 /// A manifest attribute as JSON: the kinds manifestFor builds; nullopt for
 /// any other attribute.
 std::optional<llvm::json::Value> manifestToJSON(Attribute attr) {
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return llvm::json::Value(flag.getValue());
   if (auto i = dyn_cast<IntegerAttr>(attr))
     return llvm::json::Value(i.getInt());
   if (auto f = dyn_cast<FloatAttr>(attr))
@@ -315,7 +371,13 @@ struct AttnLowerToGPUPass
           << name << " must be " << list << ", got " << value;
       return false;
     };
-    if (!domain("block-q", blockQ, {64, 128}) ||
+    if (kvSplits < 0 || kvSplits > 65535) {
+      module.emitError("attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 "
+                       "(no split) to 65535, got ")
+          << kvSplits.getValue();
+      return failure();
+    }
+    if (!domain("block-q", blockQ, {16, 32, 64, 128}) ||
         !domain("rows-per-warp", rowsPerWarp, {16, 32}) ||
         !domain("block-kv", blockKV, {32, 64, 128}) ||
         !domain("kv-stages", kvStages, {2, 3}))
@@ -325,6 +387,7 @@ struct AttnLowerToGPUPass
     o.request.rowsPerWarp = rowsPerWarp;
     o.request.kvStages = kvStages;
     o.request.swizzle = swizzle;
+    o.request.kvSplits = kvSplits;
     return o;
   }
   void runOnOperation() override {
@@ -341,17 +404,20 @@ struct AttnLowerToGPUPass
     NamedAttrList manifests;
     if (auto earlier = module->getAttrOfType<DictionaryAttr>(kLaunchManifestsAttrName))
       manifests.append(earlier.getValue());
-    llvm::StringMap<gpu::GPUFuncOp> kernels;
+    // The attention kernel and, with split-KV, its combine kernel.
+    llvm::StringMap<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> kernels;
     for (AttentionOp op : ops) {
       FailureOr<FlashKernelSpec> spec = specFor(op, *options);
       if (failed(spec))
         return signalPassFailure();
       Location loc = op.getLoc();
       OpBuilder b(module.getBodyRegion());
-      gpu::GPUFuncOp &kernel = kernels[spec->name];
+      auto &[kernel, combine] = kernels[spec->name];
       if (!kernel) {
         auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
         kernel = buildFlashAttentionKernel(b, loc, gpuModule, *spec);
+        if (spec->splitKV())
+          combine = buildSplitKVCombineKernel(b, loc, gpuModule, *spec);
         // Keyed by the gpu.module's symbol, which its gpu.binary keeps
         // (see kLaunchManifestsAttrName).
         manifests.set(gpuModule.getSymNameAttr(), manifestFor(b, *spec));
@@ -365,21 +431,41 @@ struct AttnLowerToGPUPass
             b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t4);
       };
       Value q = asBuffer(op.getQuery()), k = asBuffer(op.getKey()), v = asBuffer(op.getValue());
-      auto outType = cast<MemRefType>(kernel.getArgumentTypes()[3]);
+      auto outType = MemRefType::get(
+          {spec->batch, spec->headsQ, spec->seqQ, spec->headDimV}, spec->elementType);
       Value out = memref::AllocOp::create(b, loc, outType);
-      SmallVector<Value> args{q, k, v, out};
+      // Split-KV: the attention kernel writes the workspace (partial
+      // outputs, log-sum-exps), the combine kernel reads it into `out`.
+      SmallVector<Value> workspace;
+      if (combine)
+        for (Type t : combine.getArgumentTypes().take_front(2))
+          workspace.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(t)));
+      SmallVector<Value> args{q, k, v};
+      if (combine)
+        args.append(workspace);
+      else
+        args.push_back(out);
       if (Value mask = op.getMask())
         args.push_back(asBuffer(mask));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
-      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->batch * spec->headsQ), c(1)};
+      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->batch * spec->gridHeads()),
+                           c(spec->kvSplits)};
       gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
       Value dynamicSmem;
       if (spec->dynamicSharedMemory)
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    spec->sharedMemoryBytes());
       gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
+      if (combine) {
+        gpu::KernelDim3 combineGrid{c(spec->batch * spec->headsQ * spec->seqQ), c(1), c(1)};
+        gpu::KernelDim3 combineBlock{c(spec->headDimV), c(1), c(1)};
+        gpu::LaunchFuncOp::create(b, loc, combine, combineGrid, combineBlock, Value(),
+                                  ValueRange{workspace[0], workspace[1], out});
+        for (Value buffer : workspace)
+          memref::DeallocOp::create(b, loc, buffer);
+      }
       Value result = bufferization::ToTensorOp::create(
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);
@@ -445,7 +531,7 @@ struct AttnDumpGPUKernelsPass
         std::optional<llvm::json::Value> v = manifestToJSON(manifest);
         if (!v) {
           binary.emitError("attn-dump-gpu-kernels: the launch manifest holds an "
-                           "attribute that is not an integer, f64, string, "
+                           "attribute that is not a boolean, integer, f64, string, "
                            "array or dictionary");
           return WalkResult::interrupt();
         }

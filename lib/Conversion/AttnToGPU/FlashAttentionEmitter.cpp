@@ -46,8 +46,8 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
       // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
       // traffic per mma (FlashAttention-2's layout) at the price of registers.
       mt(spec.mTiles()), lq(spec.seqQ), lk(spec.seqKV), stages(spec.stages()),
-      qTail(spec.seqQ % spec.blockQ != 0), kTail(spec.seqKV % spec.blockKV != 0),
-      hasMask(spec.mask != FlashKernelSpec::Mask::None) {
+      qTail(spec.numRows() % spec.blockQ != 0), kTail(spec.seqKV % spec.blockKV != 0),
+      hasMask(spec.mask != FlashKernelSpec::Mask::None), packed(spec.packedHeads()) {
   aType = VectorType::get({4, 2}, T);
   bType = VectorType::get({2, 2}, T);
   cType = VectorType::get({2, 2}, f32);
@@ -73,6 +73,10 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   };
   SmallVector<Type> params{global(s.headsQ, s.seqQ, c.d), global(s.headsKV, s.seqKV, c.d),
                            global(s.headsKV, s.seqKV, c.dv), global(s.headsQ, s.seqQ, c.dv)};
+  if (s.splitKV()) {
+    params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, c.dv}, c.f32);
+    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, c.f32));
+  }
   if (c.hasMask)
     params.push_back(MemRefType::get(
         s.maskShape, s.mask == FlashKernelSpec::Mask::Keep ? Type(b.getI1Type()) : c.T));
@@ -89,7 +93,9 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   v.K = entry.getArgument(1);
   v.V = entry.getArgument(2);
   v.O = entry.getArgument(3);
-  v.M = c.hasMask ? entry.getArgument(4) : Value();
+  v.LSE = s.splitKV() ? entry.getArgument(4) : Value();
+  // (The block's arguments continue with the static shared-memory tiles.)
+  v.M = c.hasMask ? entry.getArgument(s.splitKV() ? 5 : 4) : Value();
   return func;
 }
 
@@ -124,7 +130,8 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
 }
 
 void FlashAttentionEmitter::computeCoordinates() {
-  // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x.
+  // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x,
+  // split from blockIdx.z.
   v.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // Causal: the last query tiles see the most keys. CTAs start in blockIdx
@@ -133,22 +140,50 @@ void FlashAttentionEmitter::computeCoordinates() {
   if (s.causal)
     qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
   Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  v.batch = k.div(bh, s.headsQ);
-  v.head = k.rem(bh, s.headsQ);
-  // GQA: query head h reads K/V head h / (Hq/Hkv); no copy of K/V exists.
-  v.kvHead = k.div(v.head, s.headsQ / s.headsKV);
+  v.batch = k.div(bh, s.gridHeads());
+  if (s.packKVGroups) {
+    // The CTA serves every query head of its K/V head: heads vary by row.
+    v.kvHead = k.rem(bh, s.gridHeads());
+  } else {
+    v.head = k.rem(bh, s.headsQ);
+    // GQA: query head h reads K/V head h / (Hq/Hkv); no copy of K/V exists.
+    v.kvHead = k.div(v.head, s.headsQ / s.headsKV);
+  }
+  if (s.splitKV())
+    v.split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   v.warp = k.div(v.tid, 32);
   v.lane = k.rem(v.tid, 32);
   v.g = k.div(v.lane, 4);
   v.t = k.rem(v.lane, 4);
   v.qStart = k.mul(qTileIdx, c.bq);
   v.row.resize(c.mt);
+  v.rowHead.resize(c.mt);
+  v.rowInside.resize(c.mt);
   for (int64_t mi = 0; mi < c.mt; ++mi) {
-    v.row[mi][0] = k.add(k.add(v.qStart, k.mul(v.warp, s.rowsPerWarp)), mi * 16);
-    v.row[mi][0] = k.add(v.row[mi][0], v.g);
-    v.row[mi][1] = k.add(v.row[mi][0], 8);
+    Value rho = k.add(k.add(k.add(v.qStart, k.mul(v.warp, s.rowsPerWarp)), mi * 16), v.g);
+    for (int r = 0; r < 2; ++r) {
+      Value rowR = k.add(rho, 8 * r);
+      if (c.qTail)
+        v.rowInside[mi][r] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowR,
+                                                   k.idx(s.numRows()));
+      std::tie(v.row[mi][r], v.rowHead[mi][r]) = rowCoordinates(rowR);
+    }
   }
+  // The queries of rows [qStart, qStart + bq): row / packed.
+  v.qFirst = c.packed == 1 ? v.qStart : k.div(v.qStart, c.packed);
+  v.qEnd = c.packed == 1 ? k.add(v.qStart, c.bq)
+                         : k.add(k.div(k.add(v.qStart, c.bq - 1), c.packed), 1);
   v.twoT = k.mul(v.t, 2);
+}
+
+std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
+  if (c.qTail)
+    rho = arith::MinUIOp::create(b, loc, rho, k.idx(s.numRows() - 1));
+  if (c.packed == 1)
+    return {rho, v.head};
+  // row = query · G + head in the group: the G heads of a query are
+  // neighbours, so a tile's queries are few and its causal range tight.
+  return {k.div(rho, c.packed), k.add(k.mul(v.kvHead, c.packed), k.rem(rho, c.packed))};
 }
 
 void FlashAttentionEmitter::stageQ() {
@@ -161,22 +196,26 @@ void FlashAttentionEmitter::stageQ() {
   for (int64_t i = 0; i < c.bq * chunksPerRow / c.threads; ++i) {
     Value ci = k.add(v.tid, i * c.threads);
     Value r = k.div(ci, chunksPerRow), col = k.mul(k.rem(ci, chunksPerRow), 8);
-    Value qRow = k.add(v.qStart, r);
-    if (c.qTail)
-      qRow = arith::MinUIOp::create(b, loc, qRow, k.idx(c.lq - 1));
-    Value vec = k.load(chunk, v.Q, {v.batch, v.head, qRow, col});
+    auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
+    Value vec = k.load(chunk, v.Q, {v.batch, qHead, qRow, col});
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
   }
 }
 
 void FlashAttentionEmitter::computeKVRange() {
-  // K/V tiles to visit. Causal: stop after the tile holding the last key
-  // that the CTA's last query row sees (tiles above the diagonal skipped).
+  // K/V tiles to visit: the CTA's split of the keys (all of them unless
+  // split), and, causal, only up to the tile holding the last key that the
+  // CTA's last query row sees (tiles above the diagonal skipped).
   const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
   // One past the last key tile (Lk rounded up to whole tiles).
+  v.kvBegin = k.idx(0);
   v.kvEnd = k.idx((c.lk + c.bkv - 1) / c.bkv * c.bkv);
+  if (s.splitKV()) {
+    v.kvBegin = k.mul(v.split, s.keysPerSplit);
+    v.kvEnd = arith::MinUIOp::create(b, loc, k.add(v.kvBegin, s.keysPerSplit), v.kvEnd);
+  }
   if (s.causal) {
-    Value lastSeen = k.add(k.add(v.qStart, c.bq), shift); // one past the last key
+    Value lastSeen = k.add(v.qEnd, shift); // one past the last key
     lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
     Value tiles = arith::CeilDivUIOp::create(b, loc, lastSeen, k.idx(c.bkv));
     v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
@@ -202,19 +241,21 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   // A partial last K/V tile (Lk % bkv != 0) is masked as well; a mask
   // tensor masks every tile.
   if (c.hasMask)
-    return emitKVLoop(k.idx(0), v.kvEnd, init, /*masked=*/true);
+    return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/true);
   if (!s.causal && !c.kTail)
-    return emitKVLoop(k.idx(0), v.kvEnd, init, /*masked=*/false);
+    return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/false);
   const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
   Value maskedStart = k.idx(c.lk / c.bkv * c.bkv);
   if (s.causal) {
-    Value firstMasked = k.add(k.add(v.qStart, shift), 1); // smallest masked key
+    Value firstMasked = k.add(k.add(v.qFirst, shift), 1); // smallest masked key
     firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
     Value diagStart = k.mul(k.div(firstMasked, c.bkv), c.bkv);
     maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
   }
   maskedStart = arith::MinUIOp::create(b, loc, maskedStart, v.kvEnd);
-  scf::ForOp full = emitKVLoop(k.idx(0), maskedStart, init, /*masked=*/false);
+  if (s.splitKV())
+    maskedStart = arith::MaxUIOp::create(b, loc, maskedStart, v.kvBegin);
+  scf::ForOp full = emitKVLoop(v.kvBegin, maskedStart, init, /*masked=*/false);
   b.setInsertionPointAfter(full);
   return emitKVLoop(maskedStart, v.kvEnd, full.getResults(), /*masked=*/true);
 }
@@ -252,7 +293,7 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   return loop;
 }
 
-Value FlashAttentionEmitter::loadMask(Value qRow, Value key) {
+Value FlashAttentionEmitter::loadMask(Value qRow, Value qHead, Value key) {
   // Read from global memory (the mask is small or broadcast, and L1/L2 serve
   // the re-reads); indices clamp like the loads.
   auto at = [&](int dim, Value full, int64_t limit) -> Value {
@@ -261,7 +302,7 @@ Value FlashAttentionEmitter::loadMask(Value qRow, Value key) {
     return arith::MinUIOp::create(b, loc, full, k.idx(limit - 1));
   };
   SmallVector<Value> idx{s.maskShape[0] == 1 ? k.idx(0) : v.batch,
-                         s.maskShape[1] == 1 ? k.idx(0) : v.head, at(2, qRow, c.lq),
+                         s.maskShape[1] == 1 ? k.idx(0) : qHead, at(2, qRow, c.lq),
                          at(3, key, c.lk)};
   return memref::LoadOp::create(b, loc, v.M, idx);
 }
@@ -270,7 +311,7 @@ Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Va
   // The score x is already in the exp2 domain: an additive mask m becomes
   // m·log2(e), a keep mask -inf where false.
   if (c.hasMask) {
-    Value m = keyMask ? keyMask : loadMask(v.row[mi][r], key);
+    Value m = keyMask ? keyMask : loadMask(v.row[mi][r], v.rowHead[mi][r], key);
     if (s.mask == FlashKernelSpec::Mask::Keep) {
       x = arith::SelectOp::create(b, loc, m, x, k.f(negInf));
     } else {
@@ -297,15 +338,18 @@ Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Va
 ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool masked,
                                               bool rawScores, Value scaleV) {
   // A mask that does not vary along the queries (a padding mask
-  // [B, 1, 1, Lk]) is read once per key and shared by all of the lane's rows.
-  const bool maskPerKey = c.hasMask && s.maskShape[2] == 1;
+  // [B, 1, 1, Lk]) is read once per key and shared by all of the lane's rows
+  // (when they share a head: rows of packed heads need a mask without a
+  // head dim).
+  const bool maskPerKey = c.hasMask && s.maskShape[2] == 1 &&
+                          (c.packed == 1 || s.maskShape[1] == 1);
   ScoreTile p(c.mt, SmallVector<ScoreQuad>(c.bkv / 8));
   for (int64_t nb = 0; nb < c.bkv / 8; ++nb) {
     SmallVector<Value> sBlock = family.scoresBlock(nb, buf);
     Value keyMask[2];
     if (masked && maskPerKey)
       for (int e = 0; e < 2; ++e)
-        keyMask[e] = loadMask(Value(), k.add(k.add(kvStart, v.twoT), nb * 8 + e));
+        keyMask[e] = loadMask(Value(), v.head, k.add(k.add(kvStart, v.twoT), nb * 8 + e));
     for (int64_t mi = 0; mi < c.mt; ++mi)
       for (int r = 0; r < 2; ++r)
         for (int e = 0; e < 2; ++e) {
@@ -369,35 +413,73 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
   }
 }
 
+void FlashAttentionEmitter::storeRow(int64_t mi, int r, bool firstOfQuad,
+                                     function_ref<void()> store) {
+  OpBuilder::InsertionGuard storeGuard(b);
+  Value cond = c.qTail ? v.rowInside[mi][r] : Value();
+  if (firstOfQuad) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v.t, k.idx(0));
+    cond = cond ? arith::AndIOp::create(b, loc, cond, first).getResult() : first;
+  }
+  if (cond) {
+    // Rows past the row space exist only in the last query tile: not stored.
+    auto guard = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(guard.thenBlock());
+  }
+  store();
+}
+
 void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
   b.setInsertionPointAfter(loop);
   producer.drain();
   SmallVector<Value> finalAcc(loop.getResults().begin(), loop.getResults().begin() + numAcc);
   family.retireAccumulators(finalAcc);
+  const double negInfV = negInf;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
-    Value inv[2];
+    Value inv[2], l[2];
     for (int r = 0; r < 2; ++r) {
-      Value l = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
-      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
-      Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l);
+      l[r] = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
+      Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l[r]);
       inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
     }
     for (int64_t nd = 0; nd < c.dv / 8; ++nd) {
       Value acc = finalAcc[mi * (c.dv / 8) + nd];
       for (int r = 0; r < 2; ++r) {
-        Value out = k.toPair(k.fmul(k.extract(acc, r, 0), inv[r]),
-                             k.fmul(k.extract(acc, r, 1), inv[r]));
-        OpBuilder::InsertionGuard storeGuard(b);
-        if (c.qTail) {
-          // Rows past Lq exist only in the last query tile: not stored.
-          Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.row[mi][r],
-                                               k.idx(c.lq));
-          auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-          b.setInsertionPointToStart(guard.thenBlock());
+        Value x0 = k.fmul(k.extract(acc, r, 0), inv[r]), x1 = k.fmul(k.extract(acc, r, 1), inv[r]);
+        Value col = k.add(v.twoT, nd * 8);
+        if (!s.splitKV()) {
+          Value out = k.toPair(x0, x1);
+          storeRow(mi, r, false, [&] {
+            vector::StoreOp::create(b, loc, out, v.O,
+                                    ValueRange{v.batch, v.rowHead[mi][r], v.row[mi][r], col});
+          });
+          continue;
         }
-        vector::StoreOp::create(b, loc, out, v.O,
-                                ValueRange{v.batch, v.head, v.row[mi][r], k.add(v.twoT, nd * 8)});
+        // Split-KV: the normalized partial output in f32, for the combine.
+        Value out = vector::FromElementsOp::create(b, loc, VectorType::get({2}, c.f32),
+                                                   ValueRange{x0, x1});
+        storeRow(mi, r, false, [&] {
+          vector::StoreOp::create(
+              b, loc, out, v.O,
+              ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r], col});
+        });
       }
+    }
+    if (!s.splitKV())
+      continue;
+    // log2-sum-exp of the row's scores in this split (m is in the exp2
+    // domain): -inf where the split saw no unmasked key, which gives it
+    // weight 0 in the combine.
+    for (int r = 0; r < 2; ++r) {
+      Value m = loop.getResult(mBase + 2 * mi + r);
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
+      Value lse = arith::SelectOp::create(b, loc, isZero, k.f(negInfV),
+                                          k.fadd(m, k.log2(l[r])));
+      storeRow(mi, r, true, [&] {
+        memref::StoreOp::create(b, loc, lse, v.LSE,
+                                ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r]});
+      });
     }
   }
   gpu::ReturnOp::create(b, loc);

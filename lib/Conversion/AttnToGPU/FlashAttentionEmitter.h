@@ -47,18 +47,27 @@ namespace attn {
 /// The values every stage reads, set by the emitter's first stages.
 struct KernelValues {
   /// Kernel parameters: Q, K, V, O as [B, H, L, d]; M the mask (or null).
-  Value Q, K, V, O, M;
+  /// Split-KV: O is the partial outputs [S, B, Hq, Lq, dv] (f32) and LSE
+  /// their log2-sum-exps [S, B, Hq, Lq].
+  Value Q, K, V, O, M, LSE;
   /// Shared memory: the K and V stages, and the Q tile when it is staged.
   Value kTile, vTile, qTile;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
   Value tid, warp, lane, g, t, twoT;
-  /// The CTA's work: batch, query head, K/V head (GQA), first query row.
-  Value batch, head, kvHead, qStart;
+  /// The CTA's work: batch, query head (null when the CTA packs a K/V
+  /// head's group), K/V head, first row of its tile in the row space
+  /// (FlashKernelSpec::numRows), and its split of the keys (null: none).
+  Value batch, head, kvHead, qStart, split;
   /// row[mi][r]: the query row of this lane's C-fragment row r (g or g + 8)
-  /// in the warp's m-tile mi.
-  SmallVector<std::array<Value, 2>> row;
-  /// One past the last key of the last K/V tile the CTA visits.
-  Value kvEnd;
+  /// in the warp's m-tile mi, and rowHead[mi][r] its query head. Rows past
+  /// the row space are clamped to its last row (loads stay in bounds);
+  /// rowInside[mi][r] says which are real (set only with a row tail).
+  SmallVector<std::array<Value, 2>> row, rowHead, rowInside;
+  /// The queries the tile holds: [qFirst, qEnd).
+  Value qFirst, qEnd;
+  /// The keys the CTA visits: [kvBegin, kvEnd), whole tiles (the last tile
+  /// may reach past Lk, whose keys are masked).
+  Value kvBegin, kvEnd;
 };
 
 /// What the stages share: the spec, the op builder, the values above and
@@ -73,9 +82,11 @@ struct KernelContext {
   Type T, f32;
   int64_t d, dv, bq, bkv, threads, mt, lq, lk, stages;
   /// Sequence lengths need not be multiples of the tiles: loads clamp their
-  /// row to the last valid one, keys past Lk are masked, rows past Lq are
-  /// computed on clamped data and not stored.
+  /// row to the last valid one, keys past Lk are masked, rows past the row
+  /// space are computed on clamped data and not stored.
   bool qTail, kTail, hasMask;
+  /// Query heads per row space (FlashKernelSpec::packedHeads).
+  int64_t packed;
   /// The fragment types of mma.sync.m16n8k16 (f16/bf16 A and B, f32 C), and
   /// two elements of the input type (one 32-bit register).
   VectorType aType, bType, cType, pair;
@@ -175,8 +186,11 @@ private:
   gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module);
   /// The K/V (and Q) tiles: views of the dynamic buffer or the static ones.
   void bindSharedMemory(gpu::GPUFuncOp func);
-  /// (batch, head, query tile) of the CTA; warp, lane and rows of the thread.
+  /// (batch, head, query tile, split) of the CTA; warp, lane and rows of
+  /// the thread.
   void computeCoordinates();
+  /// The (query, query head) of row `rho` of the row space, in bounds.
+  std::pair<Value, Value> rowCoordinates(Value rho);
   /// The CTA's Q tile into shared memory when it is staged there.
   void stageQ();
   /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).
@@ -190,15 +204,19 @@ private:
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
   /// One score after the mask tensor, the causal diagonal and Lk.
   Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
-  /// The mask tensor's entry for (row, key).
-  Value loadMask(Value qRow, Value key);
+  /// The mask tensor's entry for (query row, query head, key).
+  Value loadMask(Value qRow, Value qHead, Value key);
   /// Online softmax on `p` (scores in, probabilities out): the new row
   /// maxima and partial sums, `acc` rescaled.
   void onlineSoftmax(ScoreTile &p, ValueRange state, bool rawScores, Value scaleV,
                      SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &mNew,
                      SmallVectorImpl<Value> &lNew);
-  /// O = acc / l (0 where l = 0), stored as pairs of the output type.
+  /// O = acc / l (0 where l = 0), stored as pairs of the output type; with
+  /// split-KV, in f32 with the row's log2-sum-exp beside it.
   void epilogue(scf::ForOp loop);
+  /// Runs `store` under the row-tail guard of row (mi, r), and, when
+  /// `firstOfQuad`, only in the quad's first lane.
+  void storeRow(int64_t mi, int r, bool firstOfQuad, function_ref<void()> store);
 
   KernelContext &c;
   KernelBuilder &k;

@@ -23,7 +23,9 @@ public:
   using KVProducer::KVProducer;
 
   void prologue() override {
-    stage(k.idx(0), k.idx(0)); // tile 0 into stage 0
+    // The CTA's first tile into its stage (stage 0 unless split).
+    Value first = c.v.kvBegin;
+    stage(first, s().splitKV() ? k.rem(k.div(first, c.bkv), c.stages) : k.idx(0));
   }
 
   Value acquire(Value kvStart) override {
@@ -49,6 +51,7 @@ public:
   }
 
 private:
+  const FlashKernelSpec &s() const { return c.s; }
   /// Copies the K and V tiles that start at key `start` into stage `buf`,
   /// 16 bytes per thread and step; returns the commit group's token.
   Value stage(Value start, Value buf);

@@ -46,6 +46,15 @@ struct KernelBuilder {
                LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
   }
+  /// lg2.approx: once per row, for split-KV's log-sum-exp (inline PTX for
+  /// the reason exp2 is).
+  Value log2(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x}, b.getStringAttr("lg2.approx.ftz.f32 $0, $1;"),
+               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+               LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
   Value xorShuffle(Value v, int32_t offset) {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();

@@ -69,22 +69,18 @@ void MmaSyncFamily::prepareOperands() {
   qFrag.resize(c.mt);
   if (s.qInSharedMemory())
     return;
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
   const KernelValues &v = c.v;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
+    // Rows are in bounds (clamped) and carry their own head (GQA packing).
     Value r0 = v.row[mi][0], r1 = v.row[mi][1];
-    if (c.qTail) {
-      r0 = arith::MinUIOp::create(b, loc, r0, k.idx(c.lq - 1));
-      r1 = arith::MinUIOp::create(b, loc, r1, k.idx(c.lq - 1));
-    }
+    Value h0 = v.rowHead[mi][0], h1 = v.rowHead[mi][1];
     for (int64_t ks = 0; ks < c.d / 16; ++ks) {
       Value col = k.add(v.twoT, ks * 16);
       Value a = k.zeros(c.aType);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, v.head, r0, col}), a, 0);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, v.head, r1, col}), a, 1);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, v.head, r0, k.add(col, 8)}), a, 2);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, v.head, r1, k.add(col, 8)}), a, 3);
+      a = k.insert(k.load(c.pair, v.Q, {v.batch, h0, r0, col}), a, 0);
+      a = k.insert(k.load(c.pair, v.Q, {v.batch, h1, r1, col}), a, 1);
+      a = k.insert(k.load(c.pair, v.Q, {v.batch, h0, r0, k.add(col, 8)}), a, 2);
+      a = k.insert(k.load(c.pair, v.Q, {v.batch, h1, r1, k.add(col, 8)}), a, 3);
       qFrag[mi].push_back(a);
     }
   }

@@ -45,7 +45,7 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 // -----
 
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=96" 2>&1 | FileCheck %s --check-prefix=OPTION
-// OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 64 or 128, got 96
+// OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 16, 32, 64 or 128, got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=8" 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got 8
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=96" 2>&1 | FileCheck %s --check-prefix=BKV
@@ -94,3 +94,39 @@ func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x25
   return %o : tensor<1x2x256x64xbf16>
 }
 
+
+// -----
+
+// Split-KV: an explicit split count must give every split keys. 256 keys
+// in 64-key tiles deal out to at most 4 splits; 3 splits of 2 tiles need
+// only 2.
+func.func @recorded_split_without_keys(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-splits=3 leaves splits without keys: Lk = 256 in 64-key tiles splits evenly into 2}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 3>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// GQA head packing is an mma.sync layout (16-row decode tiles).
+func.func @recorded_pack_with_wgmma(%q: tensor<1x8x1x64xbf16>, %kv: tensor<1x2x256x64xbf16>) -> tensor<1x8x1x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: mma=wgmma needs block-q 64 or 128 (a warpgroup's 64 rows), got 16}}
+  %o = attn.attention %q, %kv, %kv scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true>}
+      : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x1x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+func.func @recorded_pack_with_wgmma_64(%q: tensor<1x8x8x64xbf16>, %kv: tensor<1x2x256x64xbf16>) -> tensor<1x8x8x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: GQA head packing is built for mma=mma.sync (decode tiles of 16 rows); wgmma's warpgroup needs 64}}
+  %o = attn.attention %q, %kv, %kv scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true>}
+      : tensor<1x8x8x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x8x64xbf16>
+  return %o : tensor<1x8x8x64xbf16>
+}
+
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=-2" 2>&1 | FileCheck %s --check-prefix=SPLITNEG
+// SPLITNEG: error: attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 (no split) to 65535, got -2
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=65536" 2>&1 | FileCheck %s --check-prefix=SPLITBIG
+// SPLITBIG: error: attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 (no split) to 65535, got 65536

@@ -1,9 +1,13 @@
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64" | FileCheck %s --check-prefix=BQ64
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64" | FileCheck %s --check-prefix=W16
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="swizzle=true" | FileCheck %s --check-prefix=SWZ
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=WG
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=1" | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s --check-prefix=REC
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64 kv-splits=1" | FileCheck %s --check-prefix=BQ64
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64 kv-splits=1" | FileCheck %s --check-prefix=W16
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="swizzle=true kv-splits=1" | FileCheck %s --check-prefix=SWZ
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1" | FileCheck %s --check-prefix=WG
 
+// Split-KV and GQA head packing have their own test
+// (attn-lower-to-gpu-split-kv.mlir); the runs here ask for kv-splits=1,
+// where the wave model would split these small grids, but for REC.
 // One kernel per attention, in its own gpu.module, launched over
 // (Lq / block_q, B * Hq) CTAs of 32 * block_q / rows_per_warp threads. By
 // default 4 warps of 32 rows; at d = 64 the Q fragments stay in registers and
@@ -11,7 +15,7 @@
 // The launch manifest, keyed by the kernel's gpu.module symbol (which its
 // gpu.binary keeps), for --attn-dump-gpu-kernels.
 // CHECK: module attributes {attn.launch_manifests = {attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32_module = {B = 2 : i64,
-// CHECK-SAME: grid = {formula = "[ceil(Lq / block_q), B * Hq, 1]", value = [2, 16, 1]}
+// CHECK-SAME: grid = {formula = "[ceil(Lq / block_q), B * Hq, kv_splits]", value = [2, 16, 1]}
 // CHECK-SAME: kernel = "attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32"
 // CHECK-SAME: params = [{name = "q", shape = [2, 8, 256, 64], type = "bf16*"},
 // CHECK-SAME: scale = 1.250000e-01 : f64
@@ -158,8 +162,8 @@ func.func @additive_mask(%q: tensor<8x64x64xbf16>, %m: tensor<1x1x64xbf16>) -> t
 // The kernel configuration --attn-io-cost recorded is the kernel that is
 // built when no option says otherwise (64 x 32, 32 rows per warp here); an
 // explicit mma= of the other family chooses anew for that family.
-// CHECK-LABEL: func.func @recorded_kernel_config
-// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w32_module
+// REC-LABEL: func.func @recorded_kernel_config
+// REC: gpu.launch_func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq64_bk32_w32_module
 // WG-LABEL: func.func @recorded_kernel_config
 // WG: gpu.launch_func @attn_fa2_wgmma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq128_bk128_w16_module
 func.func @recorded_kernel_config(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

@@ -91,8 +91,28 @@ struct FlashKernelSpec {
   /// boundaries; the kernel rounds the dynamic shared-memory base up.
   int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }
   int64_t numWarps() const { return blockQ / rowsPerWarp; }
-  /// CTAs along the queries: the last one may be partial.
-  int64_t numQueryTiles() const { return (seqQ + blockQ - 1) / blockQ; }
+  /// GQA head packing: a CTA's rows are (query, head in group) pairs of
+  /// one K/V head, row = query · group + head, so each K/V tile serves the
+  /// whole group. Without packing a CTA serves one query head.
+  bool packKVGroups = false;
+  /// Query heads per CTA row space: Hq/Hkv when packed, else 1.
+  int64_t packedHeads() const { return packKVGroups ? headsQ / headsKV : 1; }
+  /// Rows a CTA row space holds: packedHeads() · Lq.
+  int64_t numRows() const { return packedHeads() * seqQ; }
+  /// Heads along the grid's y axis (with the batch): K/V heads when
+  /// packed, query heads otherwise.
+  int64_t gridHeads() const { return packKVGroups ? headsKV : headsQ; }
+  /// CTAs along the rows: the last one may be partial.
+  int64_t numQueryTiles() const { return (numRows() + blockQ - 1) / blockQ; }
+  /// Split-KV: key ranges per query tile (grid z). With more than one, the
+  /// attention kernel writes partial outputs (f32, normalized) and their
+  /// log2-sum-exp to a workspace, and a combine kernel writes O.
+  int64_t kvSplits = 1;
+  /// Keys per split: whole K/V tiles (the last split may hold fewer keys).
+  int64_t keysPerSplit = 0;
+  bool splitKV() const { return kvSplits > 1; }
+  /// The combine kernel's name (split-KV only).
+  std::string combineName() const { return name + "_combine"; }
   int64_t mTiles() const { return rowsPerWarp / 16; }
   /// Row pitch of a K/V/Q tile in shared memory, in elements. Padded (the
   /// default): +8 halves shift successive rows by 4 banks. With `swizzle`,
@@ -118,11 +138,20 @@ struct FlashKernelSpec {
 /// warp, Q fragments in registers or ldmatrix'd from shared memory) or
 /// wgmma (16 rows per warp, 64 per warpgroup, Q and K/V read by descriptor).
 /// Parameters: Q, K, V, O as [B, H, L, d] memrefs (bare pointers), then the
-/// mask when there is one. Emitted stage by stage by FlashAttentionEmitter
+/// mask when there is one; with split-KV, the partial outputs and
+/// log2-sum-exps (buildSplitKVCombineKernel) in place of O. Emitted stage by stage by FlashAttentionEmitter
 /// (lib/Conversion/AttnToGPU/FlashAttentionEmitter.h).
 gpu::GPUFuncOp buildFlashAttentionKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 const FlashKernelSpec &spec);
+
+/// Split-KV's second kernel: one CTA of dv threads per (batch, query head,
+/// query row), each thread one output column, combining the kvSplits
+/// partial outputs by their log2-sum-exp. Parameters: the partial outputs
+/// [S, B, Hq, Lq, dv] (f32), the log2-sum-exps [S, B, Hq, Lq] (f32), O.
+gpu::GPUFuncOp buildSplitKVCombineKernel(OpBuilder &b, Location loc,
+                                         gpu::GPUModuleOp module,
+                                         const FlashKernelSpec &spec);
 
 } // namespace attn
 } // namespace mlir

@@ -333,14 +333,16 @@ LogicalResult OnlineAttentionOp::verify() {
 LogicalResult
 KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringAttr family, int64_t blockQ, int64_t blockKV,
-                         int64_t rowsPerWarp, int64_t kvStages, bool swizzle) {
+                         int64_t rowsPerWarp, int64_t kvStages, bool swizzle,
+                         int64_t kvSplits, bool packKVGroups) {
   if (!family || !parseTensorCoreFamily(family.getValue()))
     return emitError() << "kernel_config family must be \"mma.sync\" or "
                           "\"wgmma\", got "
                        << family;
-  if (blockQ <= 0 || blockKV <= 0 || rowsPerWarp <= 0 || kvStages <= 0)
-    return emitError() << "kernel_config tiles, rows per warp and stages must "
-                          "be positive";
+  if (blockQ <= 0 || blockKV <= 0 || rowsPerWarp <= 0 || kvStages <= 0 ||
+      kvSplits <= 0)
+    return emitError() << "kernel_config tiles, rows per warp, stages and "
+                          "splits must be positive";
   return success();
 }
 
@@ -357,7 +359,8 @@ KernelConfigAttr mlir::attn::getKernelConfigAttr(MLIRContext *ctx,
                                                  const KernelConfig &c) {
   return KernelConfigAttr::get(
       ctx, StringAttr::get(ctx, stringifyTensorCoreFamily(c.family)), c.blockQ,
-      c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle);
+      c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle, c.kvSplits,
+      c.packKVGroups);
 }
 
 KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
@@ -368,6 +371,8 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
   c.rowsPerWarp = attr.getRowsPerWarp();
   c.kvStages = attr.getKvStages();
   c.swizzle = attr.getSwizzle();
+  c.kvSplits = attr.getKvSplits();
+  c.packKVGroups = attr.getPackKvGroups();
   return c;
 }
 

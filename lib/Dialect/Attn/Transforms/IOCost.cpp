@@ -348,6 +348,13 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     r.rowsPerWarp = rowsPerWarp;
     r.kvStages = kvStages;
     r.swizzle = swizzle;
+    if (kvSplits < 0 || kvSplits > 65535) {
+      diagnosticAnchor()->emitError("attn-io-cost: kv-splits must be 0 "
+                                    "(chosen) or 1 to 65535, got ")
+          << kvSplits.getValue();
+      return failure();
+    }
+    r.kvSplits = kvSplits;
     return r;
   }
 
@@ -397,7 +404,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                               {"block_kv", c.blockKV},
                               {"rows_per_warp", c.rowsPerWarp},
                               {"kv_stages", c.kvStages},
-                              {"swizzle", c.swizzle}};
+                              {"swizzle", c.swizzle},
+                              {"kv_splits", c.kvSplits},
+                              {"pack_kv_groups", c.packKVGroups}};
   }
 
   LogicalResult writeFile(StringRef path,

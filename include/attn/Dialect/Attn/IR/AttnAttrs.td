@@ -71,7 +71,11 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     per CTA; `block_kv` keys per staged K/V tile; `rows_per_warp` query rows
     per warp (16 or 32; 16 with wgmma); `kv_stages` shared-memory K/V stages
     (2, or 3 with wgmma: the P·V wait deferred by a tile); `swizzle`
-    XOR-swizzled shared-memory rows (mma.sync).
+    XOR-swizzled shared-memory rows (mma.sync); `kv_splits` (default 1) the
+    number of key ranges each query tile is split into (flash-decoding: a
+    second kernel combines the partial outputs by log-sum-exp);
+    `pack_kv_groups` (default false) whether the query heads that share a
+    K/V head are rows of one CTA (GQA head packing, for decode).
 
     ```mlir
     #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
@@ -84,7 +88,9 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     "int64_t":$block_kv,
     "int64_t":$rows_per_warp,
     "int64_t":$kv_stages,
-    "bool":$swizzle
+    "bool":$swizzle,
+    DefaultValuedParameter<"int64_t", "1">:$kv_splits,
+    DefaultValuedParameter<"bool", "false">:$pack_kv_groups
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -127,6 +127,9 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "Shared-memory K/V stages of the kernel (0: chosen)">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"false",
            "mma.sync: XOR-swizzled shared-memory rows">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
+           "Split-KV key ranges per query tile, up to 65535 (zero: chosen "
+           "by the wave model; one: no split)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write a JSON report to this file ('-': a table on stdout)">,
     Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The decode benchmark (issue 14) in one run on the GPU machine.
+
+    python3 bench/decode_bench.py --kernels bench/kernels_decode --out $OUT
+
+For each shape of <kernels>/index.json (bench/gen_decode_kernels.py; Lq = 1,
+bf16, d = 128):
+  1. correctness of the chooser's kernel: fresh random inputs, output
+     poisoned with NaN, error against an fp32 reference (batch 0, every
+     head) next to SDPA's bf16 error on the same inputs;
+  2. CUDA-event medians (triton.testing.do_bench) of the chooser's kernel,
+     of every kernel of its split-KV sweep, and, in the same run, of SDPA's
+     CUDNN_ATTENTION and FLASH_ATTENTION backends with enable_gqa=True;
+  3. the read ceiling measured in the same run (a 4 GiB bf16 sum).
+Reports GB/s of K+V read (K+V bytes / median time). Writes results.jsonl
+and table.md under --out.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+import triton
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attn_run import Kernel  # noqa: E402
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e-3
+
+
+def reference_error(o, q, k, v, scale):
+    """Relative error of batch 0 against fp32, and SDPA bf16's on the same."""
+    g = q.shape[1] // k.shape[1]
+    kf = k[:1].float().repeat_interleave(g, dim=1)
+    vf = v[:1].float().repeat_interleave(g, dim=1)
+    ref = F.scaled_dot_product_attention(q[:1].float(), kf, vf, scale=scale)
+    with sdpa_kernel(SDPBackend.MATH):
+        same = F.scaled_dot_product_attention(q[:1], k[:1].repeat_interleave(g, dim=1),
+                                              v[:1].repeat_interleave(g, dim=1), scale=scale)
+
+    def err(x):
+        return ((x.float() - ref).norm() / ref.norm()).item()
+    return err(o[:1]), err(same)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", default="bench/kernels_decode")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--max-gb", type=float, default=100.0,
+                    help="skip shapes whose K+V exceed this (the card has ~139 GiB)")
+    a = ap.parse_args()
+    with open(os.path.join(a.kernels, "index.json")) as f:
+        index = json.load(f)
+    x = torch.empty(2 << 30, device="cuda", dtype=torch.bfloat16).normal_()
+    read_tbps = x.numel() * 2 / bench(lambda: x.sum()) / 1e12
+    del x
+    print("read ceiling %.2f TB/s" % read_tbps, flush=True)
+    rows = []
+    out = open(os.path.join(a.out, "results.jsonl"), "w")
+    for e in index:
+        B, Hq, Hkv, Lk, d = e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]
+        kv_bytes = 2 * B * Hkv * Lk * d * 2
+        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, kernel=e["kernel"], kv_splits=e["kv_splits"])
+        if kv_bytes / 1e9 > a.max_gb:
+            row["skipped"] = "K+V %.0f GB exceed --max-gb" % (kv_bytes / 1e9)
+            print(row, flush=True)
+            out.write(json.dumps(row) + "\n")
+            rows.append(row)
+            continue
+        torch.cuda.empty_cache()
+        q = torch.randn(B, Hq, 1, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16)
+        o = torch.full((B, Hq, 1, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+        scale = d ** -0.5
+        kern = Kernel(os.path.join(a.kernels, e["kernel"] + ".json"))
+        kern(q, k, v, o)
+        torch.cuda.synchronize()
+        row["nan"] = int(o.isnan().sum())
+        row["err"], row["sdpa_err"] = reference_error(o, q, k, v, scale)
+        row["correct"] = row["nan"] == 0 and row["err"] <= 2 * row["sdpa_err"] + 1e-6
+        gbps = lambda t: kv_bytes / t / 1e9  # noqa: E731
+        row["attn_opt"] = gbps(bench(lambda: kern(q, k, v, o)))
+        sweep = {}
+        for label, name in e["sweep"].items():
+            other = kern if name == e["kernel"] else Kernel(os.path.join(a.kernels, name + ".json"))
+            sweep[label] = gbps(bench(lambda: other(q, k, v, o)))
+        row["sweep"] = sweep
+        for label, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+            try:
+                with sdpa_kernel(be):
+                    F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=True)
+                    row[label] = gbps(bench(lambda: F.scaled_dot_product_attention(
+                        q, k, v, scale=scale, enable_gqa=True)))
+            except (RuntimeError, torch.OutOfMemoryError) as err:
+                row[label] = None
+                row[label + "_error"] = str(err).splitlines()[0][:120]
+                torch.cuda.empty_cache()
+        del q, k, v, o
+        print(json.dumps(row), flush=True)
+        out.write(json.dumps(row) + "\n")
+        rows.append(row)
+    out.close()
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("read ceiling %.2f TB/s; GB/s of K+V read\n\n" % read_tbps)
+        f.write("| B | Lk | Hq | Hkv | splits | attn-opt | best of sweep | cuDNN | flash | "
+                "÷ cuDNN | correct |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            if "skipped" in r:
+                f.write("| %d | %d | %d | %d | – | skipped: %s |||||\n"
+                        % (r["B"], r["Lk"], r["Hq"], r["Hkv"], r["skipped"]))
+                continue
+            best = max(r["sweep"].items(), key=lambda kv: kv[1]) if r["sweep"] else ("–", 0)
+            cud = r.get("cudnn")
+            f.write("| %d | %d | %d | %d | %d | %.0f | %.0f (%s) | %s | %s | %s | %s |\n" % (
+                r["B"], r["Lk"], r["Hq"], r["Hkv"], r["kv_splits"], r["attn_opt"], best[1], best[0],
+                "%.0f" % cud if cud else "–", "%.0f" % r["flash"] if r.get("flash") else "–",
+                "%.2f" % (r["attn_opt"] / cud) if cud else "–", r["correct"]))
+    print(open(os.path.join(a.out, "table.md")).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

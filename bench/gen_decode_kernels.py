@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Compiles the decode benchmark (issue 14) with attn-opt (here, no GPU
+needed) into PTX + launch manifests, with the split-KV sweep beside the
+chooser's pick.
+
+    python3 bench/gen_decode_kernels.py --out bench/kernels_decode
+
+Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
+(32, 8), (32, 32)}, d = 128, bf16, Lq = 1. For each shape: the chooser's
+kernel (`kernel`), and for the sweep every split count in SWEEP (block-kv
+64) plus block-kv 32 at the chooser's split count, each kernel once.
+index.json lists them.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SWEEP = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128)
+
+
+def decode_ir(B, Hq, Hkv, Lk, d, dtype="bf16"):
+    q = "tensor<%dx%dx1x%dx%s>" % (B, Hq, d, dtype)
+    kv = "tensor<%dx%dx%dx%dx%s>" % (B, Hkv, Lk, d, dtype)
+    return ("func.func @decode(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
+            "  %%o = attn.attention %%q, %%k, %%v scale(%r) : %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, q, kv, kv, q, q))
+
+
+def compile_one(attn_opt, src, out, options):
+    before = set(os.listdir(out))
+    r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=%s dump-dir=%s" % (options, out),
+                        "-o", os.devnull], capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr.strip().splitlines()[0] if r.stderr.strip() else "failed"
+    new = sorted(x for x in set(os.listdir(out)) - before if x.endswith(".json"))
+    if new:
+        return new[0][:-5], None
+    # Already compiled by an earlier option set: read the chosen name back.
+    r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=%s" % options],
+                       capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        if "gpu.binary @" in line:
+            return line.split("gpu.binary @")[1].split("_module")[0], None
+    return None, "no kernel"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
+    ap.add_argument("--out", default=os.path.join(HERE, "kernels_decode"))
+    ap.add_argument("--batches", default="1,8,64")
+    ap.add_argument("--lengths", default="4096,16384,131072")
+    ap.add_argument("--no-sweep", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    src = os.path.join(a.out, "src.mlir")
+    index = []
+    for B in (int(x) for x in a.batches.split(",")):
+        for Lk in (int(x) for x in a.lengths.split(",")):
+            for Hq, Hkv in ((64, 8), (32, 8), (32, 32)):
+                with open(src, "w") as f:
+                    f.write(decode_ir(B, Hq, Hkv, Lk, 128))
+                chosen, err = compile_one(a.attn_opt, src, a.out, "")
+                if err:
+                    print(err)
+                    return 1
+                with open(os.path.join(a.out, chosen + ".json")) as f:
+                    man = json.load(f)
+                entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=128, kernel=chosen,
+                             kv_splits=man["kv_splits"], block_kv=man["block_kv"], sweep={})
+                if not a.no_sweep:
+                    variants = [("splits=%d" % s, "kv-splits=%d block-kv=64" % s) for s in SWEEP]
+                    variants.append(("bkv32", "kv-splits=%d block-kv=32" % man["kv_splits"]))
+                    for label, options in variants:
+                        name, err = compile_one(a.attn_opt, src, a.out, options)
+                        if name:
+                            entry["sweep"][label] = name
+                index.append(entry)
+                print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits), %d sweep kernels"
+                      % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], len(entry["sweep"])), flush=True)
+    os.remove(src)
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
