@@ -143,20 +143,21 @@ const std::vector<OptionSpec> kIOCost = {
     {"peak-bf16", kRates},   {"peak-f32", kRates},
     {"peak-f64", kRates},    {"peak-scalar", kRates},
     {"block-q", kTiles},     {"block-kv", kTiles},
-    {"remarks", kBools}};
+    {"kv-splits", kTiles},   {"remarks", kBools}};
 const std::vector<OptionSpec> kFuse = {{"block-q", kTiles},
                                        {"block-kv", kTiles}};
 const std::vector<OptionSpec> kLowerToLoops = {{"decompose-only", kBools}};
 const std::vector<OptionSpec> kLowerToGpu = {
     {"block-q", kTiles},  {"rows-per-warp", kTiles}, {"block-kv", kTiles},
-    {"swizzle", kBools},  {"mma", kMma},             {"kv-stages", kTiles}};
+    {"swizzle", kBools},  {"mma", kMma},             {"kv-stages", kTiles},
+    {"kv-splits", kTiles}};
 const std::vector<OptionSpec> kCpuPipeline = {
     {"target", kTargets}, {"block-q", kTiles}, {"block-kv", kTiles},
     {"detect", kBools},   {"fuse", kBools}};
 const std::vector<OptionSpec> kGpuPipeline = {
     {"chip", kChips},     {"block-q", kTiles}, {"rows-per-warp", kTiles},
     {"block-kv", kTiles}, {"swizzle", kBools}, {"kv-stages", kTiles},
-    {"mma", kMma}};
+    {"mma", kMma},        {"kv-splits", kTiles}};
 
 /// Reads the input front to back; past the end it yields zeros.
 struct ByteReader {

@@ -1,0 +1,61 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=1" | FileCheck %s --check-prefix=ONE
+
+// Decode with GQA (Hq = 8, Hkv = 2, Lq = 1): one CTA row space per K/V
+// head holds its 4 query heads (row = query · 4 + head in the group), so
+// the grid's y axis is B · Hkv and the 16-row tile is 4 rows full. The
+// 2 CTAs would idle the GPU: the keys are split (the streaming model), the
+// attention kernel writes f32 partial outputs and log2-sum-exps to a
+// workspace, and the combine kernel of the same gpu.module writes O.
+// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32_module
+// CHECK: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32(
+// CHECK-SAME: %{{.*}}: memref<1x8x1x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<32x1x8x1x64xf32>, %{{.*}}: memref<32x1x8x1xf32>)
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// The split (blockIdx.z), each row's head (K/V head · 4 + row % 4) for the
+// Q loads, then the split's key range from blockIdx.z · 128.
+// CHECK: %[[Z:.+]] = gpu.block_id  z
+// CHECK: arith.remui %{{.*}}, %c4
+// CHECK: vector.load %arg0
+// CHECK: arith.muli %[[Z]], %c128
+// The log2-sum-exp: lg2.approx of the row sum, -inf for an empty split.
+// CHECK: lg2.approx.ftz.f32
+// CHECK: memref.store %{{.*}} : memref<32x1x8x1xf32>
+// CHECK: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32_combine(
+// CHECK-SAME: %{{.*}}: memref<32x1x8x1x64xf32>, %{{.*}}: memref<32x1x8x1xf32>, %{{.*}}: memref<1x8x1x64xbf16>)
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK: scf.for
+// CHECK: ex2.approx.ftz.f32
+// CHECK: arith.truncf
+// Host: the workspace, the two launches in order, the workspace freed.
+// CHECK-LABEL: func.func @decode
+// CHECK: %[[OUT:.+]] = memref.alloc() : memref<1x8x1x64xbf16>
+// CHECK: %[[PART:.+]] = memref.alloc() : memref<32x1x8x1x64xf32>
+// CHECK: %[[LSE:.+]] = memref.alloc() : memref<32x1x8x1xf32>
+// CHECK: gpu.launch_func @{{.*}}_split32_module::@attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32 blocks in (%c1{{.*}}, %c2{{.*}}, %c32{{.*}})
+// CHECK: gpu.launch_func @{{.*}}_split32_module::@{{.*}}_split32_combine blocks in (%c8{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c64{{.*}}, {{.*}}) args(%[[PART]] : {{.*}}, %[[LSE]] : {{.*}}, %[[OUT]] : {{.*}})
+// CHECK: memref.dealloc %[[PART]]
+// CHECK: memref.dealloc %[[LSE]]
+// Unsplit (kv-splits=1): one kernel that writes O, still packed.
+// ONE: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk{{32|64}}_w16_pack(
+// ONE-NOT: _combine
+// ONE: gpu.launch_func {{.*}} blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
+func.func @decode(%q: tensor<1x8x1x64xbf16>, %kv: tensor<1x2x4096x64xbf16>) -> tensor<1x8x1x64xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.125)
+      : tensor<1x8x1x64xbf16>, tensor<1x2x4096x64xbf16>, tensor<1x2x4096x64xbf16> -> tensor<1x8x1x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+// Negative: a prefill grid that fills the GPU is neither packed nor split.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b16_h16_kv16_q1024_k1024_d64_v64_bq128_bk64_w32(
+// CHECK-NOT: _combine
+// CHECK-LABEL: func.func @prefill
+// CHECK: gpu.launch_func {{.*}} blocks in (%c8{{.*}}, %c256{{.*}}, %c1{{.*}})
+func.func @prefill(%q: tensor<16x16x1024x64xbf16>) -> tensor<16x16x1024x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125)
+      : tensor<16x16x1024x64xbf16>, tensor<16x16x1024x64xbf16>, tensor<16x16x1024x64xbf16> -> tensor<16x16x1024x64xbf16>
+  return %o : tensor<16x16x1024x64xbf16>
+}
