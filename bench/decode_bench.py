@@ -33,8 +33,8 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e-3
 
 
-def reference_error(o, q, k, v, scale):
-    """Relative error of batch 0 against fp32, and SDPA bf16's on the same."""
+def reference(q, k, v, scale):
+    """Batch 0 in fp32, and SDPA bf16's relative error against it."""
     g = q.shape[1] // k.shape[1]
     kf = k[:1].float().repeat_interleave(g, dim=1)
     vf = v[:1].float().repeat_interleave(g, dim=1)
@@ -42,10 +42,11 @@ def reference_error(o, q, k, v, scale):
     with sdpa_kernel(SDPBackend.MATH):
         same = F.scaled_dot_product_attention(q[:1], k[:1].repeat_interleave(g, dim=1),
                                               v[:1].repeat_interleave(g, dim=1), scale=scale)
+    return ref, rel_err(same, ref)
 
-    def err(x):
-        return ((x.float() - ref).norm() / ref.norm()).item()
-    return err(o[:1]), err(same)
+
+def rel_err(x, ref):
+    return ((x[:1].float() - ref).norm() / ref.norm()).item()
 
 
 def main():
@@ -83,15 +84,22 @@ def main():
         kern(q, k, v, o)
         torch.cuda.synchronize()
         row["nan"] = int(o.isnan().sum())
-        row["err"], row["sdpa_err"] = reference_error(o, q, k, v, scale)
+        ref, row["sdpa_err"] = reference(q, k, v, scale)
+        row["err"] = rel_err(o, ref)
         row["correct"] = row["nan"] == 0 and row["err"] <= 2 * row["sdpa_err"] + 1e-6
         gbps = lambda t: kv_bytes / t / 1e9  # noqa: E731
         row["attn_opt"] = gbps(bench(lambda: kern(q, k, v, o)))
-        sweep = {}
+        sweep, wrong = {}, []
         for label, name in e["sweep"].items():
             other = kern if name == e["kernel"] else Kernel(os.path.join(a.kernels, name + ".json"))
+            o.fill_(float("nan"))
+            other(q, k, v, o)
+            if o.isnan().any() or rel_err(o, ref) > 2 * row["sdpa_err"] + 1e-6:
+                wrong.append(label)
             sweep[label] = gbps(bench(lambda: other(q, k, v, o)))
         row["sweep"] = sweep
+        row["sweep_wrong"] = wrong
+        row["correct"] = row["correct"] and not wrong
         for label, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
             try:
                 with sdpa_kernel(be):

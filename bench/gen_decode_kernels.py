@@ -7,8 +7,9 @@ chooser's pick.
 
 Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
 (32, 8), (32, 32)}, d = 128, bf16, Lq = 1. For each shape: the chooser's
-kernel (`kernel`), and for the sweep every split count in SWEEP (block-kv
-64) plus block-kv 32 at the chooser's split count, each kernel once.
+kernel (`kernel`), and for the sweep every split count in SWEEP with every
+stage count in STAGES (block-kv 64), plus block-kv 32 at the chooser's
+split count with every stage count, each kernel once.
 index.json lists them.
 """
 import argparse
@@ -18,7 +19,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SWEEP = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128)
+SWEEP = (1, 2, 4, 8, 16, 32, 64)
+STAGES = (2, 3, 4)
 
 
 def decode_ir(B, Hq, Hkv, Lk, d, dtype="bf16"):
@@ -70,10 +72,15 @@ def main():
                 with open(os.path.join(a.out, chosen + ".json")) as f:
                     man = json.load(f)
                 entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=128, kernel=chosen,
-                             kv_splits=man["kv_splits"], block_kv=man["block_kv"], sweep={})
+                             kv_splits=man["kv_splits"], block_kv=man["block_kv"],
+                             kv_stages=man["kv_stages"], sweep={})
                 if not a.no_sweep:
-                    variants = [("splits=%d" % s, "kv-splits=%d block-kv=64" % s) for s in SWEEP]
-                    variants.append(("bkv32", "kv-splits=%d block-kv=32" % man["kv_splits"]))
+                    variants = [("splits=%d,stages=%d" % (s, st),
+                                 "kv-splits=%d kv-stages=%d block-kv=64" % (s, st))
+                                for s in SWEEP for st in STAGES]
+                    variants += [("bkv32,stages=%d" % st,
+                                  "kv-splits=%d kv-stages=%d block-kv=32" % (man["kv_splits"], st))
+                                 for st in STAGES]
                     for label, options in variants:
                         name, err = compile_one(a.attn_opt, src, a.out, options)
                         if name:

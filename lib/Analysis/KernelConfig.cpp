@@ -2,6 +2,8 @@
 #include "attn/Analysis/KernelConfig.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
@@ -109,11 +111,11 @@ llvm::Error checkFamilyTiles(const KernelConfig &c) {
   if (wgmma && c.packKVGroups)
     return reason("GQA head packing is built for mma=mma.sync (decode tiles "
                   "of 16 rows); wgmma's warpgroup needs 64");
-  if (c.kvStages == 3 && !wgmma)
-    return reason("kv-stages=3 needs mma=wgmma (the third stage holds the V "
-                  "tile of a P·V still in flight)");
-  if (!isOneOf(c.kvStages, {2, 3}))
-    return reason("kv-stages must be 2 or 3, got " + llvm::Twine(c.kvStages));
+  if (wgmma && !isOneOf(c.kvStages, {2, 3}))
+    return reason("mma=wgmma takes kv-stages 2 or 3 (the third holds the V "
+                  "tile of a P·V still in flight), got " + llvm::Twine(c.kvStages));
+  if (!isOneOf(c.kvStages, {2, 3, 4}))
+    return reason("kv-stages must be 2, 3 or 4, got " + llvm::Twine(c.kvStages));
   if (wgmma && c.swizzle)
     return reason("mma=wgmma always uses the 128-byte swizzle; drop swizzle=true");
   return llvm::Error::success();
@@ -315,18 +317,21 @@ int64_t waveModelSplits(const KernelConfig &c, const AttentionShape &s,
 namespace {
 
 /// H200 facts of the streaming model below, from the v13 sweep
-/// (bench/NOTES.md): one 1-warp CTA that keeps one 32 KB K/V tile pair in
-/// flight streams 27 GB/s, so a tile's loaded DRAM latency is ~1.2 µs; a
-/// split grid pays ~8 µs more than one kernel (the combine launch, its
-/// partial-output traffic and the runtime's second launch).
-constexpr double kLoadedDramLatencySec = 1.2e-6;
+/// (bench/NOTES.md): one 1-warp CTA streams one K/V tile pair per ~1.2 µs
+/// (27 GB/s with 64-key tiles at d = 128). v13c found that more tiles in
+/// flight (3 or 4 stages) do not raise that rate (the warp's own issue of
+/// copies and MMAs bounds it, not DRAM latency) while they cost resident
+/// CTAs: the model keeps the measured per-tile time and 2 stages. A split
+/// grid pays ~8 µs more than one kernel (the combine launch, its partial
+/// outputs and the runtime's second launch).
+constexpr double kTileStreamSec = 1.2e-6;
 constexpr double kSplitOverheadSec = 8e-6;
 
 /// Predicted time of a memory-bound small-query kernel (decode): K/V is
-/// streamed by CTAs that each keep one tile pair in flight, so a CTA moves
-/// tileBytes per latency; the SM with the most CTAs finishes last, at the
-/// lesser of its CTAs' rate and its share of DRAM bandwidth; CTAs beyond
-/// what an SM holds run in further rounds, each paying the pipeline fill.
+/// streamed by CTAs that each move one tile pair per kTileStreamSec; the
+/// SM with the most CTAs finishes last, at the lesser of its CTAs' rate and
+/// its share of DRAM bandwidth; CTAs beyond what an SM holds run in
+/// further rounds, each paying the pipeline fill.
 double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
                               const TargetSpec &target) {
   const double bytesPerElement = 2;
@@ -344,9 +349,9 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
   double resident = double(residentCTAsPerSM(c, s, target));
   double rounds = std::ceil(perSm / resident);
   double together = std::min(perSm, resident);
-  double smRate = std::min(together * tileBytes / kLoadedDramLatencySec,
+  double smRate = std::min(together * tileBytes / kTileStreamSec,
                            target.hbmBytesPerSec / double(target.smCount));
-  double seconds = rounds * (together * perCta / smRate + kLoadedDramLatencySec);
+  double seconds = rounds * (together * perCta / smRate + kTileStreamSec);
   if (c.kvSplits > 1)
     seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
                                        double(s.headsQ) * double(s.seqQ) *
@@ -355,9 +360,10 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
 }
 
 /// The small-query kernel's K/V tile and split count, by the streaming
-/// model: every legal (block_kv, S) with S up to half the tiles, the
-/// fastest prediction, then the fewest splits (and the larger tile)
-/// within 3% of it: the model does not resolve differences that small.
+/// model: every legal (block_kv, S) with S up to half the tiles (2 stages
+/// unless asked: v13c), the fastest prediction, then the fewest splits
+/// (then the larger tile) within 3% of it: the model does not resolve
+/// differences that small.
 llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
                                                    const TargetSpec &target,
                                                    const KernelConfigRequest &request) {
@@ -369,8 +375,16 @@ llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const Attenti
   llvm::SmallVector<int64_t, 2> tiles{64, 32};
   if (request.blockKV)
     tiles = {request.blockKV};
-  for (int64_t blockKV : tiles) {
+  llvm::SmallVector<int64_t, 3> stageCounts{2};
+  if (request.kvStages)
+    stageCounts = {request.kvStages};
+  for (auto [blockKV, stages] : llvm::map_range(
+           llvm::seq<size_t>(0, tiles.size() * stageCounts.size()), [&](size_t i) {
+             return std::make_pair(tiles[i / stageCounts.size()],
+                                   stageCounts[i % stageCounts.size()]);
+           })) {
     c.blockKV = blockKV;
+    c.kvStages = stages;
     c.kvSplits = 1;
     if (llvm::Error e = checkKernelConfig(c, s, target)) {
       llvm::consumeError(std::move(e));
@@ -390,6 +404,7 @@ llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const Attenti
   }
   if (candidates.empty()) {
     c.blockKV = tiles.front();
+    c.kvStages = stageCounts.front();
     c.kvSplits = 1;
     if (llvm::Error e = checkKernelConfig(c, s, target))
       return std::move(e);
@@ -399,9 +414,12 @@ llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const Attenti
   for (const Candidate &cand : candidates)
     fastest = std::min(fastest, cand.seconds);
   const Candidate *pick = nullptr;
+  auto simpler = [](const KernelConfig &a, const KernelConfig &b) {
+    return std::make_tuple(a.kvSplits, a.kvStages, -a.blockKV) <
+           std::make_tuple(b.kvSplits, b.kvStages, -b.blockKV);
+  };
   for (const Candidate &cand : candidates)
-    if (cand.seconds <= 1.03 * fastest &&
-        (!pick || cand.config.kvSplits < pick->config.kvSplits))
+    if (cand.seconds <= 1.03 * fastest && (!pick || simpler(cand.config, pick->config)))
       pick = &cand;
   return pick->config;
 }

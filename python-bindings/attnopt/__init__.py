@@ -197,7 +197,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     target (one of CHIPS) sm_90a (Hopper) uses wgmma, other chips mma.sync;
     mma forces one ("mma.sync" or "wgmma", which needs sm_90/sm_90a).
     block_q (16, 32, 64, 128), rows_per_warp (16, 32), block_kv (32, 64, 128)
-    and kv_stages (2, 3) override the kernel's tiles (0: the measured
+    and kv_stages (2, 3 with wgmma; 2, 3, 4 with mma.sync) override the kernel's tiles (0: the measured
     defaults); kv_splits (1 to 65535; 0: chosen) splits the keys of each
     query tile over that many CTAs, whose partial outputs a second kernel
     in the same PTX combines (the manifest lists both launches);
@@ -213,7 +213,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     for name, value, allowed in (("block_q", block_q, (0, 16, 32, 64, 128)),
                                  ("rows_per_warp", rows_per_warp, (0, 16, 32)),
                                  ("block_kv", block_kv, (0, 32, 64, 128)),
-                                 ("kv_stages", kv_stages, (0, 2, 3))):
+                                 ("kv_stages", kv_stages, (0, 2, 3, 4))):
         value = graph.check_int(name, value, lo=0)
         if value not in allowed:
             raise ValueError("%s must be one of %s; got %d"

@@ -285,8 +285,8 @@ def test_compile_errors():
         attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_86", mma="wgmma")
     with pytest.raises(ValueError, match="block_q must be one of 0, 16, 32, 64, 128"):
         attnopt.compile(graph.attention(1, 2, 128, 64), block_q=96)
-    with pytest.raises(ValueError, match="kv_stages must be one of 0, 2, 3"):
-        attnopt.compile(graph.attention(1, 2, 128, 64), kv_stages=4)
+    with pytest.raises(ValueError, match="kv_stages must be one of 0, 2, 3, 4"):
+        attnopt.compile(graph.attention(1, 2, 128, 64), kv_stages=5)
 
 
 @pytest.mark.parametrize("chip", ["sm_86", "sm_89", "sm_90"])

@@ -118,8 +118,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "(sm_90a)",
            "::mlir::attn::tensorCoreFamilyOptionValues()">,
     Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
-           "Shared-memory K/V stages: 2, 3 (wgmma: P·V waited for one tile "
-           "later), or 0 to choose">,
+           "Shared-memory K/V stages: 2, 3 or 4 (mma.sync: more tiles in "
+           "flight; wgmma: at most 3, the third for a deferred P·V wait), "
+           "or 0 to choose">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
            "Split-KV key ranges per query tile, combined by a second "
            "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">

@@ -56,7 +56,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> kvStages{
       *this, "kv-stages",
-      llvm::cl::desc("Shared-memory K/V stages (2, 3 with wgmma; 0: auto)"),
+      llvm::cl::desc("Shared-memory K/V stages (2 to 4 with mma.sync, 2 or 3 with wgmma; 0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> kvSplits{
       *this, "kv-splits",

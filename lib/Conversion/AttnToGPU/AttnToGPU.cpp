@@ -159,7 +159,8 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
   s.blockQ = config->blockQ;
   s.blockKV = config->blockKV;
   s.rowsPerWarp = config->rowsPerWarp;
-  s.deferPVWait = config->kvStages == 3;
+  s.kvStages = config->kvStages;
+  s.deferPVWait = s.wgmma() && config->kvStages == 3;
   s.swizzle = config->swizzle;
   s.packKVGroups = config->packKVGroups;
   s.kvSplits = config->kvSplits;
@@ -176,7 +177,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
                              maskSuffix(s),
                          s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
                .str() +
-           (s.swizzle ? "_sw" : "") + (s.deferPVWait ? "_s3" : "") +
+           (s.swizzle ? "_sw" : "") + (s.kvStages != 2 ? "_s" + std::to_string(s.kvStages) : "") +
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "");
   // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
@@ -380,7 +381,7 @@ struct AttnLowerToGPUPass
     if (!domain("block-q", blockQ, {16, 32, 64, 128}) ||
         !domain("rows-per-warp", rowsPerWarp, {16, 32}) ||
         !domain("block-kv", blockKV, {32, 64, 128}) ||
-        !domain("kv-stages", kvStages, {2, 3}))
+        !domain("kv-stages", kvStages, {2, 3, 4}))
       return failure();
     o.request.blockQ = blockQ;
     o.request.blockKV = blockKV;

@@ -23,25 +23,39 @@ public:
   using KVProducer::KVProducer;
 
   void prologue() override {
-    // The CTA's first tile into its stage (stage 0 unless split).
+    // The CTA's first `distance` tiles into their stages (tile t lives in
+    // stage t % stages), each its own commit group. Tiles past the last are
+    // clamped to it: copied, never read.
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
     Value first = c.v.kvBegin;
-    stage(first, s().splitKV() ? k.rem(k.div(first, c.bkv), c.stages) : k.idx(0));
+    int64_t lastTile = (c.lk + c.bkv - 1) / c.bkv * c.bkv - c.bkv;
+    for (int64_t i = 0; i < s().prefetchDistance(); ++i) {
+      Value start = k.add(first, i * c.bkv);
+      if (i > 0)
+        start = arith::MinUIOp::create(b, loc, start, k.idx(lastTile));
+      Value buf = s().splitKV() ? k.rem(k.add(k.div(first, c.bkv), i), c.stages)
+                                : k.idx(i % c.stages);
+      stage(start, buf);
+    }
   }
 
   Value acquire(Value kvStart) override {
-    // Prefetch tile j+1 into the next stage (the last iteration re-fetches
-    // its own tile into the idle stage: branch-free, and nobody reads it),
-    // then wait until only that newest group is in flight: tile j is here.
+    // Prefetch tile j+D (D = the prefetch distance) into its stage, the one
+    // tile j-1 left (the last iterations re-fetch the last tile into that
+    // idle stage: branch-free, and nobody reads it), then wait until only
+    // the D newest groups are in flight: tile j is here.
     OpBuilder &b = k.b;
     Location loc = k.loc;
+    const int64_t distance = s().prefetchDistance();
     Value tile = k.div(kvStart, c.bkv);
     Value buf = k.rem(tile, c.stages);
-    Value next = arith::MinUIOp::create(b, loc, k.add(kvStart, c.bkv),
+    Value next = arith::MinUIOp::create(b, loc, k.add(kvStart, distance * c.bkv),
                                         arith::SubIOp::create(b, loc, c.v.kvEnd, k.idx(c.bkv)));
     Value nextBuf = c.stages == 2 ? arith::SubIOp::create(b, loc, k.idx(1), buf).getResult()
-                                  : k.rem(k.add(tile, 1), c.stages);
+                                  : k.rem(k.add(tile, distance), c.stages);
     Value group = stage(next, nextBuf);
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(int32_t(distance)));
     return buf;
   }
 

@@ -56,10 +56,10 @@ func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
 // MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
 // WGROWS: error: attn-lower-to-gpu: mma=wgmma gives each warp 16 rows (a warpgroup 64); rows-per-warp must be 0 or 16, got 32
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-stages=4" 2>&1 | FileCheck %s --check-prefix=STAGES
-// STAGES: error: attn-lower-to-gpu: kv-stages must be 0 (auto), 2 or 3, got 4
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-stages=3" 2>&1 | FileCheck %s --check-prefix=STAGES3
-// STAGES3: error: attn-lower-to-gpu: kv-stages=3 needs mma=wgmma (the third stage holds the V tile of a P·V still in flight)
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-stages=5" 2>&1 | FileCheck %s --check-prefix=STAGES
+// STAGES: error: attn-lower-to-gpu: kv-stages must be 0 (auto), 2, 3 or 4, got 5
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-stages=4" 2>&1 | FileCheck %s --check-prefix=STAGES4
+// STAGES4: error: attn-lower-to-gpu: mma=wgmma takes kv-stages 2 or 3 (the third holds the V tile of a P·V still in flight), got 4
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma swizzle=true" 2>&1 | FileCheck %s --check-prefix=WGSWZ
 // WGSWZ: error: attn-lower-to-gpu: mma=wgmma always uses the 128-byte swizzle; drop swizzle=true
 func.func @option(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {

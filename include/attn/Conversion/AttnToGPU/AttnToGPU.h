@@ -66,10 +66,16 @@ struct FlashKernelSpec {
   /// stage is then still being read while tile j+1 is prefetched: a third
   /// stage.
   bool deferPVWait = false;
-  /// K/V stages filled by cp.async (nvgpu.device_async_copy): the copy of
-  /// tile j+1 overlaps the math on tile j; a third holds the V of a P·V
-  /// still in flight (deferPVWait).
-  int64_t stages() const { return deferPVWait ? 3 : 2; }
+  /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
+  /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
+  /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,
+  /// tiles j+1 .. j+stages-1 in flight during the math on tile j (deeper
+  /// for the memory-bound decode kernels, whose one warp per CTA otherwise
+  /// keeps a single tile in flight).
+  int64_t kvStages = 2;
+  int64_t stages() const { return kvStages; }
+  /// Tiles fetched ahead of the one being computed on.
+  int64_t prefetchDistance() const { return wgmma() ? 1 : kvStages - 1; }
   /// Q fragments live in registers for the whole K/V loop when they fit (64
   /// registers at most: mTiles * headDim <= 128). Otherwise the Q tile is
   /// staged in shared memory once and re-read with ldmatrix.x4 per use, as
