@@ -67,6 +67,15 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     for T query tiles per head and C CTAs in flight. Both thresholds are
     fitted to H200 counter measurements (bench/NOTES.md).
 
+    The costed kernel's decomposition counts too: with GQA head packing
+    (decode kernels) a tile's rows are the query heads of one K/V head, so
+    K/V is streamed once per group instead of once per query head; with
+    split-KV, each split's f32 partial output and log-sum-exp are written
+    and read back by the combine kernel (2·S·B·Hq·Lq·(dv + 1)·4 bytes more
+    DRAM traffic). The split count itself comes from the chooser: a
+    streaming model for the memory-bound small-query kernels, the wave
+    model for the others (lib/Analysis/KernelConfig.cpp).
+
     For the ops of an unfused chain (`attn.matmul/scale/mask/softmax`, and
     linalg ops on tensors) the report also lists each op's own bytes (operands
     + results) and FLOPs, as if each were one kernel.
