@@ -30,6 +30,8 @@ fi
 
 # allow_user_poisoning=0 comes from tools/SanitizerDefaults.h.
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:allow_user_poisoning=0
+# A UBSan report with its stack, so that triage can tell whose code it is.
+export UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
 # Fork mode keeps going after a crash: MLIR's own parser has crashes on
 # malformed input that are not ours to fix (FUZZING.md), and stopping at the
 # first of them would leave the attn passes unexplored. Every crash input is
@@ -63,6 +65,9 @@ out = pathlib.Path(sys.argv[1])
 # Bytes, not text: some seeds (test/Fuzz/upstream) are deliberately not
 # valid UTF-8.
 for f in sorted(pathlib.Path("test").rglob("*.mlir")):
+    # Known open findings would only be found again, at every start.
+    if pathlib.Path("test/Fuzz/open") in f.parents:
+        continue
     for chunk in f.read_bytes().split(b"// -----"):
         if chunk.strip():
             h = hashlib.sha1(chunk).hexdigest()[:16]
@@ -104,11 +109,16 @@ echo "== triage of $CRASHES"
 for f in "$CRASHES"/*; do
   [ -e "$f" ] || continue
   stack=$("$BIN" "$f" 2>&1 || true)
+  # A crash without a symbolized stack (LLVM ERROR: out of memory) has no
+  # frame to name: `|| true`, or pipefail would end the triage there.
   top=$(grep -E "^    #[0-9]+ " <<<"$stack" | grep -v -E "interceptor|__asan|asan_|abort|raise|libc.so" |
-        head -1 | sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ in //; s/ \(\/.*//')
+        head -1 | sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ in //; s/ \(\/.*//' || true)
+  [ -n "$top" ] || top=$(grep -m1 -E "LLVM ERROR|ERROR:" <<<"$stack" || echo "no stack")
   if grep -q "semantic oracle: MISMATCH" <<<"$stack"; then
     echo "ORACLE  $(basename "$f")  $(grep -A1 MISMATCH <<<"$stack" | tail -1)"
-  elif grep -q "PassManager::run\|OpToOpPassAdaptor\|parsePassPipeline" <<<"$stack"; then
+  # libMLIR.so's frames are often unnamed: a frame of our own passes (or of
+  # any mlir::attn function) is enough to say the crash is past the parser.
+  elif grep -q "PassManager::run\|OpToOpPassAdaptor\|parsePassPipeline\|runOnOperation\|mlir::attn::" <<<"$stack"; then
     echo "PASSES  $(basename "$f")  $top"
   else
     echo "PARSER  $(basename "$f")  $top"

@@ -1482,3 +1482,33 @@ func.func @exp2_additive_mask_not_rescaled(%q: tensor<2x24x16xf32>, %k: tensor<2
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x24x40xf32>, tensor<2x40x16xf32>) outs(%oacc : tensor<2x24x16xf32>) -> tensor<2x24x16xf32>
   return %o : tensor<2x24x16xf32>
 }
+
+// -----
+
+// Look-alike (fuzz finding, test/Fuzz/Inputs/detect-scores-plus-constant-
+// null-chain.mlir): a constant added to a product with a non-zero init,
+// which is not Q·Kᵀ. The matcher followed the constant side of the addition
+// as the scores and crashed on its missing value; now it is refused.
+#nc = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @scores_plus_constant_no_matmul
+// CHECK-NOT: attn.attention
+func.func @scores_plus_constant_no_matmul(%q: tensor<8x16xf32>, %k: tensor<16x8xf32>, %v: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%one : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = linalg.matmul ins(%q, %k : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %x = linalg.generic {indexing_maps = [#nc, #nc], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.addf %in, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<8x8xf32>
+  %p = linalg.softmax dimension(1) ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %eo = tensor.empty() : tensor<8x16xf32>
+  %oacc = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-remark @+1 {{not raised}}
+  %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}

@@ -451,6 +451,11 @@ Node classifyContraction(linalg::LinalgOp op) {
 /// The normalization: one abstract node per op.
 Node classify(Value v) {
   Node n;
+  // No value (the constant side of an op, where the matcher expected the
+  // chain): an unknown node, which every matcher refuses (fuzz finding:
+  // S + c with S not a product).
+  if (!v)
+    return n;
   // A scalar inside an elementwise generic's payload.
   if (!isa<ShapedType>(v.getType()))
     if (linalg::LinalgOp g = enclosingElementwise(v))
@@ -622,7 +627,7 @@ bool reshapeOnlyUnitDims(Value from, Value to) {
 /// Looks through casts, copies and (unless told not to) batch reshapes;
 /// records the ops passed.
 Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) {
-  while (true) {
+  while (v) {
     if (Operation *def = v.getDefiningOp();
         throughReshapes && def &&
         isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tosa::ReshapeOp>(def) &&
@@ -639,6 +644,7 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) 
       chain->insert(n.op);
     v = n.operands[0].value;
   }
+  return v;
 }
 
 /// Masks up to this many elements are folded to their values to test them
