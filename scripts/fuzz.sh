@@ -58,6 +58,9 @@ else
   WORK="$BUILD/corpus"
   CRASHES="$BUILD/crashes"
   CORPUS=test/Fuzz/corpus
+  # Seeds are regenerated from the tests each run (stale ones would keep
+  # what the tests no longer hold, such as the open findings).
+  rm -rf "$SEEDS"
   mkdir -p "$SEEDS" "$WORK" "$CRASHES" "$BUILD/oracle"
   python3 - "$SEEDS" <<'PY'
 import hashlib, pathlib, sys
