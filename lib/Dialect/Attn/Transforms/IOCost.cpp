@@ -45,7 +45,10 @@ std::optional<int64_t> tensorBytes(Type t) {
   if (!rt || !rt.hasStaticShape())
     return std::nullopt;
   int64_t bits = rt.getElementTypeBitWidth();
-  return rt.getNumElements() * std::max<int64_t>(bits / 8, 1);
+  int64_t bytes;
+  if (llvm::MulOverflow(rt.getNumElements(), std::max<int64_t>(bits / 8, 1), bytes))
+    return std::nullopt;
+  return bytes;
 }
 
 /// FLOPs and bytes of one op of an unfused chain, counted as one kernel that
@@ -83,15 +86,26 @@ std::optional<ChainOpCost> costChainOp(Operation *op) {
         !(linalgOp && linalgOp.payloadUsesValueFromOperand(&operand)))
       continue;
     if (std::optional<int64_t> b = tensorBytes(operand.get().getType()))
-      c.bytes += *b;
+      if (llvm::AddOverflow(c.bytes, *b, c.bytes))
+        return std::nullopt;
   }
-  c.bytes += *tensorBytes(resultType);
+  std::optional<int64_t> resultBytes = tensorBytes(resultType);
+  if (!resultBytes || llvm::AddOverflow(c.bytes, *resultBytes, c.bytes))
+    return std::nullopt;
   int64_t n = resultType.getNumElements();
   // FLOPs: 2·M·N·K for products, 5 per element for softmax (max, subtract,
   // exp, sum, divide), 1 per element otherwise.
+  // Counts that overflow int64 (fuzzed extents) leave the op uncosted
+  // rather than wrapping (UBSan, fuzz run 8).
+  bool overflow = false;
+  auto mul = [&](int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= llvm::MulOverflow(a, b, r);
+    return r;
+  };
   auto contraction = [&](Value lhs) {
     auto t = cast<RankedTensorType>(lhs.getType());
-    return 2 * n * t.getDimSize(t.getRank() - 1);
+    return mul(mul(2, n), t.getDimSize(t.getRank() - 1));
   };
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     c.flops = contraction(mm.getLhs());
@@ -100,19 +114,19 @@ std::optional<ChainOpCost> costChainOp(Operation *op) {
     c.flops = contraction(op->getOperand(0));
     c.tensorCores = true;
   } else if (isa<SoftmaxOp, linalg::SoftmaxOp>(op)) {
-    c.flops = 5 * n;
+    c.flops = mul(5, n);
   } else if (linalgOp) {
     // Iteration space times the arithmetic ops in the payload; matmul-like
     // generics (a reduction with mul+add) are tensor-core work.
     SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
     int64_t space = 1;
     for (int64_t r : ranges)
-      space = ShapedType::isDynamic(r) ? space : space * r;
+      space = ShapedType::isDynamic(r) ? space : mul(space, r);
     int64_t payloadOps = 0;
     for (Operation &inner : linalgOp.getBlock()->without_terminator())
       if (isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
         ++payloadOps;
-    c.flops = space * std::max<int64_t>(payloadOps, 1);
+    c.flops = mul(space, std::max<int64_t>(payloadOps, 1));
     c.tensorCores = linalgOp.getNumReductionLoops() > 0 &&
                     (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
                      payloadOps >= 2) &&
@@ -120,6 +134,8 @@ std::optional<ChainOpCost> costChainOp(Operation *op) {
   } else {
     c.flops = n;
   }
+  if (overflow)
+    return std::nullopt;
   return c;
 }
 
