@@ -38,6 +38,8 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
   if (options.detect)
     pm.addNestedPass<func::FuncOp>(createAttnDetectPass());
   addFrontendToLinalg(pm);
+  // Paged KV caches run as gathered, masked attentions on the CPU.
+  pm.addNestedPass<func::FuncOp>(createAttnGatherPagedKVPass());
   AttnIOCostPassOptions costOptions;
   costOptions.target = options.target;
   pm.addPass(createAttnIOCostPass(costOptions));

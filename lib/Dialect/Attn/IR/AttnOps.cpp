@@ -10,9 +10,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -288,6 +290,75 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
   s.causal = isCausal();
   s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
   return s;
+}
+
+//===----------------------------------------------------------------------===//
+// PagedAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PagedAttentionOp::verify() {
+  RankedTensorType q = getQuery().getType(), kc = getKeyCache().getType(),
+                   vc = getValueCache().getType(), table = getBlockTable().getType(),
+                   lens = getSeqLens().getType(), o = getResult().getType();
+  if (q.getRank() != 4 || o.getRank() != 4)
+    return emitOpError("query and result must be [B, Hq, Lq, d], got rank ")
+           << q.getRank() << " and " << o.getRank();
+  if (kc.getRank() != 4 || vc.getRank() != 4)
+    return emitOpError("key and value caches must be [pages, page_size, Hkv, d], got rank ")
+           << kc.getRank() << " and " << vc.getRank();
+  if (table.getRank() != 2)
+    return emitOpError("block table must be [B, max_pages], got rank ") << table.getRank();
+  if (lens.getRank() != 1)
+    return emitOpError("sequence lengths must be [B], got rank ") << lens.getRank();
+  Type elt = q.getElementType();
+  if (kc.getElementType() != elt || vc.getElementType() != elt)
+    return emitOpError("query, key cache and value cache must share an element type");
+  if (o.getElementType() != elt)
+    return emitOpError("result element type must be ") << elt;
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"query", q},
+                         {"key cache", kc}, {"value cache", vc}, {"block table", table}})
+    if (std::optional<std::string> error = emptyDimError(name, t))
+      return emitOpError(*error);
+  for (int64_t i = 0; i < 3; ++i)
+    if (!extentsAgree(kc.getDimSize(i), vc.getDimSize(i)))
+      return emitOpError("key and value caches differ in dim ")
+             << i << ": " << fmtExtent(kc.getDimSize(i)) << " vs " << fmtExtent(vc.getDimSize(i));
+  if (!extentsAgree(kc.getDimSize(3), q.getDimSize(3)))
+    return emitOpError("key head dim ") << fmtExtent(kc.getDimSize(3))
+                                        << " differs from query head dim "
+                                        << fmtExtent(q.getDimSize(3));
+  int64_t batch = q.getDimSize(0);
+  if (!extentsAgree(table.getDimSize(0), batch) || !extentsAgree(lens.getDimSize(0), batch))
+    return emitOpError("block table and sequence lengths must have one row per batch entry (")
+           << fmtExtent(batch) << "), got " << fmtExtent(table.getDimSize(0)) << " and "
+           << fmtExtent(lens.getDimSize(0));
+  int64_t hq = q.getDimSize(1), hkv = kc.getDimSize(2);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv != 0)
+    return emitOpError("query heads (") << hq << ") must be a multiple of key/value heads ("
+                                        << hkv << ")";
+  SmallVector<int64_t> expected(q.getShape());
+  expected[3] = vc.getDimSize(3);
+  for (int64_t i = 0; i < 4; ++i)
+    if (!extentsAgree(o.getDimSize(i), expected[i]))
+      return emitOpError("result dim ")
+             << i << " must be " << fmtExtent(expected[i]) << ", got "
+             << fmtExtent(o.getDimSize(i));
+  if (getKeyCapacity() != ShapedType::kDynamic && getKeyCapacity() > std::numeric_limits<int32_t>::max())
+    return emitOpError("max_pages · page_size must fit the i32 sequence lengths, got ")
+           << getKeyCapacity();
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError("scale must be finite");
+  return success();
+}
+
+int64_t PagedAttentionOp::getKeyCapacity() {
+  int64_t pages = getBlockTable().getType().getDimSize(1), size = getPageSize();
+  if (ShapedType::isDynamic(pages) || ShapedType::isDynamic(size))
+    return ShapedType::kDynamic;
+  int64_t capacity;
+  if (llvm::MulOverflow(pages, size, capacity))
+    return std::numeric_limits<int64_t>::max();
+  return capacity;
 }
 
 //===----------------------------------------------------------------------===//

@@ -181,6 +181,74 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
   }];
 }
 
+def Attn_PagedAttentionOp : Attn_Op<"paged_attention", [Pure]> {
+  let summary = "attention over a paged KV cache (vLLM's layout)";
+  let description = [{
+    Attention for serving, where the keys and values of every sequence of a
+    batch live in fixed-size pages of one shared pool instead of one
+    contiguous tensor per sequence. With Q: [B, Hq, Lq, d], the pools
+    K: [P, S, Hkv, d] and V: [P, S, Hkv, dv] (P pages of S tokens), the block
+    table T: [B, N] (i32) and the sequence lengths L: [B] (i32), sequence b
+    has L[b] keys, and its key j (0 ≤ j < L[b]) is
+
+      K[T[b, j / S], j mod S, h, :]   and   V[T[b, j / S], j mod S, h, :]
+
+    for K/V head h. The result is, per b and query head h,
+
+      O[b, h] = softmax_row(Q[b, h] · Kbᵀ · scale) · Vb      (Lq × dv)
+
+    over the L[b] keys of sequence b, with query head h reading K/V head
+    h / (Hq/Hkv) (GQA). Keys at and past L[b] do not exist: the pages after
+    sequence b's last page are never read, and entries of T past them may
+    hold anything.
+
+    * `causal(bottom_right)`: the Lq queries are the sequence's last Lq
+      tokens (decode, speculative decoding, chunked prefill); query i sees
+      keys j ≤ i + L[b] − Lq. `causal(top_left)`: query i sees keys j ≤ i.
+    * A query that sees no key (L[b] = 0, or a causal row before the first
+      key) gives 0, as `attn.attention`'s fully masked rows do.
+    * The caller's contract, as in vLLM: 0 ≤ L[b] ≤ N·S, and every entry of
+      T that a sequence's keys use (T[b, p] for p < ⌈L[b] / S⌉) is a page in
+      [0, P). Breaking it reads out of bounds; `--attn-gather-paged-kv` with
+      `check-bounds=true` asserts it at run time (a debugging aid, not a
+      default).
+
+    `--attn-gather-paged-kv` rewrites the op into contiguous K/V and a keep
+    mask around an `attn.attention` (the CPU path); `--attn-lower-to-gpu`
+    builds a kernel that reads the pages in place through the block table.
+
+    ```mlir
+    %o = attn.paged_attention %q, %kc, %vc pages(%table, %lens)
+        scale(0.08838834764831845) causal(bottom_right)
+        : tensor<8x32x1x128xbf16>, tensor<4096x16x8x128xbf16>,
+          tensor<4096x16x8x128xbf16>, tensor<8x512xi32>, tensor<8xi32>
+        -> tensor<8x32x1x128xbf16>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key_cache,
+                       Attn_FloatTensor:$value_cache,
+                       RankedTensorOf<[I32]>:$block_table,
+                       RankedTensorOf<[I32]>:$seq_lens,
+                       F64Attr:$scale,
+                       OptionalAttr<Attn_CausalAlignment>:$causal);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache
+    `pages` `(` $block_table `,` $seq_lens `)`
+    `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)? attr-dict
+    `:` type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($block_table) `,` type($seq_lens) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Tokens per page (S), or ShapedType::kDynamic.
+    int64_t getPageSize() { return getKeyCache().getType().getDimSize(1); }
+    /// Keys a sequence can hold: max pages per sequence · page size (the
+    /// key extent the kernel is sized for), or ShapedType::kDynamic.
+    int64_t getKeyCapacity();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // The tiled online-softmax form
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,10 @@ void populateAttnFusePatterns(RewritePatternSet &patterns, int64_t blockQ,
 /// attn ops (online_attention, attention, primitives) -> linalg on tensors.
 void populateAttnDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 
+/// attn.paged_attention -> page gathers, a keep mask and attn.attention;
+/// `checkBounds` adds run-time asserts of the caller's contract.
+void populateAttnGatherPagedKVPatterns(RewritePatternSet &patterns, bool checkBounds);
+
 /// softmax(Q·Kᵀ·s + M)·V in attn, linalg or tosa -> attn.attention, rooted
 /// at the P·V product. Expects P·V candidates visited latest first (as a
 /// greedy driver's worklist does), and leaves the raised chain's ops dead for

@@ -148,6 +148,41 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
   ];
 }
 
+def AttnGatherPagedKVPass : Pass<"attn-gather-paged-kv", "func::FuncOp"> {
+  let summary = "Rewrite attn.paged_attention as contiguous K/V and a keep mask around attn.attention";
+  let description = [{
+    The CPU path of a paged KV cache. Each `attn.paged_attention` becomes
+
+      K' = gather(K pages) : [B, Hkv, C, d]   (C = max_pages · page_size)
+      V' = gather(V pages) : [B, Hkv, C, dv]
+      M  = keep(j < L[b] and, causal, j ≤ i + δ_b) : [B, 1, Lq, C]
+      O  = attn.attention(Q, K', V', mask M)
+
+    with δ_b = L[b] − Lq for `causal(bottom_right)` and 0 for `top_left`.
+    The gathers read a page only for keys inside the sequence (j < L[b]);
+    the keys past it are 0 in K' and V' and masked out of the softmax, so
+    whatever the pool holds after a sequence (unwritten slots, NaN) never
+    reaches the result, and a sequence of length 0 gives 0.
+
+    This materializes the sequences' keys once (B·C·Hkv·(d + dv) elements):
+    it is the exact reference the GPU kernel, which reads the pages in
+    place, is checked against, and the CPU pipeline's way to run the op.
+
+    `check-bounds=true` first asserts the caller's contract at run time
+    (`cf.assert`): 0 ≤ L[b] ≤ C, and every block-table entry a sequence uses
+    names a page of the pool. Without it, breaking the contract reads out of
+    bounds, as in vLLM.
+  }];
+  let options = [
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
+           "Assert at run time that sequence lengths and block-table entries are in range">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AttnFusePass : Pass<"attn-fuse", "func::FuncOp"> {
   let summary = "Rewrite attn.attention into the tiled online-softmax recurrence";
   let description = [{
