@@ -168,6 +168,40 @@ def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
                                    qt, kt, vt, ot, ot))
 
 
+def paged_attention(B: int, H: int, L: int, d: int, *, hkv: int, num_pages: int,
+                    page_size: int, max_pages: int, dv: Optional[int] = None,
+                    dtype: str = "bf16", causal: Union[bool, str] = False,
+                    scale: Optional[float] = None,
+                    func_name: str = "paged_attention") -> str:
+    """One attn.paged_attention in a function: L queries per sequence over
+    a paged KV cache of `num_pages` pages of `page_size` tokens ([pages,
+    page_size, hkv, d]), a block table [B, max_pages] and lengths [B] (i32).
+    Decode is L = 1 with causal="bottom_right" (or no mask at all)."""
+    B, H, L, d, _, dv, dtype, align, scale, func_name = _checked_problem(
+        B, H, L, d, None, dv, dtype, causal, scale, func_name)
+    if B is None:
+        raise ValueError("paged_attention needs a batch dim (pass B)")
+    hkv = check_int("hkv", hkv)
+    num_pages = check_int("num_pages", num_pages)
+    page_size = check_int("page_size", page_size)
+    max_pages = check_int("max_pages", max_pages)
+    if H % hkv:
+        raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
+    if max_pages * page_size > 2**31 - 1:
+        raise ValueError("max_pages * page_size must fit the i32 sequence lengths")
+    qt, ot = _tensor([B, H], L, d, dtype), _tensor([B, H], L, dv, dtype)
+    kt = _tensor([num_pages, page_size], hkv, d, dtype)
+    vt = _tensor([num_pages, page_size], hkv, dv, dtype)
+    tt, lt = "tensor<%dx%dxi32>" % (B, max_pages), "tensor<%dxi32>" % B
+    c = " causal(%s)" % align if align else ""
+    return (
+        "func.func @%s(%%q: %s, %%k: %s, %%v: %s, %%table: %s, %%lens: %s) -> %s {\n"
+        "  %%o = attn.paged_attention %%q, %%k, %%v pages(%%table, %%lens) scale(%s)%s"
+        " : %s, %s, %s, %s, %s -> %s\n"
+        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, tt, lt, ot, mlir_float(scale), c,
+                                    qt, kt, vt, tt, lt, ot, ot))
+
+
 def unfused_attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
                       Lk: Optional[int] = None, dv: Optional[int] = None,
                       dtype: str = "f32", causal: Union[bool, str] = False,

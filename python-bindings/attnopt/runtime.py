@@ -78,11 +78,19 @@ class LoadedKernel:
                 for name, shape in self.workspace}
         return self._workspace_buffers
 
-    def __call__(self, q, k, v, out=None, mask=None):
+    def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
+                 check_bounds=False):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
         and dtype, contiguous, on the current stream; returns `out`. Kernels
         compiled with a mask tensor take it as `mask` (the input dtype for an
-        additive mask, bool for a keep mask), broadcast dims of size 1."""
+        additive mask, bool for a keep mask), broadcast dims of size 1.
+
+        Paged kernels (attn.paged_attention) take k and v as the page pools
+        [pages, page_size, Hkv, d], `block_table` [B, max_pages] and
+        `seq_lens` [B] (int32). Entries of the block table that a sequence
+        uses must name pages of the pool, and 0 <= seq_lens <= max_pages *
+        page_size: the caller's contract, as in vLLM; `check_bounds=True`
+        checks it first (a debugging aid: it synchronizes with the GPU)."""
         import cupy as cp
         import torch
         if out is None:
@@ -91,11 +99,21 @@ class LoadedKernel:
         if (mask is None) != (kind == "none"):
             raise ValueError("this kernel takes %s" % ("no mask" if kind == "none"
                                                       else "a %s mask" % kind))
+        paged = self.manifest.get("paged") or None
+        if (block_table is None or seq_lens is None) != (paged is None):
+            raise ValueError("this kernel takes %s" % (
+                "no block_table or seq_lens" if paged is None
+                else "block_table and seq_lens (a paged KV cache)"))
         tensors = [("q", q), ("k", k), ("v", v), ("o", out)]
         dtypes = [self.torch_dtype] * 4
         if mask is not None:
             tensors.append(("mask", mask))
             dtypes.append(torch.bool if kind == "keep" else self.torch_dtype)
+        if paged is not None:
+            tensors += [("block_table", block_table), ("seq_lens", seq_lens)]
+            dtypes += [torch.int32, torch.int32]
+            if check_bounds:
+                _check_pages(block_table, seq_lens, paged)
         pointers = {}
         for (name, t), shape, dtype in zip(tensors, self.shapes, dtypes):
             if tuple(t.shape) != shape:
@@ -115,11 +133,32 @@ class LoadedKernel:
         return out
 
 
-def launch(kernel, q, k, v, out=None, mask=None):
+def _check_pages(block_table, seq_lens, paged):
+    """The paged kernels' contract, checked on the tensors (ValueError)."""
+    import torch
+    capacity = paged["max_pages"] * paged["page_size"]
+    lens = seq_lens.to(torch.int64)
+    if bool(((lens < 0) | (lens > capacity)).any()):
+        raise ValueError("seq_lens must lie in [0, %d]" % capacity)
+    used = (lens + paged["page_size"] - 1) // paged["page_size"]
+    slots = torch.arange(block_table.shape[1], device=block_table.device)
+    in_use = slots[None, :] < used[:, None]
+    entries = block_table.to(torch.int64)
+    bad = in_use & ((entries < 0) | (entries >= paged["num_pages"]))
+    if bool(bad.any()):
+        b, p = [int(x) for x in bad.nonzero()[0]]
+        raise ValueError("block_table[%d, %d] = %d is not a page of the pool (%d pages)"
+                         % (b, p, int(entries[b, p]), paged["num_pages"]))
+
+
+def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
+           check_bounds=False):
     """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
-    the mask tensor, for kernels compiled from an attention with one)."""
+    the mask tensor, for kernels compiled from an attention with one; the
+    block table and sequence lengths, for a paged KV cache)."""
     loaded = getattr(kernel, "_loaded", None)
     if loaded is None:
         loaded = LoadedKernel(kernel.manifest, kernel.ptx)
         kernel._loaded = loaded
-    return loaded(q, k, v, out, mask=mask)
+    return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
+                  check_bounds=check_bounds)

@@ -57,7 +57,7 @@ std::string maskSuffix(const FlashKernelSpec &s) {
 /// The target an op's kernel is checked against: the one --attn-io-cost
 /// costed it for, else the preset of the family's chip (h200 for wgmma,
 /// a100 for mma.sync).
-TargetSpec targetFor(AttentionOp op, TensorCoreFamily family) {
+TargetSpec targetFor(Operation *op, TensorCoreFamily family) {
   if (auto cost = op->getAttrOfType<IOCostAttr>(kIOCostAttrName))
     if (std::optional<TargetSpec> t = getTargetPreset(cost.getTarget()))
       return *t;
@@ -68,7 +68,7 @@ TargetSpec targetFor(AttentionOp op, TensorCoreFamily family) {
 /// (#attn.kernel_config) unless the options ask for another, else the
 /// chooser's (lib/Analysis/KernelConfig.cpp, the one chooser). A config no
 /// kernel can run is an error with the reason, never a silent fallback.
-FailureOr<KernelConfig> configFor(AttentionOp op, const AttentionShape &shape,
+FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, MaskReads mask,
                                   const KernelOptions &options) {
   auto recorded = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttrName);
   KernelConfigRequest request = options.request;
@@ -89,14 +89,83 @@ FailureOr<KernelConfig> configFor(AttentionOp op, const AttentionShape &shape,
         return std::move(e);
       return c;
     }
-    return chooseKernelConfig(shape, getMaskReads(op), target, request);
+    return chooseKernelConfig(shape, mask, target, request);
   }();
   if (!config) {
-    op.emitError("attn-lower-to-gpu: ") << llvm::toString(config.takeError());
+    op->emitError("attn-lower-to-gpu: ") << llvm::toString(config.takeError());
     return failure();
   }
   return *config;
 }
+
+/// The rest of the spec, from the problem, its element type and its
+/// kernel configuration (the mask, scale and paging are already in `s`);
+/// fails with a diagnostic on `op` where CUDA's grid limits refuse it.
+LogicalResult fillSpec(Operation *op, const AttentionShape &shape, Type elt,
+                       const KernelConfig &config, FlashKernelSpec &s) {
+  auto fail = [&](const Twine &why) {
+    op->emitError("attn-lower-to-gpu: ") << why;
+    return failure();
+  };
+  s.tensorCore = config.family == TensorCoreFamily::Wgmma
+                     ? FlashKernelSpec::TensorCore::Wgmma
+                     : FlashKernelSpec::TensorCore::MmaSync;
+  s.batch = shape.batch;
+  s.headsQ = shape.headsQ;
+  s.headsKV = shape.headsKV;
+  s.seqQ = shape.seqQ;
+  s.seqKV = shape.seqKV;
+  s.headDim = shape.headDim;
+  s.headDimV = shape.headDimV;
+  s.elementType = elt;
+  s.causal = shape.causal;
+  s.causalBottomRight = shape.causalBottomRight;
+  s.blockQ = config.blockQ;
+  s.blockKV = config.blockKV;
+  s.rowsPerWarp = config.rowsPerWarp;
+  s.kvStages = config.kvStages;
+  s.deferPVWait = s.wgmma() && config.kvStages == 3;
+  s.swizzle = config.swizzle;
+  s.packKVGroups = config.packKVGroups;
+  s.kvSplits = config.kvSplits;
+  s.keysPerSplit = kvSplitKeys(config, shape);
+  // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
+  // shared memory, whose opt-in size the runner sets from the manifest.
+  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
+  // The name spells the specialization, so that dumped kernels of different
+  // modules never collide and identical attentions share one kernel.
+  s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
+                         elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
+                         s.seqQ, s.seqKV, s.headDim, s.headDimV,
+                         (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal") +
+                             maskSuffix(s),
+                         s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
+               .str() +
+           (s.swizzle ? "_sw" : "") + (s.kvStages != 2 ? "_s" + std::to_string(s.kvStages) : "") +
+           (s.packKVGroups ? "_pack" : "") +
+           (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
+           (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "");
+  // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
+  // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
+  // in flight share K/V in L2; the heads therefore go to y. The combine
+  // kernel's grid is B·Hq·Lq along x.
+  if (s.batch * s.gridHeads() > 65535)
+    return fail(Twine(s.packKVGroups ? "B·Hkv = " : "B·Hq = ") +
+                Twine(s.batch * s.gridHeads()) +
+                " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
+  if (s.numQueryTiles() > 2147483647)
+    return fail("Lq needs more than 2^31 - 1 query tiles");
+  if (s.splitKV() && s.batch * s.headsQ * s.seqQ > 2147483647)
+    return fail("split-KV's combine kernel needs B·Hq·Lq <= 2^31 - 1 CTAs; "
+                "use kv-splits=1");
+  // Guaranteed by checkKernelConfig: the warps split the query tile, and
+  // every thread copies the same number of 16-byte chunks of each K/V tile.
+  assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
+  assert((s.blockKV * std::min(s.headDim, s.headDimV) / 8) % (32 * s.numWarps()) == 0 &&
+         "K/V tile copies must split evenly over the threads");
+  return success();
+}
+
 
 /// Checks the kernel's preconditions (both tensor-core families) and fills
 /// the spec from the op's shape and its kernel configuration.
@@ -129,24 +198,11 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
                         "element type; cast the mask to it (rounding the "
                         "bias) or run on the CPU"));
   }
-  FailureOr<KernelConfig> config = configFor(op, *shape, options);
+  FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options);
   if (failed(config))
     return failure();
   FlashKernelSpec s;
-  s.tensorCore = config->family == TensorCoreFamily::Wgmma
-                     ? FlashKernelSpec::TensorCore::Wgmma
-                     : FlashKernelSpec::TensorCore::MmaSync;
-  s.batch = shape->batch;
-  s.headsQ = shape->headsQ;
-  s.headsKV = shape->headsKV;
-  s.seqQ = shape->seqQ;
-  s.seqKV = shape->seqKV;
-  s.headDim = shape->headDim;
-  s.headDimV = shape->headDimV;
-  s.elementType = elt;
   s.scale = op.getScale().convertToDouble();
-  s.causal = shape->causal;
-  s.causalBottomRight = shape->causalBottomRight;
   if (Value mask = op.getMask()) {
     auto mt = cast<RankedTensorType>(mask.getType());
     s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
@@ -156,55 +212,44 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
       s.maskShape.push_back(1);
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
-  s.blockQ = config->blockQ;
-  s.blockKV = config->blockKV;
-  s.rowsPerWarp = config->rowsPerWarp;
-  s.kvStages = config->kvStages;
-  s.deferPVWait = s.wgmma() && config->kvStages == 3;
-  s.swizzle = config->swizzle;
-  s.packKVGroups = config->packKVGroups;
-  s.kvSplits = config->kvSplits;
-  s.keysPerSplit = kvSplitKeys(*config, *shape);
-  // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
-  // shared memory, whose opt-in size the runner sets from the manifest.
-  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
-  // The name spells the specialization, so that dumped kernels of different
-  // modules never collide and identical attentions share one kernel.
-  s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
-                         elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
-                         s.seqQ, s.seqKV, s.headDim, s.headDimV,
-                         (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal") +
-                             maskSuffix(s),
-                         s.blockQ, s.blockKV, s.rowsPerWarp, s.wgmma() ? "wgmma" : "mma")
-               .str() +
-           (s.swizzle ? "_sw" : "") + (s.kvStages != 2 ? "_s" + std::to_string(s.kvStages) : "") +
-           (s.packKVGroups ? "_pack" : "") +
-           (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "");
-  // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
-  // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
-  // in flight share K/V in L2; the heads therefore go to y. The combine
-  // kernel's grid is B·Hq·Lq along x.
-  if (s.batch * s.gridHeads() > 65535)
-    return fail(Twine(s.packKVGroups ? "B·Hkv = " : "B·Hq = ") +
-                Twine(s.batch * s.gridHeads()) +
-                " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
-  if (s.numQueryTiles() > 2147483647)
-    return fail("Lq needs more than 2^31 - 1 query tiles");
-  if (s.splitKV() && s.batch * s.headsQ * s.seqQ > 2147483647)
-    return fail("split-KV's combine kernel needs B·Hq·Lq <= 2^31 - 1 CTAs; "
-                "use kv-splits=1");
-  // Guaranteed by checkKernelConfig: the warps split the query tile, and
-  // every thread copies the same number of 16-byte chunks of each K/V tile.
-  assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
-  assert((s.blockKV * std::min(s.headDim, s.headDimV) / 8) % (32 * s.numWarps()) == 0 &&
-         "K/V tile copies must split evenly over the threads");
+
+  if (failed(fillSpec(op, *shape, elt, *config, s)))
+    return failure();
   return s;
 }
 
-/// [H, L, d] -> [1, H, L, d], so that one kernel form serves both ranks.
+/// The spec of a paged attention: the chooser sees the key capacity as Lk
+/// (the kernel is sized for the longest sequence the block table holds).
+FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &options) {
+  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
+    op.emitError("attn-lower-to-gpu: ") << why;
+    return failure();
+  };
+  if (!llvm::all_of(op->getOperandTypes(),
+                    [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }))
+    return fail("the GPU kernel needs static shapes");
+  Type elt = op.getQuery().getType().getElementType();
+  FailureOr<AttentionShape> shape = op.getCostShape();
+  if (failed(shape) || (!elt.isF16() && !elt.isBF16()))
+    return fail("the GPU kernel needs f16 or bf16 inputs");
+  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options);
+  if (failed(config))
+    return failure();
+  FlashKernelSpec s;
+  s.scale = op.getScale().convertToDouble();
+  s.pageSize = op.getPageSize();
+  s.numPages = op.getKeyCache().getType().getDimSize(0);
+  s.maxPages = op.getBlockTable().getType().getDimSize(1);
+  if (failed(fillSpec(op, *shape, elt, *config, s)))
+    return failure();
+  return s;
+}
+
+/// [H, L, d] -> [1, H, L, d], so that one kernel form serves both ranks
+/// (other ranks, such as a block table's, pass through).
 Value toRank4(OpBuilder &b, Location loc, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
-  if (t.getRank() == 4)
+  if (t.getRank() != 3)
     return v;
   SmallVector<int64_t> shape{1};
   shape.append(t.getShape().begin(), t.getShape().end());
@@ -238,14 +283,23 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
   };
   SmallVector<Attribute> params{
       param("q", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
-      param("k", dtype + "*", shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
-      param("v", dtype + "*", shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
+      param("k", dtype + "*",
+            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDim})
+                      : shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
+      param("v", dtype + "*",
+            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDimV})
+                      : shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
       param("o", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
   // A keep mask is one byte per element (i1 in memory; torch.bool).
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(param("mask",
                            s.mask == FlashKernelSpec::Mask::Keep ? "i1*" : dtype + "*",
                            shape(s.maskShape)));
+  // A paged KV cache's block table and sequence lengths (int32).
+  if (s.paged()) {
+    params.push_back(param("block_table", "i32*", shape({s.batch, s.maxPages})));
+    params.push_back(param("seq_lens", "i32*", shape({s.batch})));
+  }
   // Buffers the runner allocates (uninitialized) and passes by name.
   SmallVector<Attribute> workspace;
   if (s.splitKV()) {
@@ -266,6 +320,8 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.push_back("o");
   if (s.mask != FlashKernelSpec::Mask::None)
     attentionArgs.push_back("mask");
+  if (s.paged())
+    attentionArgs.append({"block_table", "seq_lens"});
   Attribute grid = shape({s.numQueryTiles(), s.batch * s.gridHeads(), s.kvSplits});
   Attribute block = shape({32 * s.numWarps(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
@@ -310,7 +366,12 @@ DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
       {"scale", b.getF64FloatAttr(s.scale)},
       {"instruction", str(s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16")},
-      {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")}});
+      {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
+      // Lk above is the key capacity max_pages · page_size when paged.
+      {"paged", s.paged() ? dict({{"page_size", i64(s.pageSize)},
+                                  {"num_pages", i64(s.numPages)},
+                                  {"max_pages", i64(s.maxPages)}})
+                          : Attribute(b.getBoolAttr(false))}});
 }
 
 /// A manifest attribute as JSON: the kinds manifestFor builds; nullopt for
@@ -396,8 +457,11 @@ struct AttnLowerToGPUPass
     FailureOr<KernelOptions> options = kernelOptions();
     if (failed(options))
       return signalPassFailure();
-    SmallVector<AttentionOp> ops;
-    module.walk([&](AttentionOp op) { ops.push_back(op); });
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<AttentionOp, PagedAttentionOp>(op))
+        ops.push_back(op);
+    });
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
@@ -407,11 +471,14 @@ struct AttnLowerToGPUPass
       manifests.append(earlier.getValue());
     // The attention kernel and, with split-KV, its combine kernel.
     llvm::StringMap<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> kernels;
-    for (AttentionOp op : ops) {
-      FailureOr<FlashKernelSpec> spec = specFor(op, *options);
+    for (Operation *op : ops) {
+      auto attention = dyn_cast<AttentionOp>(op);
+      auto paged = dyn_cast<PagedAttentionOp>(op);
+      FailureOr<FlashKernelSpec> spec =
+          attention ? specFor(attention, *options) : specFor(paged, *options);
       if (failed(spec))
         return signalPassFailure();
-      Location loc = op.getLoc();
+      Location loc = op->getLoc();
       OpBuilder b(module.getBodyRegion());
       auto &[kernel, combine] = kernels[spec->name];
       if (!kernel) {
@@ -431,7 +498,9 @@ struct AttnLowerToGPUPass
         return bufferization::ToBufferOp::create(
             b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t4);
       };
-      Value q = asBuffer(op.getQuery()), k = asBuffer(op.getKey()), v = asBuffer(op.getValue());
+      // Q, K, V (or the K/V page pools), as the kernel's first parameters.
+      SmallVector<Value> inputs = llvm::map_to_vector(
+          op->getOperands().take_front(3), [&](Value t) -> Value { return asBuffer(t); });
       auto outType = MemRefType::get(
           {spec->batch, spec->headsQ, spec->seqQ, spec->headDimV}, spec->elementType);
       Value out = memref::AllocOp::create(b, loc, outType);
@@ -441,13 +510,17 @@ struct AttnLowerToGPUPass
       if (combine)
         for (Type t : combine.getArgumentTypes().take_front(2))
           workspace.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(t)));
-      SmallVector<Value> args{q, k, v};
+      SmallVector<Value> args(inputs);
       if (combine)
         args.append(workspace);
       else
         args.push_back(out);
-      if (Value mask = op.getMask())
+      if (Value mask = attention ? attention.getMask() : Value())
         args.push_back(asBuffer(mask));
+      if (paged) {
+        args.push_back(asBuffer(paged.getBlockTable()));
+        args.push_back(asBuffer(paged.getSeqLens()));
+      }
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
@@ -470,12 +543,12 @@ struct AttnLowerToGPUPass
       Value result = bufferization::ToTensorOp::create(
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);
-      auto resultType = cast<RankedTensorType>(op.getResult().getType());
+      auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
       if (resultType.getRank() == 3)
         result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
                                                  SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-      op.replaceAllUsesWith(result);
-      op.erase();
+      op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
     }
     module->setAttr(kLaunchManifestsAttrName, manifests.getDictionary(&getContext()));
   }

@@ -46,7 +46,7 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
       // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
       // traffic per mma (FlashAttention-2's layout) at the price of registers.
       mt(spec.mTiles()), lq(spec.seqQ), lk(spec.seqKV), stages(spec.stages()),
-      qTail(spec.numRows() % spec.blockQ != 0), kTail(spec.seqKV % spec.blockKV != 0),
+      qTail(spec.numRows() % spec.blockQ != 0), kTail(spec.paged() || spec.seqKV % spec.blockKV != 0),
       hasMask(spec.mask != FlashKernelSpec::Mask::None), packed(spec.packedHeads()) {
   aType = VectorType::get({4, 2}, T);
   bType = VectorType::get({2, 2}, T);
@@ -71,8 +71,13 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   auto global = [&](int64_t h, int64_t l, int64_t cols) {
     return MemRefType::get({s.batch, h, l, cols}, c.T);
   };
-  SmallVector<Type> params{global(s.headsQ, s.seqQ, c.d), global(s.headsKV, s.seqKV, c.d),
-                           global(s.headsKV, s.seqKV, c.dv), global(s.headsQ, s.seqQ, c.dv)};
+  // K/V: [B, Hkv, Lk, d], or a paged pool [P, S, Hkv, d].
+  auto keys = [&](int64_t cols) {
+    return s.paged() ? MemRefType::get({s.numPages, s.pageSize, s.headsKV, cols}, c.T)
+                     : global(s.headsKV, s.seqKV, cols);
+  };
+  SmallVector<Type> params{global(s.headsQ, s.seqQ, c.d), keys(c.d), keys(c.dv),
+                           global(s.headsQ, s.seqQ, c.dv)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, c.dv}, c.f32);
     params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, c.f32));
@@ -80,6 +85,10 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   if (c.hasMask)
     params.push_back(MemRefType::get(
         s.maskShape, s.mask == FlashKernelSpec::Mask::Keep ? Type(b.getI1Type()) : c.T));
+  if (s.paged()) {
+    params.push_back(MemRefType::get({s.batch, s.maxPages}, b.getI32Type()));
+    params.push_back(MemRefType::get({s.batch}, b.getI32Type()));
+  }
   auto fnType = b.getFunctionType(params, {});
   SmallVector<Type> staticTiles;
   if (!s.dynamicSharedMemory)
@@ -95,7 +104,12 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   v.O = entry.getArgument(3);
   v.LSE = s.splitKV() ? entry.getArgument(4) : Value();
   // (The block's arguments continue with the static shared-memory tiles.)
-  v.M = c.hasMask ? entry.getArgument(s.splitKV() ? 5 : 4) : Value();
+  unsigned next = s.splitKV() ? 5 : 4;
+  v.M = c.hasMask ? entry.getArgument(next++) : Value();
+  if (s.paged()) {
+    v.blockTable = entry.getArgument(next++);
+    v.seqLens = entry.getArgument(next++);
+  }
   return func;
 }
 
@@ -203,21 +217,38 @@ void FlashAttentionEmitter::stageQ() {
 }
 
 void FlashAttentionEmitter::computeKVRange() {
+  // The sequence's keys: Lk, or a paged sequence's length, clamped to the
+  // capacity (a length out of range is the caller's error; clamped, it
+  // cannot make the kernel read past the block table's row).
+  v.kvLen = k.idx(c.lk);
+  if (s.paged()) {
+    Value len = memref::LoadOp::create(b, loc, v.seqLens, ValueRange{v.batch});
+    len = arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+    len = arith::MaxSIOp::create(b, loc, len, k.idx(0));
+    v.kvLen = arith::MinSIOp::create(b, loc, len, k.idx(c.lk));
+  }
+  v.causalShift = !s.causalBottomRight ? k.idx(0)
+                  : s.paged()          ? arith::SubIOp::create(b, loc, v.kvLen, k.idx(c.lq))
+                                       : k.idx(s.seqKV - s.seqQ);
   // K/V tiles to visit: the CTA's split of the keys (all of them unless
   // split), and, causal, only up to the tile holding the last key that the
   // CTA's last query row sees (tiles above the diagonal skipped).
-  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
   // One past the last key tile (Lk rounded up to whole tiles).
   v.kvBegin = k.idx(0);
   v.kvEnd = k.idx((c.lk + c.bkv - 1) / c.bkv * c.bkv);
+  if (s.paged())
+    v.kvEnd = k.mul(arith::CeilDivUIOp::create(b, loc, v.kvLen, k.idx(c.bkv)), c.bkv);
   if (s.splitKV()) {
     v.kvBegin = k.mul(v.split, s.keysPerSplit);
+    // (A split past a paged sequence's end gets kvEnd < kvBegin: its loops
+    // are empty.)
     v.kvEnd = arith::MinUIOp::create(b, loc, k.add(v.kvBegin, s.keysPerSplit), v.kvEnd);
   }
   if (s.causal) {
-    Value lastSeen = k.add(v.qEnd, shift); // one past the last key
+    Value lastSeen = k.add(v.qEnd, v.causalShift); // one past the last key
     lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
     Value tiles = arith::CeilDivUIOp::create(b, loc, lastSeen, k.idx(c.bkv));
+    // (A split past the diagonal gets kvEnd < kvBegin: its loops are empty.)
     v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
   }
 }
@@ -244,10 +275,10 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
     return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/true);
   if (!s.causal && !c.kTail)
     return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/false);
-  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
-  Value maskedStart = k.idx(c.lk / c.bkv * c.bkv);
+  Value maskedStart = s.paged() ? k.mul(k.div(v.kvLen, c.bkv), c.bkv)
+                                : k.idx(c.lk / c.bkv * c.bkv);
   if (s.causal) {
-    Value firstMasked = k.add(k.add(v.qFirst, shift), 1); // smallest masked key
+    Value firstMasked = k.add(k.add(v.qFirst, v.causalShift), 1); // smallest masked key
     firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
     Value diagStart = k.mul(k.div(firstMasked, c.bkv), c.bkv);
     maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
@@ -320,14 +351,13 @@ Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Va
     }
   }
   // Above the causal diagonal, or a key past Lk.
-  const int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
   Value drop;
   if (s.causal) {
-    Value limit = k.add(v.row[mi][r], shift);
+    Value limit = k.add(v.row[mi][r], v.causalShift);
     drop = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, key, limit);
   }
   if (c.kTail) {
-    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key, k.idx(c.lk));
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, key, v.kvLen);
     drop = drop ? arith::OrIOp::create(b, loc, drop, past).getResult() : past;
   }
   if (drop)

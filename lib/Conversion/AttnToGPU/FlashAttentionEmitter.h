@@ -50,6 +50,8 @@ struct KernelValues {
   /// Split-KV: O is the partial outputs [S, B, Hq, Lq, dv] (f32) and LSE
   /// their log2-sum-exps [S, B, Hq, Lq].
   Value Q, K, V, O, M, LSE;
+  /// Paged KV cache: the block table [B, maxPages] and sequence lengths [B].
+  Value blockTable, seqLens;
   /// Shared memory: the K and V stages, and the Q tile when it is staged.
   Value kTile, vTile, qTile;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
@@ -68,6 +70,10 @@ struct KernelValues {
   /// The keys the CTA visits: [kvBegin, kvEnd), whole tiles (the last tile
   /// may reach past Lk, whose keys are masked).
   Value kvBegin, kvEnd;
+  /// The keys of the CTA's sequence (Lk, or the paged sequence's length,
+  /// read at run time), and the causal shift: query q sees keys <= q + shift
+  /// (Lk − Lq for bottom_right, else 0).
+  Value kvLen, causalShift;
 };
 
 /// What the stages share: the spec, the op builder, the values above and
@@ -83,7 +89,9 @@ struct KernelContext {
   int64_t d, dv, bq, bkv, threads, mt, lq, lk, stages;
   /// Sequence lengths need not be multiples of the tiles: loads clamp their
   /// row to the last valid one, keys past Lk are masked, rows past the row
-  /// space are computed on clamped data and not stored.
+  /// space are computed on clamped data and not stored. A paged sequence's
+  /// length is known at run time only: kTail holds, and its keys past the
+  /// length are zero-filled, not clamped (kvLen).
   bool qTail, kTail, hasMask;
   /// Query heads per row space (FlashKernelSpec::packedHeads).
   int64_t packed;

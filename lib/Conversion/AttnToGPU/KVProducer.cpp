@@ -11,12 +11,61 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
 using namespace mlir::attn;
 
 namespace {
+
+/// The pages of one staged tile of a paged KV cache, each looked up in the
+/// block table once for the K and the V copies. Lookups are clamped to the
+/// sequence's last page, so that no entry past it (which may hold anything)
+/// is ever used as an address.
+class PageLookup {
+public:
+  PageLookup(KernelContext &c, Value start) : c(c), k(c.k), start(start) {
+    if (!c.s.paged())
+      return;
+    // The last page of the sequence (page 0 for an empty one).
+    Value lastKey = arith::SubIOp::create(k.b, k.loc,
+                                          arith::MaxUIOp::create(k.b, k.loc, c.v.kvLen, k.idx(1)),
+                                          k.idx(1));
+    lastPage = k.div(lastKey, c.s.pageSize);
+  }
+
+  /// The page of the thread's row `kvRow`, which lies in the step of rows
+  /// [stepRow, stepRow + rowsPerStep) of the tile. When no step straddles a
+  /// page boundary (the page size a multiple of the step, and the tile a
+  /// multiple or a divisor of the page, as with power-of-two sizes) the
+  /// page is the step's, the same for every thread and one load per page
+  /// of the tile; otherwise it is looked up per row.
+  Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
+    const int64_t pageSize = c.s.pageSize;
+    bool uniform = pageSize % rowsPerStep == 0 && (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
+    if (!uniform)
+      return lookup(k.div(kvRow, pageSize));
+    int64_t pageInTile = stepRow / pageSize;
+    Value &page = stepPages[pageInTile];
+    if (!page)
+      page = lookup(k.add(k.div(start, pageSize), pageInTile));
+    return page;
+  }
+
+private:
+  Value lookup(Value pageIndex) {
+    pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
+    Value page = memref::LoadOp::create(k.b, k.loc, c.v.blockTable,
+                                        ValueRange{c.v.batch, pageIndex});
+    return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), page);
+  }
+
+  KernelContext &c;
+  KernelBuilder &k;
+  Value start, lastPage;
+  llvm::DenseMap<int64_t, Value> stepPages;
+};
 
 class CpAsyncProducer final : public KVProducer {
 public:
@@ -78,20 +127,33 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
   Location loc = k.loc;
   const KernelValues &v = c.v;
   SmallVector<Value> tokens;
+  PageLookup pages(c, start);
   for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
                                  std::tuple<Value, Value, int64_t>{v.V, v.vTile, c.dv}}) {
     int64_t chunksPerRow = cols / 8, total = c.bkv * chunksPerRow;
     for (int64_t i = 0; i < total / c.threads; ++i) {
       Value ci = k.add(v.tid, i * c.threads);
       Value r = k.div(ci, chunksPerRow), col = k.mul(k.rem(ci, chunksPerRow), 8);
-      // Owned storage: a ValueRange over a braced list would dangle.
       Value kvRow = k.add(start, r);
-      if (c.kTail)
-        kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));
-      SmallVector<Value> srcIdx{v.batch, v.kvHead, kvRow, col};
+      // Owned storage: a ValueRange over a braced list would dangle.
+      SmallVector<Value> srcIdx;
+      Value srcElements;
+      if (c.s.paged()) {
+        // Rows past the sequence are zero-filled (cp.async reads 0 bytes):
+        // what the pool holds there may be NaN, which P = 0 would not hide.
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kvRow, v.kvLen);
+        srcElements = arith::SelectOp::create(b, loc, inside, k.idx(8), k.idx(0));
+        int64_t rowsPerStep = c.threads / chunksPerRow;
+        Value page = pages.pageOf(i * rowsPerStep, rowsPerStep, kvRow);
+        srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
+      } else {
+        if (c.kTail)
+          kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));
+        srcIdx = {v.batch, v.kvHead, kvRow, col};
+      }
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, tile, family.tileAt(buf, r, col),
-                                                        src, srcIdx, b.getIndexAttr(8), Value(),
-                                                        b.getUnitAttr()));
+                                                        src, srcIdx, b.getIndexAttr(8),
+                                                        srcElements, b.getUnitAttr()));
     }
   }
   return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens).getResult();

@@ -134,6 +134,13 @@ struct FlashKernelSpec {
   /// 128-byte swizzle: see WgmmaFamily.cpp).
   int64_t smemPitch(int64_t cols) const { return swizzle || wgmma() ? cols : cols + 8; }
   bool swizzle = false;
+  /// Paged KV cache (attn.paged_attention): K and V are pools of `numPages`
+  /// pages of `pageSize` tokens, [P, S, Hkv, d], read through a block table
+  /// [B, maxPages] (i32) for the sequence lengths [B] (i32), the kernel's
+  /// last two parameters. seqKV is the capacity maxPages · pageSize; the
+  /// keys a CTA visits end at its sequence's length, read at run time.
+  int64_t pageSize = 0, numPages = 0, maxPages = 0;
+  bool paged() const { return pageSize > 0; }
 };
 
 /// The FlashAttention-2 forward kernel, one CTA per (batch·head, query tile

@@ -260,6 +260,19 @@ AttentionOp::verifyShapes(RankedTensorType q, RankedTensorType k,
   return success();
 }
 
+/// The cost model's name for an element type, if it has one.
+static std::optional<DType> costDType(Type elt) {
+  if (elt.isF16())
+    return DType::F16;
+  if (elt.isBF16())
+    return DType::BF16;
+  if (elt.isF32())
+    return DType::F32;
+  if (elt.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
 FailureOr<AttentionShape> AttentionOp::getCostShape() {
   auto q = getQuery().getType(), k = getKey().getType(), v = getValue().getType();
   if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
@@ -276,17 +289,10 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
   s.headDim = q.getDimSize(r - 1);
   s.seqKV = k.getDimSize(r - 2);
   s.headDimV = v.getDimSize(r - 1);
-  Type elt = q.getElementType();
-  if (elt.isF16())
-    s.dtype = DType::F16;
-  else if (elt.isBF16())
-    s.dtype = DType::BF16;
-  else if (elt.isF32())
-    s.dtype = DType::F32;
-  else if (elt.isF64())
-    s.dtype = DType::F64;
-  else
+  std::optional<DType> dtype = costDType(q.getElementType());
+  if (!dtype)
     return failure();
+  s.dtype = *dtype;
   s.causal = isCausal();
   s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
   return s;
@@ -349,6 +355,29 @@ LogicalResult PagedAttentionOp::verify() {
   if (!std::isfinite(getScale().convertToDouble()))
     return emitOpError("scale must be finite");
   return success();
+}
+
+FailureOr<AttentionShape> PagedAttentionOp::getCostShape() {
+  RankedTensorType q = getQuery().getType(), kc = getKeyCache().getType(),
+                   vc = getValueCache().getType();
+  if (!llvm::all_of(getOperandTypes(),
+                    [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }))
+    return failure();
+  std::optional<DType> dtype = costDType(q.getElementType());
+  if (!dtype)
+    return failure();
+  AttentionShape s;
+  s.batch = q.getDimSize(0);
+  s.headsQ = q.getDimSize(1);
+  s.headsKV = kc.getDimSize(2);
+  s.seqQ = q.getDimSize(2);
+  s.seqKV = getKeyCapacity();
+  s.headDim = q.getDimSize(3);
+  s.headDimV = vc.getDimSize(3);
+  s.dtype = *dtype;
+  s.causal = getCausal().has_value();
+  s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
+  return s;
 }
 
 int64_t PagedAttentionOp::getKeyCapacity() {

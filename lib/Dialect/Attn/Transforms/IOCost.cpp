@@ -146,7 +146,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   /// attention op: the implicit module has no location a user could see.
   Operation *diagnosticAnchor() {
     Operation *anchor = getOperation();
-    getOperation().walk([&](AttentionOp op) {
+    getOperation().walk([&](Operation *op) {
+      if (!isa<AttentionOp, PagedAttentionOp>(op))
+        return WalkResult::advance();
       anchor = op;
       return WalkResult::interrupt();
     });
@@ -213,14 +215,20 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     std::optional<DType> plotDType;
 
     module.walk([&](Operation *op) {
-      if (auto attn = dyn_cast<AttentionOp>(op)) {
-        FailureOr<AttentionShape> shape = attn.getCostShape();
+      if (isa<AttentionOp, PagedAttentionOp>(op)) {
+        // A paged attention is costed with every sequence full (Lk = its
+        // key capacity): an upper bound.
+        auto paged = dyn_cast<PagedAttentionOp>(op);
+        Operation *attn = op;
+        FailureOr<AttentionShape> shape =
+            paged ? paged.getCostShape() : cast<AttentionOp>(op).getCostShape();
         if (failed(shape)) {
-          attn.emitWarning("io-cost skipped: the cost model needs static shapes");
+          attn->emitWarning("io-cost skipped: the cost model needs static shapes");
           return;
         }
+        MaskReads mask = paged ? MaskReads::None : getMaskReads(cast<AttentionOp>(op));
         FailureOr<std::optional<KernelConfig>> config =
-            chooseConfig(attn, *shape, tgt);
+            chooseConfig(attn, *shape, mask, tgt);
         if (failed(config)) {
           failedAny = true;
           return;
@@ -228,7 +236,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
         llvm::Expected<AttentionCost> cost =
             computeAttentionCost(*shape, tgt, costedTiles(*shape, tgt, *config));
         if (!cost) {
-          attn.emitError("io-cost failed: ") << llvm::toString(cost.takeError());
+          attn->emitError("io-cost failed: ") << llvm::toString(cost.takeError());
           failedAny = true;
           return;
         }
@@ -252,7 +260,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                                       bound(c.fusedMemoryBound), c.tiles.blockQ,
                                       c.tiles.blockKV));
         if (emitRemarks)
-          attn.emitRemark(llvm::formatv(
+          attn->emitRemark(llvm::formatv(
               "io-cost on {0}: fused {1}-bound ({2:F1} FLOP/B vs ridge {3:F1}), "
               "unfused {4}-bound ({5:F1} FLOP/B); predicted speedup {6:F2}x, "
               "tiles {7}x{8}",
@@ -261,6 +269,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
               c.intensityNaive, c.predictedSpeedup(), c.tiles.blockQ,
               c.tiles.blockKV));
         llvm::json::Object report = attentionCostToJSON(name, c);
+        if (paged)
+          report["paged"] = llvm::json::Object{{"page_size", paged.getPageSize()},
+                                               {"lk_is_capacity", true}};
         if (*config)
           report["kernel_config"] = kernelConfigToJSON(**config);
         attentionReports.push_back(std::move(report));
@@ -379,12 +390,11 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   /// Explicit options that no kernel can run on a shape one can run are an
   /// error with the chooser's reason.
   FailureOr<std::optional<KernelConfig>>
-  chooseConfig(AttentionOp op, const AttentionShape &shape,
+  chooseConfig(Operation *op, const AttentionShape &shape, MaskReads mask,
                const TargetSpec &tgt) {
     FailureOr<KernelConfigRequest> request = kernelRequest();
     if (failed(request))
       return failure();
-    MaskReads mask = getMaskReads(op);
     llvm::Expected<KernelConfig> chosen =
         chooseKernelConfig(shape, mask, tgt, *request);
     if (chosen)
@@ -398,7 +408,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       llvm::consumeError(plain.takeError());
       return std::optional<KernelConfig>();
     }
-    op.emitError("attn-io-cost: ") << why;
+    op->emitError("attn-io-cost: ") << why;
     return failure();
   }
 

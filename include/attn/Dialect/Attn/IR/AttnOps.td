@@ -246,6 +246,10 @@ def Attn_PagedAttentionOp : Attn_Op<"paged_attention", [Pure]> {
     /// Keys a sequence can hold: max pages per sequence · page size (the
     /// key extent the kernel is sized for), or ShapedType::kDynamic.
     int64_t getKeyCapacity();
+    /// The problem as the cost model and the kernel chooser see it, with
+    /// the key capacity as Lk (every sequence full: an upper bound, since
+    /// the lengths are known at run time only); failure for dynamic shapes.
+    ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
   }];
 }
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Compiles the paged-KV decode benchmark (issue 14) with attn-opt (here,
+no GPU needed): for each decode shape, the contiguous kernel and the paged
+kernels (attn.paged_attention) at page sizes 16 and 128, each the chooser's.
+
+    python3 bench/gen_paged_kernels.py --out bench/kernels_paged
+    # on the GPU machine:
+    python3 bench/paged_bench.py --kernels bench/kernels_paged --out $OUT
+
+Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
+(32, 8), (32, 32)}, d = 128, bf16, Lq = 1; the pool holds exactly B·Lk/S
+pages and the block table Lk/S entries per sequence. index.json lists them.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_decode_kernels import compile_one, decode_ir  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAGE_SIZES = (16, 128)
+
+
+def paged_ir(B, Hq, Hkv, Lk, d, page_size, dtype="bf16"):
+    pages, per_seq = B * Lk // page_size, Lk // page_size
+    q = "tensor<%dx%dx1x%dx%s>" % (B, Hq, d, dtype)
+    kv = "tensor<%dx%dx%dx%dx%s>" % (pages, page_size, Hkv, d, dtype)
+    table, lens = "tensor<%dx%dxi32>" % (B, per_seq), "tensor<%dxi32>" % B
+    return ("func.func @decode(%%q: %s, %%k: %s, %%v: %s, %%t: %s, %%l: %s) -> %s {\n"
+            "  %%o = attn.paged_attention %%q, %%k, %%v pages(%%t, %%l) scale(%r)"
+            " causal(bottom_right) : %s, %s, %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (q, kv, kv, table, lens, q, d ** -0.5,
+                                       q, kv, kv, table, lens, q, q))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
+    ap.add_argument("--out", default=os.path.join(HERE, "kernels_paged"))
+    ap.add_argument("--batches", default="1,8,64")
+    ap.add_argument("--lengths", default="4096,16384,131072")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    src = os.path.join(a.out, "src.mlir")
+    index = []
+    for B in (int(x) for x in a.batches.split(",")):
+        for Lk in (int(x) for x in a.lengths.split(",")):
+            for Hq, Hkv in ((64, 8), (32, 8), (32, 32)):
+                entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=128, paged={})
+                with open(src, "w") as f:
+                    f.write(decode_ir(B, Hq, Hkv, Lk, 128))
+                entry["contiguous"], err = compile_one(a.attn_opt, src, a.out, "")
+                for S in PAGE_SIZES:
+                    if err:
+                        break
+                    with open(src, "w") as f:
+                        f.write(paged_ir(B, Hq, Hkv, Lk, 128, S))
+                    entry["paged"][str(S)], err = compile_one(a.attn_opt, src, a.out, "")
+                if err:
+                    print(err)
+                    return 1
+                index.append(entry)
+                print(entry, flush=True)
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

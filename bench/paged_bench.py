@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The paged-KV decode benchmark (issue 14) in one run on the GPU machine.
+
+    python3 bench/paged_bench.py --kernels bench/kernels_paged --out $OUT
+
+For each shape of <kernels>/index.json (bench/gen_paged_kernels.py):
+  1. K and V as contiguous [B, Hkv, Lk, d] tensors and, for each page size,
+     as a pool of pages in a random order with its block table: the same
+     keys, so every kernel computes the same attention;
+  2. correctness, full sequences: each kernel against an fp32 reference
+     (batch 0), next to SDPA's bf16 error on the same inputs (the contract:
+     at most 2x it, no NaN);
+  3. correctness, ragged sequences (paged only): random lengths in [0, Lk]
+     with one empty sequence, and every pool slot past a sequence's length
+     poisoned with NaN; each of the first 4 sequences against its own fp32
+     reference (an empty one must give 0);
+  4. CUDA-event medians (triton.testing.do_bench) of the contiguous and the
+     paged kernels at full length, and of SDPA cuDNN and flash
+     (enable_gqa=True) on the contiguous tensors, in the same run.
+Reports GB/s of K+V read against the read ceiling measured in the same run.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+import triton
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attn_run import Kernel  # noqa: E402
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e-3
+
+
+def attention_fp32(q, k, v, scale):
+    """One sequence: q [Hq, 1, d], k/v [Hkv, L, d] -> [Hq, 1, d] (0 if L = 0)."""
+    if k.shape[1] == 0:
+        return torch.zeros(q.shape, device=q.device)
+    g = q.shape[0] // k.shape[0]
+    return F.scaled_dot_product_attention(q.float(), k.float().repeat_interleave(g, 0),
+                                          v.float().repeat_interleave(g, 0), scale=scale)
+
+
+def rel_err(x, ref):
+    n = ref.norm()
+    return ((x.float() - ref).norm() / (n if n > 0 else 1)).item()
+
+
+def to_pool(x, S, perm):
+    """[B, Hkv, Lk, d] -> pool [B·Lk/S, S, Hkv, d] with page b·N + p stored
+    at perm[b·N + p]; the block table is perm as [B, N]."""
+    B, H, L, d = x.shape
+    pages = x.view(B, H, L // S, S, d).permute(0, 2, 3, 1, 4).reshape(-1, S, H, d)
+    pool = torch.empty_like(pages)
+    pool[perm] = pages
+    return pool
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", default="bench/kernels_paged")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--max-gb", type=float, default=40.0,
+                    help="skip shapes whose K+V exceed this (pools double it)")
+    a = ap.parse_args()
+    with open(os.path.join(a.kernels, "index.json")) as f:
+        index = json.load(f)
+    x = torch.empty(2 << 30, device="cuda", dtype=torch.bfloat16).normal_()
+    read_tbps = x.numel() * 2 / bench(lambda: x.sum()) / 1e12
+    del x
+    print("read ceiling %.2f TB/s" % read_tbps, flush=True)
+    rows, out = [], open(os.path.join(a.out, "results.jsonl"), "w")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    for e in index:
+        B, Hq, Hkv, Lk, d = e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]
+        kv_bytes = 2 * B * Hkv * Lk * d * 2
+        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk)
+        if kv_bytes / 1e9 > a.max_gb:
+            row["skipped"] = "K+V %.0f GB exceed --max-gb" % (kv_bytes / 1e9)
+            rows.append(row)
+            out.write(json.dumps(row) + "\n")
+            print(row, flush=True)
+            continue
+        torch.cuda.empty_cache()
+        scale = d ** -0.5
+        q = torch.randn(B, Hq, 1, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        k = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        v = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        o = torch.full((B, Hq, 1, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+        ref = attention_fp32(q[0], k[0], v[0], scale)
+        with sdpa_kernel(SDPBackend.MATH):
+            g = Hq // Hkv
+            same = F.scaled_dot_product_attention(q[:1], k[:1].repeat_interleave(g, 1),
+                                                  v[:1].repeat_interleave(g, 1), scale=scale)
+        row["sdpa_err"] = sdpa_err = rel_err(same[0], ref)
+        ok = lambda out: bool(not out.isnan().any()) and rel_err(out[0], ref) <= 2 * sdpa_err + 1e-6  # noqa: E731
+        gbps = lambda t: kv_bytes / t / 1e9  # noqa: E731
+        contiguous = Kernel(os.path.join(a.kernels, e["contiguous"] + ".json"))
+        contiguous(q, k, v, o)
+        row["contiguous_correct"] = ok(o)
+        row["contiguous"] = gbps(bench(lambda: contiguous(q, k, v, o)))
+        row["paged"], row["paged_correct"], row["ragged_correct"] = {}, {}, {}
+        for S, name in e["paged"].items():
+            S = int(S)
+            kern = Kernel(os.path.join(a.kernels, name + ".json"))
+            N = Lk // S
+            perm = torch.randperm(B * N, device="cuda", generator=gen)
+            table = perm.view(B, N).to(torch.int32)
+            kp, vp = to_pool(k, S, perm), to_pool(v, S, perm)
+            lens = torch.full((B,), Lk, device="cuda", dtype=torch.int32)
+            o.fill_(float("nan"))
+            kern(q, kp, vp, o, block_table=table, seq_lens=lens, check_bounds=True)
+            row["paged_correct"][S] = ok(o)
+            row["paged"][S] = gbps(bench(lambda: kern(q, kp, vp, o, block_table=table,
+                                                       seq_lens=lens)))
+            # Ragged: random lengths, one empty sequence, NaN past each end.
+            lens = torch.randint(0, Lk + 1, (B,), device="cuda", generator=gen,
+                                 dtype=torch.int32)
+            lens[min(1, B - 1)] = 0 if B > 1 else lens[0]
+            pos = torch.arange(Lk, device="cuda")
+            # Slot s of logical page b·N + p lies past its sequence's end;
+            # the logical page is stored at physical page perm[b·N + p].
+            dead = (pos[None, :] >= lens[:, None].long()).view(B * N, S)
+            physical = torch.zeros_like(dead)
+            physical[perm] = dead
+            kp[physical] = float("nan")
+            vp[physical] = float("nan")
+            o.fill_(float("nan"))
+            kern(q, kp, vp, o, block_table=table, seq_lens=lens, check_bounds=True)
+            good = not bool(o.isnan().any())
+            for b in range(min(B, 4)):
+                L = int(lens[b])
+                r = attention_fp32(q[b], k[b, :, :L], v[b, :, :L], scale)
+                good = good and rel_err(o[b], r) <= 2 * sdpa_err + 1e-6
+            row["ragged_correct"][S] = good
+            del kp, vp
+        for label, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+            try:
+                with sdpa_kernel(be):
+                    F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=True)
+                    row[label] = gbps(bench(lambda: F.scaled_dot_product_attention(
+                        q, k, v, scale=scale, enable_gqa=True)))
+            except (RuntimeError, torch.OutOfMemoryError) as err:
+                row[label] = None
+                row[label + "_error"] = str(err).splitlines()[0][:120]
+                torch.cuda.empty_cache()
+        del q, k, v, o
+        print(json.dumps(row), flush=True)
+        out.write(json.dumps(row) + "\n")
+        rows.append(row)
+    out.close()
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("read ceiling %.2f TB/s; GB/s of K+V read (full sequences)\n\n" % read_tbps)
+        f.write("| B | Lk | Hq | Hkv | contiguous | paged 16 | paged 128 | 16 ÷ contig | "
+                "128 ÷ contig | cuDNN | flash | paged 16 ÷ cuDNN | correct (full, ragged) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            if "skipped" in r:
+                f.write("| %d | %d | %d | %d | skipped: %s ||||||||\n"
+                        % (r["B"], r["Lk"], r["Hq"], r["Hkv"], r["skipped"]))
+                continue
+            p16, p128, c, cud = r["paged"][16], r["paged"][128], r["contiguous"], r.get("cudnn")
+            correct = (r["contiguous_correct"] and all(r["paged_correct"].values()),
+                       all(r["ragged_correct"].values()))
+            f.write("| %d | %d | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %s | %s | %s |\n" % (
+                r["B"], r["Lk"], r["Hq"], r["Hkv"], c, p16, p128, p16 / c, p128 / c,
+                "%.0f" % cud if cud else "–", "%.0f" % r["flash"] if r.get("flash") else "–",
+                "%.2f" % (p16 / cud) if cud else "–", correct))
+    print(open(os.path.join(a.out, "table.md")).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
