@@ -56,7 +56,7 @@ def to_pool(x, S, perm):
     at perm[b·N + p]; the block table is perm as [B, N]."""
     B, H, L, d = x.shape
     pages = x.view(B, H, L // S, S, d).permute(0, 2, 3, 1, 4).reshape(-1, S, H, d)
-    pool = torch.empty_like(pages)
+    pool = torch.empty(pages.shape, device=x.device, dtype=x.dtype)
     pool[perm] = pages
     return pool
 
@@ -65,10 +65,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default="bench/kernels_paged")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--index", default="index.json", help="the shape list in --kernels")
     ap.add_argument("--max-gb", type=float, default=40.0,
                     help="skip shapes whose K+V exceed this (pools double it)")
     a = ap.parse_args()
-    with open(os.path.join(a.kernels, "index.json")) as f:
+    with open(os.path.join(a.kernels, a.index)) as f:
         index = json.load(f)
     x = torch.empty(2 << 30, device="cuda", dtype=torch.bfloat16).normal_()
     read_tbps = x.numel() * 2 / bench(lambda: x.sum()) / 1e12

@@ -252,6 +252,41 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert k.cost["flops"] == 4 * 2 * 8 * 256 * 256 * 64 // 2
 
 
+def test_compile_paged_attention():
+    # vLLM's layout: a pool of 16-token pages, a block table and lengths.
+    text = graph.paged_attention(4, 32, 1, 128, hkv=8, num_pages=1024, page_size=16,
+                                 max_pages=256, causal="bottom_right")
+    k = attnopt.compile(text)
+    assert k.manifest["paged"] == {"page_size": 16, "num_pages": 1024, "max_pages": 256}
+    # The kernel is sized for the capacity: 256 pages of 16 keys.
+    assert k.manifest["Lk"] == 4096 and k.manifest["pack_kv_groups"] is True
+    params = {p["name"]: p for p in k.manifest["params"]}
+    assert params["k"]["shape"] == [1024, 16, 8, 128]
+    assert params["block_table"] == {"name": "block_table", "type": "i32*", "shape": [4, 256]}
+    assert params["seq_lens"] == {"name": "seq_lens", "type": "i32*", "shape": [4]}
+    assert k.manifest["launches"][0]["args"][-2:] == ["block_table", "seq_lens"]
+    assert k.cost["paged"] == {"page_size": 16, "lk_is_capacity": True}
+    # The contiguous kernel of the same problem is chosen alike.
+    flat = attnopt.compile(graph.attention(4, 32, 1, 128, hkv=8, Lk=4096,
+                                           causal="bottom_right"))
+    assert flat.manifest["kv_splits"] == k.manifest["kv_splits"]
+    assert flat.manifest["block_kv"] == k.manifest["block_kv"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(hkv=3), "must be a multiple of hkv"),
+    (dict(page_size=0), "page_size"),
+    (dict(max_pages=-1), "max_pages"),
+    (dict(num_pages=1.5), "num_pages"),
+    (dict(page_size=65536, max_pages=65536), "i32 sequence lengths"),
+])
+def test_paged_attention_builder_validates(kwargs, message):
+    args = dict(hkv=2, num_pages=8, page_size=16, max_pages=4)
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=message):
+        graph.paged_attention(2, 4, 1, 64, **args)
+
+
 def test_compile_with_mask_and_odd_lengths():
     # A BERT-style additive padding mask and lengths that are not multiples
     # of the tiles: the manifest lists the mask as a fifth parameter.

@@ -130,3 +130,21 @@ func.func @recorded_pack_with_wgmma_64(%q: tensor<1x8x8x64xbf16>, %kv: tensor<1x
 // SPLITNEG: error: attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 (no split) to 65535, got -2
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=65536" 2>&1 | FileCheck %s --check-prefix=SPLITBIG
 // SPLITBIG: error: attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 (no split) to 65535, got 65536
+
+// -----
+
+// A paged attention on f32 (the CPU path runs it: attn-gather-paged-kv).
+func.func @paged_f32(%q: tensor<1x2x1x64xf32>, %kc: tensor<4x16x2x64xf32>, %vc: tensor<4x16x2x64xf32>, %t: tensor<1x4xi32>, %l: tensor<1xi32>) -> tensor<1x2x1x64xf32> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs f16 or bf16 inputs}}
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) : tensor<1x2x1x64xf32>, tensor<4x16x2x64xf32>, tensor<4x16x2x64xf32>, tensor<1x4xi32>, tensor<1xi32> -> tensor<1x2x1x64xf32>
+  return %o : tensor<1x2x1x64xf32>
+}
+
+// -----
+
+// A paged attention whose pool size is known at run time only.
+func.func @paged_dynamic(%q: tensor<1x2x1x64xf16>, %kc: tensor<?x16x2x64xf16>, %vc: tensor<?x16x2x64xf16>, %t: tensor<1x4xi32>, %l: tensor<1xi32>) -> tensor<1x2x1x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes}}
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) : tensor<1x2x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x2x64xf16>, tensor<1x4xi32>, tensor<1xi32> -> tensor<1x2x1x64xf16>
+  return %o : tensor<1x2x1x64xf16>
+}

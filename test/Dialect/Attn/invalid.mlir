@@ -336,3 +336,123 @@ func.func @online_mask_shape(%q: tensor<8x4xf32>, %acc: tensor<8x4xf32>, %m: ten
 // found the canonicalizer spinning on one).
 // expected-error @+1 {{'attn.mask' op must be in a region with SSA dominance (a function or loop body), not a graph region}}
 %cycle = attn.mask causal %cycle align top_left : tensor<2x4x8x8xf32>
+
+// -----
+
+func.func @paged_query_rank(%q: tensor<8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<8x1x64xf16> {
+  // expected-error @+1 {{query and result must be [B, Hq, Lq, d], got rank 3 and 3}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<8x1x64xf16>
+  return %o : tensor<8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_cache_rank(%q: tensor<2x8x1x64xf16>, %k: tensor<64x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{key and value caches must be [pages, page_size, Hkv, d], got rank 3 and 4}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<64x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_table_rank(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<8xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{block table must be [B, max_pages], got rank 1}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<8xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_lens_rank(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2x1xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{sequence lengths must be [B], got rank 2}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2x1xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_element_types(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xbf16>, %v: tensor<4x16x2x64xbf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{query, key cache and value cache must share an element type}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xbf16>, tensor<4x16x2x64xbf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_result_type(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf32> {
+  // expected-error @+1 {{result element type must be 'f16'}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf32>
+  return %o : tensor<2x8x1x64xf32>
+}
+
+// -----
+
+func.func @paged_empty_table(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x0xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{block table has an empty dim 1}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x0xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_caches_differ(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x32x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{key and value caches differ in dim 1: 16 vs 32}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x32x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_head_dim(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{key head dim 32 differs from query head dim 64}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_batch(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<3x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{block table and sequence lengths must have one row per batch entry (2), got 3 and 2}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<3x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_heads(%q: tensor<2x6x1x64xf16>, %k: tensor<4x16x4x64xf16>, %v: tensor<4x16x4x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x6x1x64xf16> {
+  // expected-error @+1 {{query heads (6) must be a multiple of key/value heads (4)}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x6x1x64xf16>, tensor<4x16x4x64xf16>, tensor<4x16x4x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x6x1x64xf16>
+  return %o : tensor<2x6x1x64xf16>
+}
+
+// -----
+
+func.func @paged_result_dim(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x32xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{result dim 3 must be 32, got 64}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x32xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_capacity(%q: tensor<2x8x1x64xf16>, %k: tensor<4x65536x2x64xf16>, %v: tensor<4x65536x2x64xf16>, %t: tensor<2x65536xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{max_pages · page_size must fit the i32 sequence lengths, got 4294967296}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x65536x2x64xf16>, tensor<4x65536x2x64xf16>, tensor<2x65536xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_scale_inf(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{scale must be finite}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(0x7FF0000000000000) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi32>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @paged_table_element_type(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x64xf16>, %v: tensor<4x16x2x64xf16>, %t: tensor<2x4xi64>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit signless integer values}}
+  %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi64>, tensor<2xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}

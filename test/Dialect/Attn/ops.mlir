@@ -71,3 +71,19 @@ func.func @online_step(%q: tensor<64x64xf16>, %k: tensor<32x64xf16>, %v: tensor<
       : tensor<64x64xf16>, tensor<32x64xf16>, tensor<32x16xf16> -> tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>
   return %a, %b, %c : tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @paged_decode
+// CHECK: attn.paged_attention %{{.*}}, %{{.*}}, %{{.*}} pages(%{{.*}}, %{{.*}}) scale(1.250000e-01) causal(bottom_right) : tensor<2x8x1x64xbf16>, tensor<32x16x2x64xbf16>, tensor<32x16x2x64xbf16>, tensor<2x16xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+func.func @paged_decode(%q: tensor<2x8x1x64xbf16>, %kc: tensor<32x16x2x64xbf16>, %vc: tensor<32x16x2x64xbf16>, %t: tensor<2x16xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xbf16> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x8x1x64xbf16>, tensor<32x16x2x64xbf16>, tensor<32x16x2x64xbf16>, tensor<2x16xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}
+
+// CHECK-LABEL: func.func @paged_dynamic_dv
+// CHECK: attn.paged_attention {{.*}} scale(1.000000e+00) :
+func.func @paged_dynamic_dv(%q: tensor<?x4x3x32xf32>, %kc: tensor<?x8x4x32xf32>, %vc: tensor<?x8x4x16xf32>, %t: tensor<?x?xi32>, %l: tensor<?xi32>) -> tensor<?x4x3x16xf32> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(1.0) : tensor<?x4x3x32xf32>, tensor<?x8x4x32xf32>, tensor<?x8x4x16xf32>, tensor<?x?xi32>, tensor<?xi32> -> tensor<?x4x3x16xf32>
+  return %o : tensor<?x4x3x16xf32>
+}
