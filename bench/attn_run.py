@@ -54,6 +54,26 @@ def reference(q, k, v, causal, scale, heads=None):
         qf, kf, vf, is_causal=causal, scale=scale)
 
 
+def sdpa_anchors(q, k, v, scale, rate):
+    """SDPA's cuDNN and flash backends (enable_gqa=True) on the same inputs:
+    {"cudnn": rate(fn), "flash": rate(fn)}, where `rate` times a callable;
+    a backend that refuses the shape gives None and its error."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    row = {}
+    for label, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+        try:
+            with sdpa_kernel(be):
+                F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=True)
+                row[label] = rate(lambda: F.scaled_dot_product_attention(
+                    q, k, v, scale=scale, enable_gqa=True))
+        except (RuntimeError, torch.OutOfMemoryError) as err:
+            row[label] = None
+            row[label + "_error"] = str(err).splitlines()[0][:120]
+            torch.cuda.empty_cache()
+    return row
+
+
 def rel_err(x, ref):
     return ((x.float() - ref).norm() / ref.norm()).item()
 

@@ -26,7 +26,7 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel  # noqa: E402
+from attn_run import Kernel, sdpa_anchors  # noqa: E402
 
 
 def bench(fn):
@@ -100,16 +100,7 @@ def main():
         row["sweep"] = sweep
         row["sweep_wrong"] = wrong
         row["correct"] = row["correct"] and not wrong
-        for label, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
-            try:
-                with sdpa_kernel(be):
-                    F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=True)
-                    row[label] = gbps(bench(lambda: F.scaled_dot_product_attention(
-                        q, k, v, scale=scale, enable_gqa=True)))
-            except (RuntimeError, torch.OutOfMemoryError) as err:
-                row[label] = None
-                row[label + "_error"] = str(err).splitlines()[0][:120]
-                torch.cuda.empty_cache()
+        row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
         del q, k, v, o
         print(json.dumps(row), flush=True)
         out.write(json.dumps(row) + "\n")
