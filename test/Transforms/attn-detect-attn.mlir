@@ -106,3 +106,35 @@ func.func @scores_escape(%q: tensor<32x16xf32>) -> (tensor<32x16xf32>, tensor<32
   %o = attn.matmul %p, %q : tensor<32x32xf32>, tensor<32x16xf32> -> tensor<32x16xf32>
   return %o, %s : tensor<32x16xf32>, tensor<32x32xf32>
 }
+
+// -----
+
+// A causal pattern filled with -1e4 is a bias, not a mask: scores can
+// outgrow it (the fuzzer's oracle found one under a scale of 8.5e35, where
+// the original kept every key). It is raised as the additive mask it is.
+// CHECK-LABEL: func.func @causal_pattern_filled_with_minus_1e4
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<4x4xf32>) scale(1.000000e+00) :
+// CHECK-NOT: causal
+func.func @causal_pattern_filled_with_minus_1e4(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = arith.constant dense<[[0.0, -1.0e4, -1.0e4, -1.0e4], [0.0, 0.0, -1.0e4, -1.0e4], [0.0, 0.0, 0.0, -1.0e4], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %s = attn.matmul %q, %k transpose_rhs : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %s1 = attn.mask additive %s, %m : tensor<4x4xf32> : tensor<4x4xf32>
+  %p = attn.softmax %s1 dim 1 : tensor<4x4xf32>
+  %o = attn.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// -----
+
+// The same pattern filled with finfo.min absorbs every score below 1e31:
+// causal.
+// CHECK-LABEL: func.func @causal_pattern_filled_with_finfo_min
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} scale(1.000000e+00) causal(top_left) :
+func.func @causal_pattern_filled_with_finfo_min(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = arith.constant dense<[[0.0, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %s = attn.matmul %q, %k transpose_rhs : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  %s1 = attn.mask additive %s, %m : tensor<4x4xf32> : tensor<4x4xf32>
+  %p = attn.softmax %s1 dim 1 : tensor<4x4xf32>
+  %o = attn.matmul %p, %v : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}

@@ -652,11 +652,30 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) 
 /// correct, only slower.
 constexpr int64_t kMaxFoldedMaskElements = int64_t(1) << 22;
 
+/// Whether adding `d` to a score of type `elt` drops it as -inf would: d is
+/// -inf, or within a factor 2 of the type's lowest value (finfo.min, what
+/// frontends fill with), which every score below 2^(emax - p) (1e31 in f32)
+/// rounds into, so exp gives 0 as for -inf. A merely large negative value
+/// (-1e4, -1e9) is a bias: the scores can outgrow it. The fuzzer's oracle
+/// found a -1e4 causal fill under a scale of 8.5e35 raised as a causal mask,
+/// where the original kept every key.
+static bool absorbsScores(double d, Type elt) {
+  if (std::isinf(d) && d < 0)
+    return true;
+  auto ft = dyn_cast<FloatType>(elt);
+  if (!ft)
+    return false;
+  double lowest = llvm::APFloat::getLargest(ft.getFloatSemantics(), /*Negative=*/true)
+                      .convertToDouble();
+  return d <= 0.5 * lowest;
+}
+
 /// A tensor that is the causal pattern itself: a constant, or a tensor
 /// computed from loop indices and constants alone (arange, broadcast,
 /// subtract, compare, select: MaskEvaluator.h), whose kept entries
-/// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or a
-/// large negative value) are exactly j <= i + offset.
+/// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or
+/// a value that absorbs the scores: absorbsScores) are exactly
+/// j <= i + offset.
 std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
   auto t = dyn_cast<RankedTensorType>(m.getType());
   if (!t || t.getRank() < 2 || !t.hasStaticShape())
@@ -677,7 +696,7 @@ std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
       keep.push_back(d != 0.0);
       continue;
     }
-    if (d != 0.0 && !(std::isinf(d) && d < 0) && d > -1e4)
+    if (d != 0.0 && !absorbsScores(d, t.getElementType()))
       return std::nullopt; // a real bias, not a pure mask
     keep.push_back(d == 0.0);
   }
