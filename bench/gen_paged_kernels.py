@@ -23,9 +23,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE_SIZES = (16, 128)
 
 
-def paged_ir(B, Hq, Hkv, Lk, d, page_size, dtype="bf16"):
+def contiguous_causal_ir(B, Hq, Hkv, Lq, Lk, d, dtype="bf16"):
+    """Chunked prefill over contiguous K/V: Lq queries, the sequence's last."""
+    q = "tensor<%dx%dx%dx%dx%s>" % (B, Hq, Lq, d, dtype)
+    kv = "tensor<%dx%dx%dx%dx%s>" % (B, Hkv, Lk, d, dtype)
+    return ("func.func @chunk(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
+            "  %%o = attn.attention %%q, %%k, %%v scale(%r) causal(bottom_right)"
+            " : %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, q, kv, kv, q, q))
+
+
+def paged_ir(B, Hq, Hkv, Lk, d, page_size, dtype="bf16", Lq=1):
     pages, per_seq = B * Lk // page_size, Lk // page_size
-    q = "tensor<%dx%dx1x%dx%s>" % (B, Hq, d, dtype)
+    q = "tensor<%dx%dx%dx%dx%s>" % (B, Hq, Lq, d, dtype)
     kv = "tensor<%dx%dx%dx%dx%s>" % (pages, page_size, Hkv, d, dtype)
     table, lens = "tensor<%dx%dxi32>" % (B, per_seq), "tensor<%dxi32>" % B
     return ("func.func @decode(%%q: %s, %%k: %s, %%v: %s, %%t: %s, %%l: %s) -> %s {\n"
@@ -41,7 +51,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_paged"))
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--lengths", default="4096,16384,131072")
+    ap.add_argument("--prefill", action="store_true",
+                    help="chunked prefill instead: a few Lq > 1 shapes, causal bottom-right "
+                         "(the wgmma kernels on sm_90a), for correctness")
     a = ap.parse_args()
+    if a.prefill:
+        return prefill(a)
     os.makedirs(a.out, exist_ok=True)
     src = os.path.join(a.out, "src.mlir")
     index = []
@@ -63,6 +78,34 @@ def main():
                     return 1
                 index.append(entry)
                 print(entry, flush=True)
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
+def prefill(a):
+    os.makedirs(a.out, exist_ok=True)
+    src = os.path.join(a.out, "src.mlir")
+    index = []
+    # The chooser's kernels (wgmma on sm_90a), and mma.sync for one shape.
+    for B, Hq, Hkv, Lq, Lk, d, options in ((2, 16, 4, 256, 4096, 128, ""),
+                                           (3, 8, 8, 100, 1024, 64, ""),
+                                           (2, 16, 4, 256, 4096, 128, "mma=mma.sync")):
+        entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lq=Lq, Lk=Lk, d=d, options=options, paged={})
+        with open(src, "w") as f:
+            f.write(contiguous_causal_ir(B, Hq, Hkv, Lq, Lk, d))
+        entry["contiguous"], err = compile_one(a.attn_opt, src, a.out, options)
+        for S in PAGE_SIZES:
+            if err:
+                break
+            with open(src, "w") as f:
+                f.write(paged_ir(B, Hq, Hkv, Lk, d, S, Lq=Lq))
+            entry["paged"][str(S)], err = compile_one(a.attn_opt, src, a.out, options)
+        if err:
+            print(err)
+            return 1
+        index.append(entry)
+        print(entry, flush=True)
     with open(os.path.join(a.out, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
     return 0

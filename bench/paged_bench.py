@@ -38,12 +38,17 @@ def bench(fn):
 
 
 def attention_fp32(q, k, v, scale):
-    """One sequence: q [Hq, 1, d], k/v [Hkv, L, d] -> [Hq, 1, d] (0 if L = 0)."""
-    if k.shape[1] == 0:
-        return torch.zeros(q.shape, device=q.device)
+    """One sequence: q [Hq, Lq, d], k/v [Hkv, L, d] -> [Hq, Lq, dv]; the Lq
+    queries are the sequence's last (causal bottom-right, which for Lq = 1
+    is no mask); a query that sees no key gives 0."""
+    lq, L = q.shape[1], k.shape[1]
     g = q.shape[0] // k.shape[0]
-    return F.scaled_dot_product_attention(q.float(), k.float().repeat_interleave(g, 0),
-                                          v.float().repeat_interleave(g, 0), scale=scale)
+    seen = (torch.arange(L, device=q.device)[None, :]
+            <= torch.arange(lq, device=q.device)[:, None] + (L - lq))
+    s = torch.einsum("hqd,hkd->hqk", q.float(), k.float().repeat_interleave(g, 0)) * scale
+    s = s.masked_fill(~seen, float("-inf"))
+    p = torch.softmax(s, -1).nan_to_num(0.0)
+    return p @ v.float().repeat_interleave(g, 0)
 
 
 def rel_err(x, ref):
@@ -79,8 +84,9 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(0)
     for e in index:
         B, Hq, Hkv, Lk, d = e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]
+        Lq = e.get("Lq", 1)
         kv_bytes = 2 * B * Hkv * Lk * d * 2
-        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk)
+        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, Lq=Lq)
         if kv_bytes / 1e9 > a.max_gb:
             row["skipped"] = "K+V %.0f GB exceed --max-gb" % (kv_bytes / 1e9)
             rows.append(row)
@@ -89,15 +95,18 @@ def main():
             continue
         torch.cuda.empty_cache()
         scale = d ** -0.5
-        q = torch.randn(B, Hq, 1, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        q = torch.randn(B, Hq, Lq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
         k = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16, generator=gen)
         v = torch.randn(B, Hkv, Lk, d, device="cuda", dtype=torch.bfloat16, generator=gen)
-        o = torch.full((B, Hq, 1, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+        o = torch.full((B, Hq, Lq, d), float("nan"), device="cuda", dtype=torch.bfloat16)
         ref = attention_fp32(q[0], k[0], v[0], scale)
         with sdpa_kernel(SDPBackend.MATH):
             g = Hq // Hkv
+            seen = (torch.arange(Lk, device="cuda")[None, :]
+                    <= torch.arange(Lq, device="cuda")[:, None] + (Lk - Lq))
             same = F.scaled_dot_product_attention(q[:1], k[:1].repeat_interleave(g, 1),
-                                                  v[:1].repeat_interleave(g, 1), scale=scale)
+                                                  v[:1].repeat_interleave(g, 1), scale=scale,
+                                                  attn_mask=seen)
         row["sdpa_err"] = sdpa_err = rel_err(same[0], ref)
         ok = lambda out: bool(not out.isnan().any()) and rel_err(out[0], ref) <= 2 * sdpa_err + 1e-6  # noqa: E731
         gbps = lambda t: kv_bytes / t / 1e9  # noqa: E731
@@ -140,7 +149,8 @@ def main():
                 good = good and rel_err(o[b], r) <= 2 * sdpa_err + 1e-6
             row["ragged_correct"][S] = good
             del kp, vp
-        row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
+        if Lq == 1:
+            row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
         del q, k, v, o
         print(json.dumps(row), flush=True)
         out.write(json.dumps(row) + "\n")
@@ -157,9 +167,11 @@ def main():
                         % (r["B"], r["Lk"], r["Hq"], r["Hkv"], r["skipped"]))
                 continue
             p16, p128, c, cud = r["paged"][16], r["paged"][128], r["contiguous"], r.get("cudnn")
+            if "Lq" in r and r["Lq"] > 1:
+                r["Lk"] = "%d (Lq %d)" % (r["Lk"], r["Lq"])
             correct = (r["contiguous_correct"] and all(r["paged_correct"].values()),
                        all(r["ragged_correct"].values()))
-            f.write("| %d | %d | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %s | %s | %s |\n" % (
+            f.write("| %d | %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %s | %s | %s |\n" % (
                 r["B"], r["Lk"], r["Hq"], r["Hkv"], c, p16, p128, p16 / c, p128 / c,
                 "%.0f" % cud if cud else "–", "%.0f" % r["flash"] if r.get("flash") else "–",
                 "%.2f" % (p16 / cud) if cud else "–", correct))
