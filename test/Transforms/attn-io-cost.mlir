@@ -107,3 +107,23 @@ func.func @fixed_tiles(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf1
       -> tensor<1x16x4096x64xbf16>
   return %o : tensor<1x16x4096x64xbf16>
 }
+
+// -----
+
+// A paged attention is costed as the contiguous one with every sequence
+// full (Lk = max_pages · page_size = 128): the same FLOPs, bytes and kernel
+// as @paged_as_contiguous below.
+// CHECK-LABEL: func.func @paged_decode
+// CHECK: attn.paged_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
+// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG:.*]]>}
+// CHECK-LABEL: func.func @paged_as_contiguous
+// CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
+// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG]]>}
+func.func @paged_decode(%q: tensor<2x4x1x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x1x64xf16> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x1x64xf16>
+  return %o : tensor<2x4x1x64xf16>
+}
+func.func @paged_as_contiguous(%q: tensor<2x4x1x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>) -> tensor<2x4x1x64xf16> {
+  %o = attn.attention %q, %k, %v scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
+  return %o : tensor<2x4x1x64xf16>
+}
