@@ -76,3 +76,23 @@ func.func @no_attention(%x: f32) -> f32 {
   %y = arith.addf %x, %x : f32
   return %y : f32
 }
+
+// -----
+
+// A paged attention that was not gathered first: gathered and decomposed
+// like the attention it becomes (naive reference).
+// LINALG-LABEL: func.func @paged
+// LINALG: tensor.generate
+// LINALG-NOT: attn.paged_attention
+// LINALG: linalg.generic
+// LOOPS-LABEL: func.func @paged
+// LOOPS-NOT: attn.
+// LOOPS: scf.for
+// LOOPS-NOT: attn.
+// FUSED-LABEL: func.func @paged
+// FUSED-NOT: attn.
+// FUSED: scf.for
+func.func @paged(%q: tensor<1x2x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<3x4x2x8xf32>, %t: tensor<1x3xi32>, %l: tensor<1xi32>) -> tensor<1x2x1x8xf32> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(1.0) causal(bottom_right) : tensor<1x2x1x8xf32>, tensor<3x4x2x8xf32>, tensor<3x4x2x8xf32>, tensor<1x3xi32>, tensor<1xi32> -> tensor<1x2x1x8xf32>
+  return %o : tensor<1x2x1x8xf32>
+}

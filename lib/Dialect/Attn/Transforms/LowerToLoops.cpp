@@ -99,9 +99,20 @@ struct AttnLowerToLoopsPass
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
+    WalkResult dynamicPages = module.walk([&](PagedAttentionOp op) {
+      if (succeeded(op.getCostShape()))
+        return WalkResult::advance();
+      op.emitError("attn-lower-to-loops: the page gathers need static shapes");
+      return WalkResult::interrupt();
+    });
+    if (dynamicPages.wasInterrupted())
+      return signalPassFailure();
 
     RewritePatternSet patterns(ctx);
     populateAttnDecomposeToLinalgPatterns(patterns);
+    // A paged attention not gathered yet: gathered, then decomposed as the
+    // attention it becomes.
+    populateAttnGatherPagedKVPatterns(patterns, /*checkBounds=*/false);
     patterns.add<DecomposeLinalgSoftmax>(ctx);
     // Each attn op must go: a partial conversion reports any that remain.
     ConversionTarget target(*ctx);

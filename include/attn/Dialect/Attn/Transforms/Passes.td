@@ -241,6 +241,9 @@ def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
     * `attn.attention` into the naive reference (S, softmax, P·V): this
       materializes S and is meant for checking, not speed — run `--attn-fuse`
       first for the tiled form;
+    * `attn.paged_attention` into its page gathers and that naive reference
+      (`--attn-gather-paged-kv` then `--attn-fuse` first, as the CPU
+      pipeline does, for the tiled form);
     * the graph primitives into their linalg equivalents.
 
     Then the module is bufferized with one-shot bufferization (function
