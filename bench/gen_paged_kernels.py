@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import compile_one, decode_ir  # noqa: E402
+from gen_decode_kernels import SWEEP, compile_one, decode_ir  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE_SIZES = (16, 128)
@@ -51,6 +51,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_paged"))
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--lengths", default="4096,16384,131072")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also compile, for 16-token pages, every split count of SWEEP at "
+                         "block-kv 32 and 64 (the chooser's stages), to check its pick")
     ap.add_argument("--prefill", action="store_true",
                     help="chunked prefill instead: a few Lq > 1 shapes, causal bottom-right "
                          "(the wgmma kernels on sm_90a), for correctness")
@@ -73,6 +76,17 @@ def main():
                     with open(src, "w") as f:
                         f.write(paged_ir(B, Hq, Hkv, Lk, 128, S))
                     entry["paged"][str(S)], err = compile_one(a.attn_opt, src, a.out, "")
+                if a.sweep and not err:
+                    entry["sweep"] = {}
+                    with open(src, "w") as f:
+                        f.write(paged_ir(B, Hq, Hkv, Lk, 128, 16))
+                    for splits in SWEEP:
+                        for bkv in (32, 64):
+                            label = "splits=%d,bkv=%d" % (splits, bkv)
+                            name, _ = compile_one(a.attn_opt, src, a.out,
+                                                  "kv-splits=%d block-kv=%d" % (splits, bkv))
+                            if name:
+                                entry["sweep"][label] = name
                 if err:
                     print(err)
                     return 1

@@ -148,6 +148,21 @@ def main():
                 r = attention_fp32(q[b], k[b, :, :L], v[b, :, :L], scale)
                 good = good and rel_err(o[b], r) <= 2 * sdpa_err + 1e-6
             row["ragged_correct"][S] = good
+            # The chooser's pick against every swept split count and tile
+            # (16-token pages, full sequences; each sweep kernel checked).
+            if S == 16 and e.get("sweep"):
+                lens.fill_(Lk)
+                kp, vp = to_pool(k, S, perm), to_pool(v, S, perm)
+                sweep, wrong = {}, []
+                for label, other_name in e["sweep"].items():
+                    other = Kernel(os.path.join(a.kernels, other_name + ".json"))
+                    o.fill_(float("nan"))
+                    other(q, kp, vp, o, block_table=table, seq_lens=lens)
+                    if not ok(o):
+                        wrong.append(label)
+                    sweep[label] = gbps(bench(lambda: other(q, kp, vp, o, block_table=table,
+                                                            seq_lens=lens)))
+                row["sweep16"], row["sweep16_wrong"] = sweep, wrong
             del kp, vp
         if Lq == 1:
             row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
@@ -175,6 +190,15 @@ def main():
                 r["B"], r["Lk"], r["Hq"], r["Hkv"], c, p16, p128, p16 / c, p128 / c,
                 "%.0f" % cud if cud else "–", "%.0f" % r["flash"] if r.get("flash") else "–",
                 "%.2f" % (p16 / cud) if cud else "–", correct))
+        swept = [r for r in rows if r.get("sweep16")]
+        if swept:
+            f.write("\nChooser vs sweep (16-token pages): | B | Lk | Hq | Hkv | chosen | best "
+                    "(config) | chosen ÷ best | wrong |\n")
+            for r in swept:
+                best = max(r["sweep16"].items(), key=lambda kv: kv[1])
+                f.write("| %d | %s | %d | %d | %.0f | %.0f (%s) | %.3f | %s |\n" % (
+                    r["B"], r["Lk"], r["Hq"], r["Hkv"], r["paged"][16], best[1], best[0],
+                    r["paged"][16] / best[1], r["sweep16_wrong"]))
     print(open(os.path.join(a.out, "table.md")).read())
     return 0
 
