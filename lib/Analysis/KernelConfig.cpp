@@ -496,3 +496,17 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   llvm::consumeError(chip.takeError());
   return small;
 }
+
+bool mlir::attn::isRefusedOnlyByRequest(const AttentionShape &shape,
+                                        MaskReads mask,
+                                        const TargetSpec &target,
+                                        const KernelConfigRequest &request) {
+  KernelConfigRequest familyOnly;
+  familyOnly.family = request.family;
+  llvm::Expected<KernelConfig> plain =
+      chooseKernelConfig(shape, mask, target, familyOnly);
+  if (plain)
+    return true;
+  llvm::consumeError(plain.takeError());
+  return false;
+}

@@ -146,6 +146,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   AttnLowerToGPUPassOptions lowering;
   // auto: the family of the config the cost model recorded.
   lowering.mma = TensorCoreFamilyOption::Auto;
+  lowering.strict = options.strict;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // The host keeps tensors around the launch, and whatever was not raised
   // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as

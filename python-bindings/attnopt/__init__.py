@@ -203,7 +203,9 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     in the same PTX combines (the manifest lists both launches);
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
     are checked before anything runs (ValueError / TypeError); combinations
-    the kernel cannot run raise MLIRError from the lowering."""
+    the kernel cannot run, and attentions no kernel runs (f32, head dims
+    other than 64/128: the command-line pipeline leaves those unfused on
+    the host with a warning), raise MLIRError from the lowering."""
     _check_str("mlir_text", mlir_text)
     target = graph.check_choice("target", target, CHIPS)
     mma = graph.check_choice("mma", mma, MMA)
@@ -232,8 +234,11 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     report = io_cost(found.ir, target=cost_target)
     cost = report["attention"][0] if report["attention"] else None
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
+        # strict: compile() returns a GPU kernel, so an attention the
+        # kernels cannot run is an error here, not the pipeline's host
+        # fallback.
         run_pipeline(found.ir,
-                     "attn-gpu-pipeline{chip=%s mma=%s block-q=%d rows-per-warp=%d "
+                     "attn-gpu-pipeline{strict=true chip=%s mma=%s block-q=%d rows-per-warp=%d "
                      "block-kv=%d kv-stages=%d kv-splits=%d swizzle=%s dump-dir=%s}"
                      % (target, mma, tiles["block_q"], tiles["rows_per_warp"],
                         tiles["block_kv"], tiles["kv_stages"], kv_splits,

@@ -198,6 +198,15 @@ chooseKernelConfig(const AttentionShape &shape, MaskReads mask,
                    const TargetSpec &target,
                    const KernelConfigRequest &request = {});
 
+/// Whether the refusal of `request` for `shape` is the request's doing:
+/// with only the request's family (its tiles, stages and splits left to the
+/// chooser) a kernel runs the shape. Such a refusal is the caller's error
+/// (they asked for a kernel that cannot run it); any other means no kernel
+/// runs the shape, and the passes fall back to the unfused form.
+bool isRefusedOnlyByRequest(const AttentionShape &shape, MaskReads mask,
+                            const TargetSpec &target,
+                            const KernelConfigRequest &request);
+
 } // namespace attn
 } // namespace mlir
 

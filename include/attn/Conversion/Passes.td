@@ -36,8 +36,15 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     symbol to its manifest (a dictionary attribute), for
     `--attn-dump-gpu-kernels`.
 
-    Preconditions, each reported as an error at the op when violated: static
-    shapes of rank 3 or 4, f16 or bf16, d and dv in {64, 128}. A mask
+    Preconditions: static shapes of rank 3 or 4, f16 or bf16, d and dv in
+    {64, 128}, a grid within CUDA's limits. An op that violates one is not
+    an error: it stays as it is, with a warning at the op giving the reason,
+    and the GPU pipeline decomposes it for the host like any other
+    computation it does not offload, so a correct program is never refused
+    (a generic GPU kernel for these ops is future work). `strict=true`
+    makes the warning an error. Explicit tile options that the op's shape
+    cannot take, where the chooser's own pick could, stay an error: the
+    options ask for a kernel that does not exist. A mask
     tensor (additive, or keep as i1; each dim 1 or full) becomes the
     kernel's fifth parameter, read per score in every K/V tile. Lq and Lk may be any length:
     loads clamp to the last valid row, keys past Lk are masked in the last
@@ -48,9 +55,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     shared with `--attn-io-cost`: the options win; then the
     `#attn.kernel_config` that `--attn-io-cost` recorded on the op (the
     kernel it costed); then the chooser's measured rules, described below.
-    A configuration no kernel can run (block-kv=128 with mma.sync, a K/V
-    tile whose copies do not split over the threads, more shared memory
-    than the target allows, ...) is an error at the op with the reason.
+    A requested configuration no kernel can run (block-kv=128 with
+    mma.sync, a K/V tile whose copies do not split over the threads, more
+    shared memory than the target allows, ...) is an error at the op with
+    the reason.
 
     `block-q` sets the query rows per CTA. 128 rows reuse each staged K/V
     tile twice as often as 64 (half the L2->SM bytes per FLOP); 64 rows
@@ -123,7 +131,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "or 0 to choose">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
            "Split-KV key ranges per query tile, combined by a second "
-           "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">
+           "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">,
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "Make an attention the kernel cannot run an error instead of a "
+           "warning that leaves it unfused">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",

@@ -70,6 +70,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "elsewhere mma.sync), mma.sync, or wgmma (implies sm_90a)"),
       llvm::cl::init(TensorCoreFamilyOption::Auto),
       tensorCoreFamilyOptionValues()};
+  PassOptions::Option<bool> strict{
+      *this, "strict",
+      llvm::cl::desc("Make an attention the tensor-core kernel cannot run an "
+                     "error instead of a warning that leaves it unfused (on "
+                     "the host)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

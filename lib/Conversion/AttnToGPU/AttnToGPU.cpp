@@ -54,6 +54,15 @@ std::string maskSuffix(const FlashKernelSpec &s) {
   return out;
 }
 
+/// Why the tensor-core kernel does not run an op, and whether that is the
+/// pass options' doing (an error: they ask for a kernel that cannot run an
+/// op another kernel could) or the op's (it stays unfused, with a warning,
+/// unless strict=true).
+struct Refusal {
+  std::string why;
+  bool byRequest = false;
+};
+
 /// The target an op's kernel is checked against: the one --attn-io-cost
 /// costed it for, else the preset of the family's chip (h200 for wgmma,
 /// a100 for mma.sync).
@@ -67,9 +76,9 @@ TargetSpec targetFor(Operation *op, TensorCoreFamily family) {
 /// The kernel configuration of `op`: the one --attn-io-cost recorded
 /// (#attn.kernel_config) unless the options ask for another, else the
 /// chooser's (lib/Analysis/KernelConfig.cpp, the one chooser). A config no
-/// kernel can run is an error with the reason, never a silent fallback.
+/// kernel can run is refused with the chooser's reason.
 FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, MaskReads mask,
-                                  const KernelOptions &options) {
+                                  const KernelOptions &options, Refusal &refusal) {
   auto recorded = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttrName);
   KernelConfigRequest request = options.request;
   request.family = options.family;
@@ -81,6 +90,9 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
     request.family = TensorCoreFamily::MmaSync;
   TargetSpec target =
       targetFor(op, request.family.value_or(TensorCoreFamily::MmaSync));
+  // The recorded config is a request too: IR that names a kernel which
+  // cannot run its op is wrong, not merely unsupported.
+  bool requested = options.family || options.explicitFields() || recorded;
   llvm::Expected<KernelConfig> config = [&]() -> llvm::Expected<KernelConfig> {
     if (recorded && !options.explicitFields() &&
         getKernelConfig(recorded).family == request.family) {
@@ -92,7 +104,9 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
     return chooseKernelConfig(shape, mask, target, request);
   }();
   if (!config) {
-    op->emitError("attn-lower-to-gpu: ") << llvm::toString(config.takeError());
+    refusal.why = llvm::toString(config.takeError());
+    refusal.byRequest =
+        requested && isRefusedOnlyByRequest(shape, mask, target, request);
     return failure();
   }
   return *config;
@@ -100,11 +114,11 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
 
 /// The rest of the spec, from the problem, its element type and its
 /// kernel configuration (the mask, scale and paging are already in `s`);
-/// fails with a diagnostic on `op` where CUDA's grid limits refuse it.
-LogicalResult fillSpec(Operation *op, const AttentionShape &shape, Type elt,
-                       const KernelConfig &config, FlashKernelSpec &s) {
+/// refuses what CUDA's grid limits do not allow.
+LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig &config,
+                       FlashKernelSpec &s, Refusal &refusal) {
   auto fail = [&](const Twine &why) {
-    op->emitError("attn-lower-to-gpu: ") << why;
+    refusal.why = why.str();
     return failure();
   };
   s.tensorCore = config.family == TensorCoreFamily::Wgmma
@@ -169,13 +183,14 @@ LogicalResult fillSpec(Operation *op, const AttentionShape &shape, Type elt,
 
 /// Checks the kernel's preconditions (both tensor-core families) and fills
 /// the spec from the op's shape and its kernel configuration.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options) {
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
+                                   Refusal &refusal) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
   int64_t r = q.getRank();
   auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
-    op.emitError("attn-lower-to-gpu: ") << why;
+    refusal.why = why.str();
     return failure();
   };
   if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
@@ -198,7 +213,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
                         "element type; cast the mask to it (rounding the "
                         "bias) or run on the CPU"));
   }
-  FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options);
+  FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options, refusal);
   if (failed(config))
     return failure();
   FlashKernelSpec s;
@@ -213,16 +228,17 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options)
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
 
-  if (failed(fillSpec(op, *shape, elt, *config, s)))
+  if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();
   return s;
 }
 
 /// The spec of a paged attention: the chooser sees the key capacity as Lk
 /// (the kernel is sized for the longest sequence the block table holds).
-FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &options) {
+FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &options,
+                                   Refusal &refusal) {
   auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
-    op.emitError("attn-lower-to-gpu: ") << why;
+    refusal.why = why.str();
     return failure();
   };
   if (!llvm::all_of(op->getOperandTypes(),
@@ -232,7 +248,7 @@ FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &opt
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape) || (!elt.isF16() && !elt.isBF16()))
     return fail("the GPU kernel needs f16 or bf16 inputs");
-  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options);
+  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options, refusal);
   if (failed(config))
     return failure();
   FlashKernelSpec s;
@@ -240,7 +256,7 @@ FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &opt
   s.pageSize = op.getPageSize();
   s.numPages = op.getKeyCache().getType().getDimSize(0);
   s.maxPages = op.getBlockTable().getType().getDimSize(1);
-  if (failed(fillSpec(op, *shape, elt, *config, s)))
+  if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();
   return s;
 }
@@ -474,10 +490,21 @@ struct AttnLowerToGPUPass
     for (Operation *op : ops) {
       auto attention = dyn_cast<AttentionOp>(op);
       auto paged = dyn_cast<PagedAttentionOp>(op);
-      FailureOr<FlashKernelSpec> spec =
-          attention ? specFor(attention, *options) : specFor(paged, *options);
-      if (failed(spec))
-        return signalPassFailure();
+      Refusal refusal;
+      FailureOr<FlashKernelSpec> spec = attention ? specFor(attention, *options, refusal)
+                                                  : specFor(paged, *options, refusal);
+      if (failed(spec)) {
+        if (strict || refusal.byRequest) {
+          op->emitError("attn-lower-to-gpu: ") << refusal.why;
+          return signalPassFailure();
+        }
+        // A correct program is never refused: the op stays as it is, and
+        // the GPU pipeline decomposes it for the host like any other
+        // computation it does not offload.
+        op->emitWarning("attn-lower-to-gpu: ")
+            << refusal.why << "; the attention stays unfused (strict=true makes this an error)";
+        continue;
+      }
       Location loc = op->getLoc();
       OpBuilder b(module.getBodyRegion());
       auto &[kernel, combine] = kernels[spec->name];

@@ -1,8 +1,9 @@
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu -verify-diagnostics
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu=mma=wgmma 2>&1 | FileCheck %s --check-prefix=WGF32
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu=strict=true -verify-diagnostics
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma strict=true" 2>&1 | FileCheck %s --check-prefix=WGF32
 // WGF32: error: attn-lower-to-gpu: wgmma needs f16 or bf16 inputs, got f32
 // Each precondition of the GPU kernels (mma.sync and wgmma), reported at the
-// op, and the option checks.
+// op as an error under strict=true (attn-lower-to-gpu-fallback.mlir: without
+// it, a warning and the op left unfused), and the option checks.
 
 func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
   // expected-error @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f32}}

@@ -131,7 +131,12 @@ def main():
                     choices=["none", "additive", "keep", "dead-row"])
     ap.add_argument("--logit-scale", type=float, default=1.0,
                     help="multiplies Q so that scores reach this magnitude")
-    ap.add_argument("--pipeline-options", default="block-q=16 block-kv=16")
+    ap.add_argument("--pipeline", choices=("cpu", "gpu"), default="cpu",
+                    help="gpu: --attn-gpu-pipeline, for attentions its "
+                         "kernels refuse (they stay unfused and run on the "
+                         "host, so mlir-runner can run the result)")
+    ap.add_argument("--pipeline-options", default=None,
+                    help="default: block-q=16 block-kv=16 (cpu), none (gpu)")
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep-ir", help="write the generated module here")
@@ -207,10 +212,19 @@ def main():
         src.flush()
         # detect=false: @unfused must run as written. With detection on it
         # would be raised and fused too, and the comparison would be moot.
-        options = ("detect=false " + a.pipeline_options).strip()
-        lowered = subprocess.run(
-            [a.attn_opt, src.name, "--attn-cpu-pipeline=" + options],
-            capture_output=True, text=True)
+        if a.pipeline == "cpu":
+            extra = "block-q=16 block-kv=16" if a.pipeline_options is None else a.pipeline_options
+            flag = "--attn-cpu-pipeline=" + ("detect=false " + extra).strip()
+        else:
+            # The GPU pipeline always detects; @unfused is raised too, and
+            # both then take the host's fallback (a warning each).
+            flag = "--attn-gpu-pipeline" + ("=" + a.pipeline_options if a.pipeline_options else "")
+        lowered = subprocess.run([a.attn_opt, src.name, flag],
+                                 capture_output=True, text=True)
+        if a.pipeline == "gpu" and "stays unfused" not in lowered.stderr:
+            print(lowered.stderr[:4000])
+            print("FAIL: the GPU pipeline did not report the fallback")
+            return 1
         if lowered.returncode != 0:
             print(lowered.stderr[:4000])
             print("FAIL: attn-opt failed")

@@ -400,14 +400,8 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     if (chosen)
       return std::optional<KernelConfig>(*chosen);
     std::string why = llvm::toString(chosen.takeError());
-    KernelConfigRequest familyOnly;
-    familyOnly.family = request->family;
-    llvm::Expected<KernelConfig> plain =
-        chooseKernelConfig(shape, mask, tgt, familyOnly);
-    if (!plain) {
-      llvm::consumeError(plain.takeError());
+    if (!isRefusedOnlyByRequest(shape, mask, tgt, *request))
       return std::optional<KernelConfig>();
-    }
     op->emitError("attn-io-cost: ") << why;
     return failure();
   }

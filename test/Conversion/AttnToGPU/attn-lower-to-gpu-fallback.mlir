@@ -1,0 +1,87 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu -verify-diagnostics | FileCheck %s
+// An attention the tensor-core kernel cannot run is not an error: a warning
+// at the op says why, and the op stays for the host's unfused lowering
+// (attn-lower-to-gpu-diagnostics.mlir: the same ops under strict=true, as
+// errors). Ops the kernel runs in the same module are still lowered.
+
+// CHECK-LABEL: func.func @f32_inputs
+// CHECK: attn.attention
+// CHECK-NOT: gpu.launch_func
+func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
+  // expected-warning @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f32; the attention stays unfused (strict=true makes this an error)}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
+
+// -----
+
+// Phi's head dim, beside one the kernel runs: only the second is lowered.
+// CHECK-LABEL: func.func @head_dim_80_beside_64
+// CHECK: attn.attention {{.*}} : tensor<1x2x64x80xf16>
+// CHECK: gpu.launch_func @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64
+// CHECK-NOT: attn.attention
+func.func @head_dim_80_beside_64(%q: tensor<1x2x64x80xf16>, %p: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x80xf16>, tensor<1x2x64x64xf16>) {
+  // expected-warning @+1 {{attn-lower-to-gpu: head dims must be 64 or 128 for the GPU kernel, got 80; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x80xf16>, tensor<1x2x64x80xf16>, tensor<1x2x64x80xf16> -> tensor<1x2x64x80xf16>
+  %r = attn.attention %p, %p, %p scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o, %r : tensor<1x2x64x80xf16>, tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK: attn.attention
+func.func @dynamic(%q: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>
+  return %o : tensor<1x2x?x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wide_additive_mask
+// CHECK: attn.attention
+func.func @wide_additive_mask(%q: tensor<1x2x64x64xbf16>, %m: tensor<1x1x64x64xf32>) -> tensor<1x2x64x64xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel reads an additive mask in the inputs' element type}}
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x64x64xf32>) scale(0.125) : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+}
+
+// -----
+
+// A grid CUDA cannot launch is a property of the problem: also a fallback.
+// CHECK-LABEL: func.func @too_many_heads
+// CHECK: attn.attention
+func.func @too_many_heads(%q: tensor<1024x128x64x64xf16>) -> tensor<1024x128x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: B·Hq = 131072 exceeds the 65535 CTAs CUDA allows along the grid's y axis; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1024x128x64x64xf16>, tensor<1024x128x64x64xf16>, tensor<1024x128x64x64xf16> -> tensor<1024x128x64x64xf16>
+  return %o : tensor<1024x128x64x64xf16>
+}
+
+// -----
+
+// A paged attention on f32: the host gathers it (attn-gather-paged-kv).
+// CHECK-LABEL: func.func @paged_f32
+// CHECK: attn.paged_attention
+func.func @paged_f32(%q: tensor<1x2x1x64xf32>, %kc: tensor<4x16x2x64xf32>, %vc: tensor<4x16x2x64xf32>, %t: tensor<1x4xi32>, %l: tensor<1xi32>) -> tensor<1x2x1x64xf32> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel needs f16 or bf16 inputs; the attention stays unfused}}
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) : tensor<1x2x1x64xf32>, tensor<4x16x2x64xf32>, tensor<4x16x2x64xf32>, tensor<1x4xi32>, tensor<1xi32> -> tensor<1x2x1x64xf32>
+  return %o : tensor<1x2x1x64xf32>
+}
+
+// -----
+
+// A recorded kernel_config naming a kernel that cannot run an op the
+// chooser's own pick could run is wrong IR, not a missing feature: an error.
+func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 128, block_kv = 128, rows_per_warp = 32, kv_stages = 2, swizzle = false>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=ASKED
+// Explicit options the chooser's pick does not need: an error at the op
+// that they break (head_dim_80_beside_64's d = 64 op), a warning at d = 80.
+// ASKED: warning: attn-lower-to-gpu: head dims must be 64 or 128 for the GPU kernel, got 80
+// ASKED: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
