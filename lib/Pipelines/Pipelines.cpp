@@ -43,6 +43,10 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
   AttnIOCostPassOptions costOptions;
   costOptions.target = options.target;
   pm.addPass(createAttnIOCostPass(costOptions));
+  // Packed variable-length batches as one attention per sequence, after
+  // the cost model: their lengths are run-time values, which it cannot
+  // cost (it would warn about every per-sequence attention).
+  pm.addNestedPass<func::FuncOp>(createAttnUnpackVarlenPass());
   if (options.fuse) {
     AttnFusePassOptions fuseOptions;
     fuseOptions.blockQ = options.blockQ;

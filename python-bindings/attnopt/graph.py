@@ -202,6 +202,38 @@ def paged_attention(B: int, H: int, L: int, d: int, *, hkv: int, num_pages: int,
                                     qt, kt, vt, tt, lt, ot, ot))
 
 
+def varlen_attention(total_q: int, H: int, d: int, *, total_k: int, batch: int,
+                     hkv: Optional[int] = None, dv: Optional[int] = None,
+                     dtype: str = "bf16", causal: Union[bool, str] = False,
+                     scale: Optional[float] = None,
+                     func_name: str = "varlen_attention") -> str:
+    """One attn.varlen_attention in a function: `batch` sequences packed
+    without padding (FlashAttention's varlen layout) as Q [total_q, H, d],
+    K [total_k, hkv, d], V [total_k, hkv, dv], located by the cumulative
+    lengths cu_seqlens_q and cu_seqlens_k, each [batch + 1] (i32). The
+    lengths are run-time values; the function takes them as arguments."""
+    total_q = check_int("total_q", total_q, hi=2**31 - 1)
+    total_k = check_int("total_k", total_k, hi=2**31 - 1)
+    _, H, total_q, d, total_k, dv, dtype, align, scale, func_name = _checked_problem(
+        None, H, total_q, d, total_k, dv, dtype, causal, scale, func_name)
+    batch = check_int("batch", batch)
+    hkv = H if hkv is None else check_int("hkv", hkv)
+    if H % hkv:
+        raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
+    qt = "tensor<%dx%dx%dx%s>" % (total_q, H, d, dtype)
+    kt = "tensor<%dx%dx%dx%s>" % (total_k, hkv, d, dtype)
+    vt = "tensor<%dx%dx%dx%s>" % (total_k, hkv, dv, dtype)
+    ot = "tensor<%dx%dx%dx%s>" % (total_q, H, dv, dtype)
+    ct = "tensor<%dxi32>" % (batch + 1)
+    c = " causal(%s)" % align if align else ""
+    return (
+        "func.func @%s(%%q: %s, %%k: %s, %%v: %s, %%cu_q: %s, %%cu_k: %s) -> %s {\n"
+        "  %%o = attn.varlen_attention %%q, %%k, %%v seqlens(%%cu_q, %%cu_k) scale(%s)%s"
+        " : %s, %s, %s, %s, %s -> %s\n"
+        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, ct, ct, ot, mlir_float(scale), c,
+                                    qt, kt, vt, ct, ct, ot, ot))
+
+
 def unfused_attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
                       Lk: Optional[int] = None, dv: Optional[int] = None,
                       dtype: str = "f32", causal: Union[bool, str] = False,

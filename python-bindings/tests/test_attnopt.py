@@ -287,6 +287,34 @@ def test_paged_attention_builder_validates(kwargs, message):
         graph.paged_attention(2, 4, 1, 64, **args)
 
 
+def test_varlen_attention_builder_runs_on_the_cpu_pipeline():
+    text = graph.varlen_attention(300, 8, 64, total_k=512, batch=3, hkv=2, dv=32,
+                                  dtype="f32", causal="bottom_right")
+    assert "attn.varlen_attention" in text and "tensor<4xi32>" in text
+    lowered = attnopt.run_pipeline(text, "attn-cpu-pipeline")
+    assert "attn." not in lowered and "llvm.func @varlen_attention" in lowered
+
+
+def test_compile_varlen_says_there_is_no_gpu_kernel():
+    text = graph.varlen_attention(300, 8, 64, total_k=512, batch=3, hkv=2)
+    with pytest.raises(attnopt.MLIRError, match="no GPU kernel yet"):
+        attnopt.compile(text)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(hkv=3), "must be a multiple of hkv"),
+    (dict(batch=0), "batch"),
+    (dict(total_k=-4), "total_k"),
+    (dict(causal="bottom_left"), "causal"),
+    (dict(total_k=2**31), "total_k must be a positive int \\(at most 2147483647\\)"),
+])
+def test_varlen_attention_builder_validates(kwargs, message):
+    args = dict(total_k=64, batch=2, hkv=2)
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=message):
+        graph.varlen_attention(64, 4, 32, **args)
+
+
 def test_compile_with_mask_and_odd_lengths():
     # A BERT-style additive padding mask and lengths that are not multiples
     # of the tiles: the manifest lists the mask as a fifth parameter.

@@ -468,16 +468,36 @@ struct AttnLowerToGPUPass
     o.request.kvSplits = kvSplits;
     return o;
   }
+  /// An op the kernels do not run: an error (strict, or options that
+  /// break an op a kernel could run), else a warning, and the op stays.
+  LogicalResult refuse(Operation *op, const Refusal &refusal) {
+    if (strict || refusal.byRequest) {
+      op->emitError("attn-lower-to-gpu: ") << refusal.why;
+      return failure();
+    }
+    // A correct program is never refused: the op stays as it is, and the
+    // GPU pipeline decomposes it for the host like any other computation
+    // it does not offload.
+    op->emitWarning("attn-lower-to-gpu: ")
+        << refusal.why << "; the attention stays unfused (strict=true makes this an error)";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<KernelOptions> options = kernelOptions();
     if (failed(options))
       return signalPassFailure();
     SmallVector<Operation *> ops;
+    bool refused = false;
     module.walk([&](Operation *op) {
       if (isa<AttentionOp, PagedAttentionOp>(op))
         ops.push_back(op);
+      if (isa<VarlenAttentionOp>(op))
+        refused |= failed(refuse(op, {"packed variable-length batches have no GPU kernel yet"}));
     });
+    if (refused)
+      return signalPassFailure();
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
@@ -494,15 +514,8 @@ struct AttnLowerToGPUPass
       FailureOr<FlashKernelSpec> spec = attention ? specFor(attention, *options, refusal)
                                                   : specFor(paged, *options, refusal);
       if (failed(spec)) {
-        if (strict || refusal.byRequest) {
-          op->emitError("attn-lower-to-gpu: ") << refusal.why;
+        if (failed(refuse(op, refusal)))
           return signalPassFailure();
-        }
-        // A correct program is never refused: the op stays as it is, and
-        // the GPU pipeline decomposes it for the host like any other
-        // computation it does not offload.
-        op->emitWarning("attn-lower-to-gpu: ")
-            << refusal.why << "; the attention stays unfused (strict=true makes this an error)";
         continue;
       }
       Location loc = op->getLoc();

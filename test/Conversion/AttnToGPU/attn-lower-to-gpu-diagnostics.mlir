@@ -149,3 +149,11 @@ func.func @paged_dynamic(%q: tensor<1x2x1x64xf16>, %kc: tensor<?x16x2x64xf16>, %
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) : tensor<1x2x1x64xf16>, tensor<?x16x2x64xf16>, tensor<?x16x2x64xf16>, tensor<1x4xi32>, tensor<1xi32> -> tensor<1x2x1x64xf16>
   return %o : tensor<1x2x1x64xf16>
 }
+
+// -----
+
+func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: packed variable-length batches have no GPU kernel yet}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xbf16>
+  return %o : tensor<96x8x64xbf16>
+}

@@ -71,6 +71,18 @@ func.func @paged_f32(%q: tensor<1x2x1x64xf32>, %kc: tensor<4x16x2x64xf32>, %vc: 
 
 // -----
 
+// Packed variable-length batches have no GPU kernel yet: the host unpacks
+// them (--attn-unpack-varlen).
+// CHECK-LABEL: func.func @varlen
+// CHECK: attn.varlen_attention
+func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: packed variable-length batches have no GPU kernel yet; the attention stays unfused}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xbf16>
+  return %o : tensor<96x8x64xbf16>
+}
+
+// -----
+
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

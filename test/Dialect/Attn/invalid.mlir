@@ -456,3 +456,107 @@ func.func @paged_table_element_type(%q: tensor<2x8x1x64xf16>, %k: tensor<4x16x2x
   %o = attn.paged_attention %q, %k, %v pages(%t, %l) scale(1.0) : tensor<2x8x1x64xf16>, tensor<4x16x2x64xf16>, tensor<4x16x2x64xf16>, tensor<2x4xi64>, tensor<2xi32> -> tensor<2x8x1x64xf16>
   return %o : tensor<2x8x1x64xf16>
 }
+
+// -----
+
+func.func @varlen_rank(%q: tensor<2x8x1x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{query, key, value and result must be packed as [tokens, heads, d]}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<2x8x1x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+func.func @varlen_cu_rank(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<1x3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{cumulative sequence lengths must be [B + 1], got rank 2 and 1}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<1x3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_cu_sizes(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<4xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{cu_seqlens_q and cu_seqlens_k must both have B + 1 entries, got 3 and 4}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<4xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_cu_empty(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<0xi32>, %ck: tensor<0xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{cumulative sequence lengths need B + 1 >= 1 entries, got 0}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<0xi32>, tensor<0xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_element_types(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xbf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{query, key and value must share an element type}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xbf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_result_type(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf32> {
+  // expected-error @+1 {{result element type must be 'f16'}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf32>
+  return %o : tensor<16x8x64xf32>
+}
+
+// -----
+
+func.func @varlen_empty_heads(%q: tensor<16x0x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x0x64xf16> {
+  // expected-error @+1 {{query has an empty dim 1}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x0x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x0x64xf16>
+  return %o : tensor<16x0x64xf16>
+}
+
+// -----
+
+func.func @varlen_head_dim(%q: tensor<16x8x64xf16>, %k: tensor<16x2x32xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{key head dim 32 differs from query head dim 64}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x32xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_kv_tokens(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<12x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{key and value differ in dim 0: 16 vs 12}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<12x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_gqa(%q: tensor<16x6x64xf16>, %k: tensor<16x4x64xf16>, %v: tensor<16x4x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x6x64xf16> {
+  // expected-error @+1 {{query heads (6) must be a multiple of key/value heads (4)}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x6x64xf16>, tensor<16x4x64xf16>, tensor<16x4x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x6x64xf16>
+  return %o : tensor<16x6x64xf16>
+}
+
+// -----
+
+func.func @varlen_result_shape(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x32xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{result dim 2 must be 32, got 64}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x32xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_scale(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{scale must be finite}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(0x7FF0000000000000) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi32>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}
+
+// -----
+
+func.func @varlen_cu_element_type(%q: tensor<16x8x64xf16>, %k: tensor<16x2x64xf16>, %v: tensor<16x2x64xf16>, %cq: tensor<3xi64>, %ck: tensor<3xi32>) -> tensor<16x8x64xf16> {
+  // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit signless integer values}}
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<16x8x64xf16>, tensor<16x2x64xf16>, tensor<16x2x64xf16>, tensor<3xi64>, tensor<3xi32> -> tensor<16x8x64xf16>
+  return %o : tensor<16x8x64xf16>
+}

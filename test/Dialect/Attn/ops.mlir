@@ -87,3 +87,19 @@ func.func @paged_dynamic_dv(%q: tensor<?x4x3x32xf32>, %kc: tensor<?x8x4x32xf32>,
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(1.0) : tensor<?x4x3x32xf32>, tensor<?x8x4x32xf32>, tensor<?x8x4x16xf32>, tensor<?x?xi32>, tensor<?xi32> -> tensor<?x4x3x16xf32>
   return %o : tensor<?x4x3x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @varlen_prefill
+// CHECK: attn.varlen_attention %{{.*}}, %{{.*}}, %{{.*}} seqlens(%{{.*}}, %{{.*}}) scale(1.250000e-01) causal(bottom_right) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x32xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x32xbf16>
+func.func @varlen_prefill(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %v: tensor<128x2x32xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x32xbf16> {
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(0.125) causal(bottom_right) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x32xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x32xbf16>
+  return %o : tensor<96x8x32xbf16>
+}
+
+// CHECK-LABEL: func.func @varlen_dynamic
+// CHECK: attn.varlen_attention {{.*}} scale(1.000000e+00) :
+func.func @varlen_dynamic(%q: tensor<?x4x16xf32>, %k: tensor<?x?x16xf32>, %v: tensor<?x?x8xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> tensor<?x4x8xf32> {
+  %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<?x4x16xf32>, tensor<?x?x16xf32>, tensor<?x?x8xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x8xf32>
+  return %o : tensor<?x4x8xf32>
+}

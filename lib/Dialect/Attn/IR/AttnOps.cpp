@@ -391,6 +391,58 @@ int64_t PagedAttentionOp::getKeyCapacity() {
 }
 
 //===----------------------------------------------------------------------===//
+// VarlenAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult VarlenAttentionOp::verify() {
+  RankedTensorType q = getQuery().getType(), k = getKey().getType(), v = getValue().getType(),
+                   cuQ = getCuSeqlensQ().getType(), cuK = getCuSeqlensK().getType(),
+                   o = getResult().getType();
+  if (q.getRank() != 3 || k.getRank() != 3 || v.getRank() != 3 || o.getRank() != 3)
+    return emitOpError("query, key, value and result must be packed as [tokens, heads, d]");
+  if (cuQ.getRank() != 1 || cuK.getRank() != 1)
+    return emitOpError("cumulative sequence lengths must be [B + 1], got rank ")
+           << cuQ.getRank() << " and " << cuK.getRank();
+  if (!extentsAgree(cuQ.getDimSize(0), cuK.getDimSize(0)))
+    return emitOpError("cu_seqlens_q and cu_seqlens_k must both have B + 1 entries, got ")
+           << fmtExtent(cuQ.getDimSize(0)) << " and " << fmtExtent(cuK.getDimSize(0));
+  if (cuQ.getDimSize(0) == 0 || cuK.getDimSize(0) == 0)
+    return emitOpError("cumulative sequence lengths need B + 1 >= 1 entries, got 0");
+  Type elt = q.getElementType();
+  if (k.getElementType() != elt || v.getElementType() != elt)
+    return emitOpError("query, key and value must share an element type");
+  if (o.getElementType() != elt)
+    return emitOpError("result element type must be ") << elt;
+  // Heads and head dims only: a batch may hold no tokens.
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"query", q},
+                         {"key", k}, {"value", v}})
+    for (int64_t i : {1, 2})
+      if (t.getDimSize(i) == 0)
+        return emitOpError(name) << " has an empty dim " << i;
+  if (!extentsAgree(k.getDimSize(2), q.getDimSize(2)))
+    return emitOpError("key head dim ") << fmtExtent(k.getDimSize(2))
+                                        << " differs from query head dim "
+                                        << fmtExtent(q.getDimSize(2));
+  for (int64_t i : {0, 1})
+    if (!extentsAgree(k.getDimSize(i), v.getDimSize(i)))
+      return emitOpError("key and value differ in dim ")
+             << i << ": " << fmtExtent(k.getDimSize(i)) << " vs " << fmtExtent(v.getDimSize(i));
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv != 0)
+    return emitOpError("query heads (") << hq << ") must be a multiple of key/value heads ("
+                                        << hkv << ")";
+  SmallVector<int64_t> expected{q.getDimSize(0), hq, v.getDimSize(2)};
+  for (int64_t i = 0; i < 3; ++i)
+    if (!extentsAgree(o.getDimSize(i), expected[i]))
+      return emitOpError("result dim ")
+             << i << " must be " << fmtExtent(expected[i]) << ", got "
+             << fmtExtent(o.getDimSize(i));
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError("scale must be finite");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // OnlineAttentionOp
 //===----------------------------------------------------------------------===//
 

@@ -113,6 +113,8 @@ struct AttnLowerToLoopsPass
     // A paged attention not gathered yet: gathered, then decomposed as the
     // attention it becomes.
     populateAttnGatherPagedKVPatterns(patterns, /*checkBounds=*/false);
+    // Likewise a packed variable-length batch, one attention per sequence.
+    populateAttnUnpackVarlenPatterns(patterns, /*checkBounds=*/false);
     patterns.add<DecomposeLinalgSoftmax>(ctx);
     // Each attn op must go: a partial conversion reports any that remain.
     ConversionTarget target(*ctx);

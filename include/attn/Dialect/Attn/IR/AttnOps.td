@@ -253,6 +253,60 @@ def Attn_PagedAttentionOp : Attn_Op<"paged_attention", [Pure]> {
   }];
 }
 
+def Attn_VarlenAttentionOp : Attn_Op<"varlen_attention", [Pure]> {
+  let summary = "attention over a packed batch of variable-length sequences";
+  let description = [{
+    FlashAttention's varlen form: a batch of B sequences of different
+    lengths packed without padding. Q: [Tq, Hq, d], K: [Tk, Hkv, d] and
+    V: [Tk, Hkv, dv] hold every sequence's tokens back to back; the
+    cumulative sequence lengths cu_q: [B + 1] and cu_k: [B + 1] (i32) say
+    where each starts: sequence b owns query rows cu_q[b] ≤ t < cu_q[b + 1]
+    and key rows cu_k[b] ≤ s < cu_k[b + 1]. For each b and query head h,
+
+      O[cu_q[b] + i, h] = softmax_j(Q[cu_q[b] + i, h] · K[cu_k[b] + j, g]ᵀ · scale)
+                          · V[cu_k[b] + j, g]      (g = h / (Hq/Hkv), GQA)
+
+    with i < Lq_b = cu_q[b+1] − cu_q[b] and j < Lk_b = cu_k[b+1] − cu_k[b].
+    Sequences never see each other's keys.
+
+    * `causal(top_left)`: query i sees keys j ≤ i; `causal(bottom_right)`:
+      j ≤ i + Lk_b − Lq_b, per sequence (prefill with a cached prefix,
+      chunked prefill, decode: FlashAttention-2's varlen convention).
+    * A query that sees no key (Lk_b = 0, or a causal row before the first
+      key) gives 0, as `attn.attention`'s fully masked rows do; so do query
+      rows outside every sequence (t < cu_q[0] or t ≥ cu_q[B]).
+    * The caller's contract, as in FlashAttention: 0 ≤ cu[0] ≤ cu[1] ≤ … ≤
+      cu[B] ≤ T for both. Breaking it reads out of bounds;
+      `--attn-unpack-varlen` with `check-bounds=true` asserts it at run time.
+
+    `--attn-unpack-varlen` rewrites the op into a loop over the sequences,
+    each an `attn.attention` on a slice of dynamic length (the CPU path).
+
+    ```mlir
+    %o = attn.varlen_attention %q, %k, %v seqlens(%cu_q, %cu_k)
+        scale(0.125) causal(bottom_right)
+        : tensor<4096x32x64xbf16>, tensor<4096x8x64xbf16>,
+          tensor<4096x8x64xbf16>, tensor<9xi32>, tensor<9xi32>
+        -> tensor<4096x32x64xbf16>
+    ```
+  }];
+  let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
+                       Attn_FloatTensor:$value,
+                       RankedTensorOf<[I32]>:$cu_seqlens_q,
+                       RankedTensorOf<[I32]>:$cu_seqlens_k,
+                       F64Attr:$scale,
+                       OptionalAttr<Attn_CausalAlignment>:$causal);
+  let results = (outs Attn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    `seqlens` `(` $cu_seqlens_q `,` $cu_seqlens_k `)`
+    `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,`
+    type($cu_seqlens_q) `,` type($cu_seqlens_k) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // The tiled online-softmax form
 //===----------------------------------------------------------------------===//

@@ -36,6 +36,11 @@ void populateAttnDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 /// `checkBounds` adds run-time asserts of the caller's contract.
 void populateAttnGatherPagedKVPatterns(RewritePatternSet &patterns, bool checkBounds);
 
+/// attn.varlen_attention -> a loop over the sequences of per-sequence
+/// attn.attention on dynamic slices; `checkBounds` adds run-time asserts of
+/// the caller's contract.
+void populateAttnUnpackVarlenPatterns(RewritePatternSet &patterns, bool checkBounds);
+
 /// softmax(Q·Kᵀ·s + M)·V in attn, linalg or tosa -> attn.attention, rooted
 /// at the P·V product. Expects P·V candidates visited latest first (as a
 /// greedy driver's worklist does), and leaves the raised chain's ops dead for

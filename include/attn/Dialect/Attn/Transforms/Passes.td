@@ -183,6 +183,40 @@ def AttnGatherPagedKVPass : Pass<"attn-gather-paged-kv", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AttnUnpackVarlenPass : Pass<"attn-unpack-varlen", "func::FuncOp"> {
+  let summary = "Rewrite attn.varlen_attention as a loop of per-sequence attn.attention";
+  let description = [{
+    The CPU path of a packed variable-length batch. Each
+    `attn.varlen_attention` becomes
+
+      O = 0 : [Tq, Hq, dv]
+      for b in [0, B):
+        Qb = transpose(Q[cu_q[b] : cu_q[b+1]])      [Hq, Lq_b, d]
+        Kb, Vb likewise from cu_k                   [Hkv, Lk_b, d / dv]
+        O[cu_q[b] : cu_q[b+1]] = transpose(attn.attention(Qb, Kb, Vb))
+
+    with the op's scale and causal alignment on each sequence, so that the
+    attentions have dynamic Lq and Lk and the CPU pipeline fuses each as it
+    fuses any attention (its run-time shape checks included). No token is
+    padded and no score of one sequence against another's keys is formed.
+    Query rows outside every sequence stay 0.
+
+    `check-bounds=true` first asserts the caller's contract at run time
+    (`cf.assert`): 0 ≤ cu[0], cu non-decreasing, cu[B] ≤ the tokens of Q
+    (resp. K and V). Without it, breaking the contract reads out of
+    bounds, as in FlashAttention.
+  }];
+  let options = [
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
+           "Assert at run time that the cumulative sequence lengths are in range and ordered">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AttnFusePass : Pass<"attn-fuse", "func::FuncOp"> {
   let summary = "Rewrite attn.attention into the tiled online-softmax recurrence";
   let description = [{
