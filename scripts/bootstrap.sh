@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 LLVM_PREFIX=/usr/lib/llvm-22
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
               cmake ninja-build g++ libgtest-dev python3-pip
+              zlib1g-dev libzstd-dev libz3-dev  # what static LLVM Support (lib/Runtime) names
               ${ATTN_EXTRA_APT_PACKAGES:-})
 BUILD_DIR=${ATTN_BUILD_DIR:-build}
 

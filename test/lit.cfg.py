@@ -50,7 +50,10 @@ else:
 tools = [attn_opt, "attn-fuzz-replay", "mlir-runner", "mlir-opt", "FileCheck", "not", "count",
          ToolSubst("%attn_iocost_tests",
                    os.path.join(config.attn_obj_root, "test", "Analysis",
-                                "AttnIOCostTests"))]
+                                "AttnIOCostTests")),
+         ToolSubst("%attn_launch_plan_tests",
+                   os.path.join(config.attn_obj_root, "test", "Runtime",
+                                "AttnLaunchPlanTests"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Absolute paths for helpers that run the tools themselves.
 config.substitutions.append(("%attn_opt_bin", os.path.join(config.attn_tools_dir, "attn-opt")))

@@ -1,0 +1,96 @@
+//===- LaunchPlan.h - A kernel's launch manifest, read and checked -*- C++ -*-===//
+//
+// What --attn-dump-gpu-kernels writes beside each kernel's PTX
+// (<kernel>.json), read into the launches a runtime performs. No CUDA here:
+// the C++ runtime (Runtime.h) is built on it, and its unit tests run
+// without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_RUNTIME_LAUNCHPLAN_H
+#define ATTN_RUNTIME_LAUNCHPLAN_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace attn {
+namespace runtime {
+
+/// The element types a manifest names ("bf16*", "f16*", "f32*", "i32*",
+/// "i1*": a keep mask, one byte per element as torch.bool stores it).
+enum class ElementType { BF16, F16, F32, I32, Bool };
+
+size_t elementBytes(ElementType type);
+llvm::StringRef elementTypeName(ElementType type);
+
+/// A named tensor of the kernels' calling convention: a bare device
+/// pointer to a contiguous row-major array of `shape`.
+struct TensorSpec {
+  std::string name;
+  ElementType type;
+  std::vector<int64_t> shape;
+  int64_t numElements() const;
+  size_t bytes() const;
+};
+
+/// One kernel launch: its grid, block, dynamic shared memory, and its
+/// pointer arguments by name (a param or a workspace buffer).
+struct Launch {
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  uint32_t dynamicSharedMemoryBytes = 0;
+  std::vector<std::string> args;
+};
+
+/// A tensor the caller passes: a device address and what the caller says
+/// it holds, checked against the manifest before anything is launched.
+struct TensorArg {
+  std::string name;
+  uint64_t address = 0;
+  ElementType type;
+  std::vector<int64_t> shape;
+};
+
+/// A manifest, validated: every launch argument names a param or a
+/// workspace buffer, names are unique, shapes positive, grids and blocks
+/// within CUDA's limits.
+class LaunchPlan {
+public:
+  static llvm::Expected<LaunchPlan> parse(llvm::StringRef manifestJSON);
+
+  const std::string &kernelName() const { return kernel; }
+  /// The caller's tensors, in the kernels' order (q, k, v, o, then the
+  /// mask, or the block table and sequence lengths).
+  llvm::ArrayRef<TensorSpec> params() const { return paramSpecs; }
+  /// Scratch the runtime allocates (split-KV's partial outputs), f32.
+  llvm::ArrayRef<TensorSpec> workspace() const { return workspaceSpecs; }
+  /// In order: a later launch reads what an earlier one wrote.
+  llvm::ArrayRef<Launch> launches() const { return launchList; }
+  const TensorSpec *findParam(llvm::StringRef name) const;
+
+  /// Whether `args` are the params, each once, with the manifest's shape
+  /// and element type and a non-null address.
+  llvm::Error checkArgs(llvm::ArrayRef<TensorArg> args) const;
+  /// Each launch's pointer arguments, in order, from the caller's tensors
+  /// and the workspace buffers' addresses (in workspace() order).
+  llvm::Expected<std::vector<std::vector<uint64_t>>>
+  argumentAddresses(llvm::ArrayRef<TensorArg> args,
+                    llvm::ArrayRef<uint64_t> workspaceAddresses) const;
+
+private:
+  std::string kernel;
+  std::vector<TensorSpec> paramSpecs, workspaceSpecs;
+  std::vector<Launch> launchList;
+};
+
+} // namespace runtime
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_RUNTIME_LAUNCHPLAN_H

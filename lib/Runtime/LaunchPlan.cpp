@@ -1,0 +1,278 @@
+//===- LaunchPlan.cpp - A kernel's launch manifest, read and checked ------===//
+//
+// The manifest's JSON is read with llvm::json's ObjectMapper (each error
+// names the path of the field at fault), then checked as a whole: what the
+// runtime would otherwise find out as a CUDA launch failure, or never.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Runtime/LaunchPlan.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir::attn::runtime;
+namespace json = llvm::json;
+
+size_t mlir::attn::runtime::elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::BF16:
+  case ElementType::F16:
+    return 2;
+  case ElementType::F32:
+  case ElementType::I32:
+    return 4;
+  case ElementType::Bool:
+    return 1;
+  }
+  llvm_unreachable("unknown element type");
+}
+
+llvm::StringRef mlir::attn::runtime::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::Bool:
+    return "i1";
+  }
+  llvm_unreachable("unknown element type");
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    n *= e;
+  return n;
+}
+
+size_t TensorSpec::bytes() const { return size_t(numElements()) * elementBytes(type); }
+
+namespace mlir {
+namespace attn {
+namespace runtime {
+
+// The manifest's pointer types: "<element>*".
+static bool fromJSON(const json::Value &v, ElementType &type, json::Path path) {
+  std::optional<llvm::StringRef> s = v.getAsString();
+  std::optional<ElementType> parsed;
+  if (s)
+    parsed = llvm::StringSwitch<std::optional<ElementType>>(*s)
+                 .Case("bf16*", ElementType::BF16)
+                 .Case("f16*", ElementType::F16)
+                 .Case("f32*", ElementType::F32)
+                 .Case("i32*", ElementType::I32)
+                 .Case("i1*", ElementType::Bool)
+                 .Default(std::nullopt);
+  if (!parsed) {
+    path.report("expected a pointer type: bf16*, f16*, f32*, i32* or i1*");
+    return false;
+  }
+  type = *parsed;
+  return true;
+}
+
+static bool fromJSON(const json::Value &v, TensorSpec &t, json::Path path) {
+  json::ObjectMapper o(v, path);
+  return o && o.map("name", t.name) && o.map("type", t.type) && o.map("shape", t.shape);
+}
+
+/// A dim3 from [x, y, z].
+static bool fromJSON(const json::Value &v, std::array<uint32_t, 3> &dims, json::Path path) {
+  std::vector<int64_t> xs;
+  if (!json::fromJSON(v, xs, path))
+    return false;
+  if (xs.size() != 3 ||
+      llvm::any_of(xs, [](int64_t x) { return x < 1 || x > std::numeric_limits<uint32_t>::max(); })) {
+    path.report("expected three positive 32-bit extents [x, y, z]");
+    return false;
+  }
+  for (auto [d, x] : llvm::zip_equal(dims, xs))
+    d = uint32_t(x);
+  return true;
+}
+
+/// The dim3 at `key` of an object (the mapper's lookup would not find the
+/// overload above: std::array's associated namespace is std).
+static bool dim3Field(const json::Value &v, llvm::StringRef key, std::array<uint32_t, 3> &dims,
+                      json::Path path) {
+  const json::Value *field = v.getAsObject()->get(key);
+  if (!field) {
+    path.field(key).report("missing value");
+    return false;
+  }
+  return fromJSON(*field, dims, path.field(key));
+}
+
+static bool fromJSON(const json::Value &v, Launch &l, json::Path path) {
+  json::ObjectMapper o(v, path);
+  int64_t smem = 0;
+  if (!o || !o.map("kernel", l.kernel) || !dim3Field(v, "grid", l.grid, path) ||
+      !dim3Field(v, "block", l.block, path) ||
+      !o.mapOptional("dynamic_shared_memory_bytes", smem) || !o.map("args", l.args))
+    return false;
+  if (smem < 0 || smem > std::numeric_limits<uint32_t>::max()) {
+    path.field("dynamic_shared_memory_bytes").report("expected a 32-bit byte count");
+    return false;
+  }
+  l.dynamicSharedMemoryBytes = uint32_t(smem);
+  return true;
+}
+
+/// Manifests without `launches` (one kernel, no split) spell their one
+/// launch at the top level: grid and block as {formula, value}.
+static bool singleLaunch(const json::Value &root, const std::vector<TensorSpec> &params,
+                         Launch &l, json::Path path) {
+  const json::Object *o = root.getAsObject();
+  json::ObjectMapper mapper(root, path);
+  if (!mapper)
+    return false;
+  auto value = [&](llvm::StringRef key, std::array<uint32_t, 3> &dims) {
+    const json::Object *field = o->getObject(key);
+    json::Path at = path.field(key);
+    if (!field || !field->get("value")) {
+      at.report("expected {formula, value}");
+      return false;
+    }
+    return fromJSON(*field->get("value"), dims, at.field("value"));
+  };
+  int64_t smem = 0;
+  if (!mapper.map("kernel", l.kernel) || !value("grid", l.grid) || !value("block", l.block) ||
+      !mapper.mapOptional("dynamic_shared_memory_bytes", smem))
+    return false;
+  l.dynamicSharedMemoryBytes = uint32_t(std::clamp<int64_t>(smem, 0, UINT32_MAX));
+  for (const TensorSpec &p : params)
+    l.args.push_back(p.name);
+  return true;
+}
+
+} // namespace runtime
+} // namespace attn
+} // namespace mlir
+
+/// Whether `plan`'s parts agree: unique names, positive shapes, launch
+/// arguments that exist, grids and blocks CUDA can launch.
+static llvm::Error validate(const LaunchPlan &plan) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "manifest: " + why);
+  };
+  llvm::StringSet<> names;
+  for (const TensorSpec &t : llvm::concat<const TensorSpec>(plan.params(), plan.workspace())) {
+    if (!names.insert(t.name).second)
+      return fail("the tensor name '" + t.name + "' appears twice");
+    if (t.shape.empty() || llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
+      return fail("'" + t.name + "' needs a shape of positive extents");
+    int64_t elements = 1;
+    for (int64_t e : t.shape)
+      if (llvm::MulOverflow(elements, e, elements))
+        return fail("'" + t.name + "' has more elements than an int64 counts");
+  }
+  if (plan.launches().empty())
+    return fail("no launches");
+  for (auto [i, l] : llvm::enumerate(plan.launches())) {
+    std::string at = llvm::formatv("launch {0} ({1})", i, l.kernel).str();
+    for (const std::string &arg : l.args)
+      if (!names.contains(arg))
+        return fail(at + " names '" + arg + "', which is neither a param nor a workspace buffer");
+    if (l.grid[1] > 65535 || l.grid[2] > 65535 || l.grid[0] > 2147483647u)
+      return fail(at + " has a grid beyond CUDA's limits (2^31 - 1, 65535, 65535)");
+    if (uint64_t(l.block[0]) * l.block[1] * l.block[2] > 1024)
+      return fail(at + " has more than 1024 threads per block");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<LaunchPlan> LaunchPlan::parse(llvm::StringRef manifestJSON) {
+  llvm::Expected<json::Value> root = json::parse(manifestJSON);
+  if (!root)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "manifest: " + llvm::toString(root.takeError()));
+  LaunchPlan plan;
+  json::Path::Root errors("manifest");
+  json::ObjectMapper o(*root, errors);
+  bool ok = o && o.map("kernel", plan.kernel) && o.map("params", plan.paramSpecs) &&
+            o.mapOptional("workspace", plan.workspaceSpecs) &&
+            o.mapOptional("launches", plan.launchList);
+  if (ok && plan.launchList.empty()) {
+    Launch only;
+    ok = singleLaunch(*root, plan.paramSpecs, only, errors);
+    plan.launchList.push_back(std::move(only));
+  }
+  if (!ok)
+    return errors.getError();
+  if (llvm::Error e = validate(plan))
+    return std::move(e);
+  return plan;
+}
+
+const TensorSpec *LaunchPlan::findParam(llvm::StringRef name) const {
+  auto it = llvm::find_if(paramSpecs, [&](const TensorSpec &t) { return t.name == name; });
+  return it == paramSpecs.end() ? nullptr : &*it;
+}
+
+static std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  return "[" + llvm::join(llvm::map_range(shape, [](int64_t e) { return std::to_string(e); }), ", ") +
+         "]";
+}
+
+llvm::Error LaunchPlan::checkArgs(llvm::ArrayRef<TensorArg> args) const {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  llvm::StringSet<> seen;
+  for (const TensorArg &a : args) {
+    const TensorSpec *spec = findParam(a.name);
+    if (!spec)
+      return fail("'" + a.name + "' is not a parameter of " + kernel);
+    if (!seen.insert(a.name).second)
+      return fail("'" + a.name + "' is given twice");
+    if (a.type != spec->type)
+      return fail("'" + a.name + "' holds " + elementTypeName(a.type) + ", the kernel reads " +
+                  elementTypeName(spec->type));
+    if (a.shape != spec->shape)
+      return fail("'" + a.name + "' has shape " + shapeString(a.shape) + ", the kernel needs " +
+                  shapeString(spec->shape));
+    if (a.address == 0)
+      return fail("'" + a.name + "' is a null pointer");
+  }
+  for (const TensorSpec &p : paramSpecs)
+    if (!seen.contains(p.name))
+      return fail("'" + p.name + "' is missing: " + kernel + " takes " +
+                  llvm::join(llvm::map_range(paramSpecs, [](const TensorSpec &t) { return t.name; }),
+                             ", "));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<std::vector<uint64_t>>>
+LaunchPlan::argumentAddresses(llvm::ArrayRef<TensorArg> args,
+                              llvm::ArrayRef<uint64_t> workspaceAddresses) const {
+  if (llvm::Error e = checkArgs(args))
+    return std::move(e);
+  if (workspaceAddresses.size() != workspaceSpecs.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::formatv("{0} workspace addresses for {1} buffers",
+                                                 workspaceAddresses.size(), workspaceSpecs.size()));
+  llvm::StringMap<uint64_t> address;
+  for (const TensorArg &a : args)
+    address[a.name] = a.address;
+  for (auto [spec, at] : llvm::zip_equal(workspaceSpecs, workspaceAddresses))
+    address[spec.name] = at;
+  std::vector<std::vector<uint64_t>> perLaunch;
+  for (const Launch &l : launchList) {
+    std::vector<uint64_t> pointers;
+    for (const std::string &name : l.args)
+      pointers.push_back(address.lookup(name));
+    perLaunch.push_back(std::move(pointers));
+  }
+  return perLaunch;
+}

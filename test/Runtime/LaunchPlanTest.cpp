@@ -1,0 +1,188 @@
+//===- LaunchPlanTest.cpp - The launch manifest reader --------------------===//
+#include "attn/Runtime/LaunchPlan.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace mlir::attn::runtime;
+
+namespace {
+
+// The shape of what --attn-dump-gpu-kernels writes for a split-KV decode
+// kernel (fields the reader ignores left out).
+constexpr const char *kSplitKV = R"({
+  "kernel": "attn_split",
+  "params": [
+    {"name": "q", "type": "bf16*", "shape": [1, 32, 1, 128]},
+    {"name": "k", "type": "bf16*", "shape": [1, 8, 4096, 128]},
+    {"name": "v", "type": "bf16*", "shape": [1, 8, 4096, 128]},
+    {"name": "o", "type": "bf16*", "shape": [1, 32, 1, 128]}],
+  "workspace": [
+    {"name": "o_partial", "type": "f32*", "shape": [8, 1, 32, 1, 128]},
+    {"name": "lse", "type": "f32*", "shape": [8, 1, 32, 1]}],
+  "launches": [
+    {"kernel": "attn_split", "grid": [1, 8, 8], "block": [32, 1, 1],
+     "dynamic_shared_memory_bytes": 69632, "args": ["q", "k", "v", "o_partial", "lse"]},
+    {"kernel": "attn_split_combine", "grid": [32, 1, 1], "block": [128, 1, 1],
+     "dynamic_shared_memory_bytes": 0, "args": ["o_partial", "lse", "o"]}]
+})";
+
+std::string errorOf(llvm::StringRef json) {
+  llvm::Expected<LaunchPlan> plan = LaunchPlan::parse(json);
+  if (plan)
+    return "";
+  return llvm::toString(plan.takeError());
+}
+
+std::vector<TensorArg> splitArgs() {
+  return {{"q", 0x100, ElementType::BF16, {1, 32, 1, 128}},
+          {"k", 0x200, ElementType::BF16, {1, 8, 4096, 128}},
+          {"v", 0x300, ElementType::BF16, {1, 8, 4096, 128}},
+          {"o", 0x400, ElementType::BF16, {1, 32, 1, 128}}};
+}
+
+TEST(LaunchPlan, ReadsSplitKVLaunchesInOrder) {
+  llvm::Expected<LaunchPlan> plan = LaunchPlan::parse(kSplitKV);
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  ASSERT_EQ(plan->params().size(), 4u);
+  EXPECT_EQ(plan->params()[1].bytes(), 8u * 4096 * 128 * 2);
+  ASSERT_EQ(plan->workspace().size(), 2u);
+  EXPECT_EQ(plan->workspace()[0].bytes(), 8u * 32 * 128 * 4);
+  ASSERT_EQ(plan->launches().size(), 2u);
+  EXPECT_EQ(plan->launches()[0].grid, (std::array<uint32_t, 3>{1, 8, 8}));
+  EXPECT_EQ(plan->launches()[0].dynamicSharedMemoryBytes, 69632u);
+  EXPECT_EQ(plan->launches()[1].kernel, "attn_split_combine");
+
+  auto addresses = plan->argumentAddresses(splitArgs(), {0xA00, 0xB00});
+  ASSERT_TRUE(bool(addresses)) << llvm::toString(addresses.takeError());
+  EXPECT_EQ((*addresses)[0], (std::vector<uint64_t>{0x100, 0x200, 0x300, 0xA00, 0xB00}));
+  EXPECT_EQ((*addresses)[1], (std::vector<uint64_t>{0xA00, 0xB00, 0x400}));
+}
+
+TEST(LaunchPlan, OneLaunchSpelledAtTheTopLevel) {
+  llvm::Expected<LaunchPlan> plan = LaunchPlan::parse(R"({
+    "kernel": "attn_plain", "dynamic_shared_memory_bytes": 0,
+    "grid": {"formula": "...", "value": [32, 64, 1]},
+    "block": {"formula": "...", "value": [128, 1, 1]},
+    "params": [{"name": "q", "type": "f16*", "shape": [4]},
+               {"name": "mask", "type": "i1*", "shape": [4]}]})");
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  ASSERT_EQ(plan->launches().size(), 1u);
+  EXPECT_EQ(plan->launches()[0].kernel, "attn_plain");
+  EXPECT_EQ(plan->launches()[0].args, (std::vector<std::string>{"q", "mask"}));
+  EXPECT_EQ(plan->params()[1].bytes(), 4u);
+}
+
+TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
+  EXPECT_NE(errorOf("{").find("manifest"), std::string::npos);
+  EXPECT_NE(errorOf("[]").find("expected object"), std::string::npos);
+  std::string badType = kSplitKV;
+  badType.replace(badType.find("\"bf16*\""), 7, "\"f64*\"");
+  EXPECT_NE(errorOf(badType).find("params[0].type"), std::string::npos) << errorOf(badType);
+  std::string badArg = kSplitKV;
+  badArg.replace(badArg.find("\"lse\"]"), 5, "\"lsx\"");
+  EXPECT_NE(errorOf(badArg).find("names 'lsx', which is neither a param nor a workspace buffer"),
+            std::string::npos)
+      << errorOf(badArg);
+  std::string bigGrid = kSplitKV;
+  bigGrid.replace(bigGrid.find("[1, 8, 8]"), 9, "[1, 70000, 8]");
+  EXPECT_NE(errorOf(bigGrid).find("grid beyond CUDA's limits"), std::string::npos);
+  std::string bigBlock = kSplitKV;
+  bigBlock.replace(bigBlock.find("[128, 1, 1]"), 11, "[128, 16, 1]");
+  EXPECT_NE(errorOf(bigBlock).find("more than 1024 threads"), std::string::npos);
+  std::string zeroGrid = kSplitKV;
+  zeroGrid.replace(zeroGrid.find("[1, 8, 8]"), 9, "[0, 8, 8]");
+  EXPECT_NE(errorOf(zeroGrid).find("launches[0].grid"), std::string::npos) << errorOf(zeroGrid);
+  std::string twice = kSplitKV;
+  twice.replace(twice.find("\"name\": \"lse\""), 13, "\"name\": \"q\"");
+  EXPECT_NE(errorOf(twice).find("'q' appears twice"), std::string::npos);
+  std::string empty = kSplitKV;
+  empty.replace(empty.find("[8, 1, 32, 1]"), 13, "[8, 0, 32, 1]");
+  EXPECT_NE(errorOf(empty).find("positive extents"), std::string::npos);
+  std::string noLaunch = R"({"kernel": "k", "params": []})";
+  EXPECT_NE(errorOf(noLaunch).find("manifest.grid"), std::string::npos) << errorOf(noLaunch);
+}
+
+TEST(LaunchPlan, ChecksTheCallersTensors) {
+  llvm::Expected<LaunchPlan> plan = LaunchPlan::parse(kSplitKV);
+  ASSERT_TRUE(bool(plan));
+  auto why = [&](std::vector<TensorArg> args) {
+    llvm::Error e = plan->checkArgs(args);
+    return e ? llvm::toString(std::move(e)) : std::string();
+  };
+  EXPECT_EQ(why(splitArgs()), "");
+  auto args = splitArgs();
+  args.pop_back();
+  EXPECT_NE(why(args).find("'o' is missing"), std::string::npos);
+  args = splitArgs();
+  args[1].shape = {1, 8, 4095, 128};
+  EXPECT_NE(why(args).find("'k' has shape [1, 8, 4095, 128], the kernel needs [1, 8, 4096, 128]"),
+            std::string::npos);
+  args = splitArgs();
+  args[0].type = ElementType::F16;
+  EXPECT_NE(why(args).find("'q' holds f16, the kernel reads bf16"), std::string::npos);
+  args = splitArgs();
+  args[2].address = 0;
+  EXPECT_NE(why(args).find("'v' is a null pointer"), std::string::npos);
+  args = splitArgs();
+  args.push_back(args[0]);
+  EXPECT_NE(why(args).find("'q' is given twice"), std::string::npos);
+  args = splitArgs();
+  args[3].name = "lse";
+  EXPECT_NE(why(args).find("'lse' is not a parameter"), std::string::npos);
+  auto addresses = plan->argumentAddresses(splitArgs(), {0xA00});
+  ASSERT_FALSE(bool(addresses));
+  EXPECT_NE(llvm::toString(addresses.takeError()).find("1 workspace addresses for 2 buffers"),
+            std::string::npos);
+}
+
+// Every manifest attn-opt wrote into $ATTN_MANIFEST_DIR (launch-plan-unit.test).
+TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
+  const char *dir = std::getenv("ATTN_MANIFEST_DIR");
+  if (!dir)
+    GTEST_SKIP() << "ATTN_MANIFEST_DIR is not set";
+  int manifests = 0, split = 0, paged = 0, masked = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".json")
+      continue;
+    auto text = llvm::MemoryBuffer::getFile(it->path());
+    ASSERT_TRUE(bool(text)) << it->path();
+    llvm::Expected<LaunchPlan> plan = LaunchPlan::parse((*text)->getBuffer());
+    ASSERT_TRUE(bool(plan)) << it->path() << ": " << llvm::toString(plan.takeError());
+    ++manifests;
+    // The kernels' calling convention: q, k, v, o first.
+    std::vector<std::string> names;
+    for (const TensorSpec &t : plan->params())
+      names.push_back(t.name);
+    ASSERT_GE(names.size(), 4u) << it->path();
+    EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 4),
+              (std::vector<std::string>{"q", "k", "v", "o"}));
+    // One launch, or split-KV's two sharing the workspace.
+    EXPECT_EQ(plan->launches().size(), plan->workspace().empty() ? 1u : 2u) << it->path();
+    split += !plan->workspace().empty();
+    paged += plan->findParam("block_table") != nullptr;
+    masked += plan->findParam("mask") != nullptr;
+    // Every param is read or written by some launch.
+    llvm::StringSet<> used;
+    for (const Launch &l : plan->launches())
+      for (const std::string &a : l.args)
+        used.insert(a);
+    for (const std::string &n : names)
+      EXPECT_TRUE(used.contains(n)) << it->path() << ": " << n << " is never passed";
+  }
+  ASSERT_FALSE(ec) << ec.message();
+  // The lit test dumps decode (split-KV), paged and masked kernels.
+  EXPECT_GE(manifests, 8);
+  EXPECT_GT(split, 0);
+  EXPECT_GT(paged, 0);
+  EXPECT_GT(masked, 0);
+}
+
+} // namespace
