@@ -168,6 +168,17 @@ def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
                                    qt, kt, vt, ot, ot))
 
 
+def _one_op_function(func_name, op, scale, align, operands, result_type):
+    """A function of `operands` ((name, type)) whose body is `op` (its text
+    up to the scale, naming operands as %<name>) with scale and causal."""
+    c = " causal(%s)" % align if align else ""
+    types = ", ".join(t for _, t in operands)
+    return ("func.func @%s(%s) -> %s {\n  %%o = %s scale(%s)%s : %s -> %s\n"
+            "  return %%o : %s\n}\n"
+            % (func_name, ", ".join("%%%s: %s" % (n, t) for n, t in operands), result_type,
+               op, mlir_float(scale), c, types, result_type, result_type))
+
+
 def paged_attention(B: int, H: int, L: int, d: int, *, hkv: int, num_pages: int,
                     page_size: int, max_pages: int, dv: Optional[int] = None,
                     dtype: str = "bf16", causal: Union[bool, str] = False,
@@ -193,13 +204,9 @@ def paged_attention(B: int, H: int, L: int, d: int, *, hkv: int, num_pages: int,
     kt = _tensor([num_pages, page_size], hkv, d, dtype)
     vt = _tensor([num_pages, page_size], hkv, dv, dtype)
     tt, lt = "tensor<%dx%dxi32>" % (B, max_pages), "tensor<%dxi32>" % B
-    c = " causal(%s)" % align if align else ""
-    return (
-        "func.func @%s(%%q: %s, %%k: %s, %%v: %s, %%table: %s, %%lens: %s) -> %s {\n"
-        "  %%o = attn.paged_attention %%q, %%k, %%v pages(%%table, %%lens) scale(%s)%s"
-        " : %s, %s, %s, %s, %s -> %s\n"
-        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, tt, lt, ot, mlir_float(scale), c,
-                                    qt, kt, vt, tt, lt, ot, ot))
+    return _one_op_function(
+        func_name, "attn.paged_attention %q, %k, %v pages(%table, %lens)", scale, align,
+        [("q", qt), ("k", kt), ("v", vt), ("table", tt), ("lens", lt)], ot)
 
 
 def varlen_attention(total_q: int, H: int, d: int, *, total_k: int, batch: int,
@@ -225,13 +232,9 @@ def varlen_attention(total_q: int, H: int, d: int, *, total_k: int, batch: int,
     vt = "tensor<%dx%dx%dx%s>" % (total_k, hkv, dv, dtype)
     ot = "tensor<%dx%dx%dx%s>" % (total_q, H, dv, dtype)
     ct = "tensor<%dxi32>" % (batch + 1)
-    c = " causal(%s)" % align if align else ""
-    return (
-        "func.func @%s(%%q: %s, %%k: %s, %%v: %s, %%cu_q: %s, %%cu_k: %s) -> %s {\n"
-        "  %%o = attn.varlen_attention %%q, %%k, %%v seqlens(%%cu_q, %%cu_k) scale(%s)%s"
-        " : %s, %s, %s, %s, %s -> %s\n"
-        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, ct, ct, ot, mlir_float(scale), c,
-                                    qt, kt, vt, ct, ct, ot, ot))
+    return _one_op_function(
+        func_name, "attn.varlen_attention %q, %k, %v seqlens(%cu_q, %cu_k)", scale, align,
+        [("q", qt), ("k", kt), ("v", vt), ("cu_q", ct), ("cu_k", ct)], ot)
 
 
 def unfused_attention(B: Optional[int], H: Optional[int], L: int, d: int, *,

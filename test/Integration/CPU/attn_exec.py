@@ -101,6 +101,64 @@ def reference(q, k, v, mask, mask_kind, causal, scale):
     return np.where(dead, 0.0, out), dead[..., 0]
 
 
+def exec_arguments(description):
+    """The arguments every execution checker takes: the tools and a seed."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--attn-opt", required=True)
+    ap.add_argument("--runner", required=True)
+    ap.add_argument("--shared-libs", required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--pipeline-options", default="")
+    return ap
+
+
+def int_literal(a):
+    """An elements literal for an integer array (block tables, lengths)."""
+    return "dense<%s>" % np.array2string(a, separator=", ").replace("\n", "")
+
+
+def single_op_module(func, op, operands, result_type):
+    """A module whose @<func> holds one attn op, and whose @main calls it on
+    constant operands and prints the result with printMemrefF32.
+    `operands` are (name, elements literal, type); `op` is the op's text up
+    to its types, naming the operands as %<name>."""
+    types = ", ".join(t for _, _, t in operands)
+    memref_t = result_type.replace("tensor", "memref")
+    lines = ["func.func private @printMemrefF32(memref<*xf32>)",
+             "func.func @%s(%s) -> %s {" % (func, ", ".join("%%%s: %s" % (n, t) for n, _, t in operands),
+                                           result_type),
+             "  %%o = %s : %s -> %s" % (op, types, result_type),
+             "  return %%o : %s" % result_type, "}",
+             "func.func @main() {"]
+    lines += ["  %%%s = arith.constant %s : %s" % (n, lit, t) for n, lit, t in operands]
+    lines += ["  %%o = call @%s(%s) : (%s) -> %s" % (func, ", ".join("%" + n for n, _, _ in operands),
+                                                     types, result_type),
+              "  %%ob = bufferization.to_buffer %%o : %s to %s" % (result_type, memref_t),
+              "  %%oc = memref.cast %%ob : %s to memref<*xf32>" % memref_t,
+              "  call @printMemrefF32(%oc) : (memref<*xf32>) -> ()",
+              "  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def lower_and_run(attn_opt, runner, shared_libs, module, flag):
+    """`module` through attn-opt `flag`, then mlir-runner's @main: (printed
+    output, attn-opt's stderr), or (None, why) after printing the failure."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as src:
+        src.write(module)
+        src.flush()
+        lowered = subprocess.run([attn_opt, src.name, flag], capture_output=True, text=True)
+        if lowered.returncode:
+            print(lowered.stderr[:4000] + "\nFAIL: attn-opt failed")
+            return None, lowered.stderr
+        done = subprocess.run([runner, "-e", "main", "-entry-point-result=void",
+                               "-shared-libs=" + shared_libs],
+                              input=lowered.stdout, capture_output=True, text=True)
+        if done.returncode:
+            print(done.stderr[:4000] + "\nFAIL: mlir-runner failed")
+            return None, lowered.stderr
+    return done.stdout, lowered.stderr
+
+
 def parse_memrefs(text):
     """Numbers of each printMemrefF32 block, in order."""
     blocks = text.split("Unranked Memref")[1:]

@@ -11,16 +11,14 @@ pool slot no sequence's keys use is NaN, so a read past a sequence's end
 shows. Checks: no NaN; a query that sees no key gives exactly 0; elsewhere
 max |O - ref| / max |ref| <= 1e-5 (f32).
 """
-import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_exec import dense, parse_memrefs, ttype  # noqa: E402
+from attn_exec import (dense, exec_arguments, int_literal,  # noqa: E402
+                       lower_and_run, parse_memrefs, single_op_module, ttype)
 
 
 def draw(rng):
@@ -39,12 +37,7 @@ def draw(rng):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attn-opt", required=True)
-    ap.add_argument("--runner", required=True)
-    ap.add_argument("--shared-libs", required=True)
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--pipeline-options", default="")
+    ap = exec_arguments(__doc__)
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     B, hq, hkv, lq, d, dv, S, N, lens, causal = draw(rng)
@@ -70,46 +63,19 @@ def main():
         used = -(-int(lens[b]) // S)
         table[b, used:] = rng.integers(-1000, 1000, size=N - used)
 
-    qt, ot = ttype([B, hq, lq, d]), ttype([B, hq, lq, dv])
-    kt, vt = ttype([P, S, hkv, d]), ttype([P, S, hkv, dv])
-    tt, lt = ttype([B, N], "i32"), ttype([B], "i32")
+    ot = ttype([B, hq, lq, dv])
     c = " causal(%s)" % causal if causal else ""
-    ints = lambda x: "dense<%s>" % np.array2string(x, separator=", ").replace("\n", "")  # noqa: E731
-    memref_t = ot.replace("tensor", "memref")
-    module = "\n".join([
-        "func.func private @printMemrefF32(memref<*xf32>)",
-        "func.func @paged(%%q: %s, %%k: %s, %%v: %s, %%t: %s, %%l: %s) -> %s {" % (qt, kt, vt, tt, lt, ot),
-        "  %%o = attn.paged_attention %%q, %%k, %%v pages(%%t, %%l) scale(%r)%s"
-        " : %s, %s, %s, %s, %s -> %s" % (float(scale), c, qt, kt, vt, tt, lt, ot),
-        "  return %o : " + ot, "}",
-        "func.func @main() {",
-        "  %%q = arith.constant %s : %s" % (dense(q), qt),
-        "  %%k = arith.constant %s : %s" % (dense(kpool), kt),
-        "  %%v = arith.constant %s : %s" % (dense(vpool), vt),
-        "  %%t = arith.constant %s : %s" % (ints(table), tt),
-        "  %%l = arith.constant %s : %s" % (ints(lens), lt),
-        "  %%o = call @paged(%%q, %%k, %%v, %%t, %%l) : (%s, %s, %s, %s, %s) -> %s"
-        % (qt, kt, vt, tt, lt, ot),
-        "  %%ob = bufferization.to_buffer %%o : %s to %s" % (ot, memref_t),
-        "  %%oc = memref.cast %%ob : %s to memref<*xf32>" % memref_t,
-        "  call @printMemrefF32(%oc) : (memref<*xf32>) -> ()",
-        "  return", "}"]) + "\n"
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as src:
-        src.write(module)
-        src.flush()
-        lowered = subprocess.run(
-            [a.attn_opt, src.name, "--attn-cpu-pipeline=" + a.pipeline_options],
-            capture_output=True, text=True)
-        if lowered.returncode:
-            print(lowered.stderr[:4000] + "\nFAIL: attn-opt failed")
-            return 1
-        run = subprocess.run([a.runner, "-e", "main", "-entry-point-result=void",
-                              "-shared-libs=" + a.shared_libs],
-                             input=lowered.stdout, capture_output=True, text=True)
-        if run.returncode:
-            print(run.stderr[:4000] + "\nFAIL: mlir-runner failed")
-            return 1
-    out = parse_memrefs(run.stdout)[0].reshape(B, hq, lq, dv)
+    module = single_op_module(
+        "paged", "attn.paged_attention %%q, %%k, %%v pages(%%t, %%l) scale(%r)%s"
+        % (float(scale), c),
+        [("q", dense(q), ttype([B, hq, lq, d])), ("k", dense(kpool), ttype([P, S, hkv, d])),
+         ("v", dense(vpool), ttype([P, S, hkv, dv])), ("t", int_literal(table), ttype([B, N], "i32")),
+         ("l", int_literal(lens), ttype([B], "i32"))], ot)
+    printed, _ = lower_and_run(a.attn_opt, a.runner, a.shared_libs, module,
+                               "--attn-cpu-pipeline=" + a.pipeline_options)
+    if printed is None:
+        return 1
+    out = parse_memrefs(printed)[0].reshape(B, hq, lq, dv)
     ok, dead = bool(np.all(np.isfinite(out))), 0
     worst = 0.0
     for b in range(B):

@@ -12,16 +12,14 @@ last. The spare key rows are NaN, so a read outside a sequence shows; spare
 query rows must come out exactly 0. Checks: no NaN; a query that sees no
 key gives exactly 0; elsewhere max |O - ref| / max |ref| <= 1e-5 (f32).
 """
-import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_exec import dense, parse_memrefs, ttype  # noqa: E402
+from attn_exec import (dense, exec_arguments, int_literal,  # noqa: E402
+                       lower_and_run, parse_memrefs, single_op_module, ttype)
 
 
 def draw(rng):
@@ -66,31 +64,14 @@ def reference_rows(q, k, v, scale, causal, hq, hkv):
 
 
 def module_text(q, k, v, cuq, cuk, scale, causal):
-    qt, kt, vt = ttype(q.shape), ttype(k.shape), ttype(v.shape)
     ot = ttype([q.shape[0], q.shape[1], v.shape[2]])
-    ct, kct = ttype(cuq.shape, "i32"), ttype(cuk.shape, "i32")
     c = " causal(%s)" % causal if causal else ""
-    ints = lambda x: "dense<%s>" % np.array2string(x, separator=", ").replace("\n", "")  # noqa: E731
-    memref_t = ot.replace("tensor", "memref")
-    return "\n".join([
-        "func.func private @printMemrefF32(memref<*xf32>)",
-        "func.func @varlen(%%q: %s, %%k: %s, %%v: %s, %%cq: %s, %%ck: %s) -> %s {"
-        % (qt, kt, vt, ct, kct, ot),
-        "  %%o = attn.varlen_attention %%q, %%k, %%v seqlens(%%cq, %%ck) scale(%r)%s"
-        " : %s, %s, %s, %s, %s -> %s" % (float(scale), c, qt, kt, vt, ct, kct, ot),
-        "  return %o : " + ot, "}",
-        "func.func @main() {",
-        "  %%q = arith.constant %s : %s" % (dense(q), qt),
-        "  %%k = arith.constant %s : %s" % (dense(k), kt),
-        "  %%v = arith.constant %s : %s" % (dense(v), vt),
-        "  %%cq = arith.constant %s : %s" % (ints(cuq), ct),
-        "  %%ck = arith.constant %s : %s" % (ints(cuk), kct),
-        "  %%o = call @varlen(%%q, %%k, %%v, %%cq, %%ck) : (%s, %s, %s, %s, %s) -> %s"
-        % (qt, kt, vt, ct, kct, ot),
-        "  %%ob = bufferization.to_buffer %%o : %s to %s" % (ot, memref_t),
-        "  %%oc = memref.cast %%ob : %s to memref<*xf32>" % memref_t,
-        "  call @printMemrefF32(%oc) : (memref<*xf32>) -> ()",
-        "  return", "}"]) + "\n"
+    return single_op_module(
+        "varlen", "attn.varlen_attention %%q, %%k, %%v seqlens(%%cq, %%ck) scale(%r)%s"
+        % (float(scale), c),
+        [("q", dense(q), ttype(q.shape)), ("k", dense(k), ttype(k.shape)),
+         ("v", dense(v), ttype(v.shape)), ("cq", int_literal(cuq), ttype(cuq.shape, "i32")),
+         ("ck", int_literal(cuk), ttype(cuk.shape, "i32"))], ot)
 
 
 def run(a, module):
@@ -98,33 +79,16 @@ def run(a, module):
     flag = ("--attn-gpu-pipeline" if a.pipeline == "gpu" else "--attn-cpu-pipeline")
     if a.pipeline_options:
         flag += "=" + a.pipeline_options
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as src:
-        src.write(module)
-        src.flush()
-        lowered = subprocess.run([a.attn_opt, src.name, flag], capture_output=True, text=True)
-        if lowered.returncode:
-            print(lowered.stderr[:4000] + "\nFAIL: attn-opt failed")
-            return None
-        if a.pipeline == "gpu" and "no GPU kernel yet" not in lowered.stderr:
-            print(lowered.stderr[:4000] + "\nFAIL: the GPU pipeline did not report the fallback")
-            return None
-        done = subprocess.run([a.runner, "-e", "main", "-entry-point-result=void",
-                               "-shared-libs=" + a.shared_libs],
-                              input=lowered.stdout, capture_output=True, text=True)
-        if done.returncode:
-            print(done.stderr[:4000] + "\nFAIL: mlir-runner failed")
-            return None
-    return done.stdout
+    printed, stderr = lower_and_run(a.attn_opt, a.runner, a.shared_libs, module, flag)
+    if printed is not None and a.pipeline == "gpu" and "no GPU kernel yet" not in stderr:
+        print(stderr[:4000] + "\nFAIL: the GPU pipeline did not report the fallback")
+        return None
+    return printed
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attn-opt", required=True)
-    ap.add_argument("--runner", required=True)
-    ap.add_argument("--shared-libs", required=True)
-    ap.add_argument("--seed", type=int, required=True)
+    ap = exec_arguments(__doc__)
     ap.add_argument("--pipeline", choices=("cpu", "gpu"), default="cpu")
-    ap.add_argument("--pipeline-options", default="")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     B, hq, hkv, d, dv, lq, lk, causal = draw(rng)
