@@ -152,6 +152,13 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   lowering.mma = TensorCoreFamilyOption::Auto;
   lowering.strict = options.strict;
   pm.addPass(createAttnLowerToGPUPass(lowering));
+  // What the kernels refused runs on the host, fused as on the CPU (the
+  // fused path also takes dynamic head counts, which the naive one cannot).
+  pm.addNestedPass<func::FuncOp>(createAttnGatherPagedKVPass());
+  pm.addNestedPass<func::FuncOp>(createAttnUnpackVarlenPass());
+  pm.addNestedPass<func::FuncOp>(createAttnFusePass());
+  // The host functions only: the kernels' IR is the emitter's, as measured.
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // The host keeps tensors around the launch, and whatever was not raised
   // (attn primitives, linalg, tosa, elementwise arith) runs on the host, as
   // linalg. Then bufferize it all; no buffer deallocation pipeline here: it

@@ -43,3 +43,16 @@ func.func @sigmoid_chain(%q: tensor<1x8x16xf32>, %k: tensor<1x16x8xf32>) -> tens
   %p = tosa.sigmoid %s : (tensor<1x8x8xf32>) -> tensor<1x8x8xf32>
   return %p : tensor<1x8x8xf32>
 }
+
+// -----
+
+// An attention no kernel runs (f32, run-time head count): the GPU pipeline
+// warns and runs it on the host, fused (the naive path needs static heads).
+// CPU-LABEL: llvm.func @dynamic_heads_on_the_host
+// GPU-NOT: gpu.binary
+// GPU-LABEL: llvm.func @dynamic_heads_on_the_host
+// GPU: llvm.intr.maximum
+func.func @dynamic_heads_on_the_host(%q: tensor<?x8x16xf32>) -> tensor<?x8x16xf32> {
+  %o = attn.attention %q, %q, %q scale(0.25) : tensor<?x8x16xf32>, tensor<?x8x16xf32>, tensor<?x8x16xf32> -> tensor<?x8x16xf32>
+  return %o : tensor<?x8x16xf32>
+}

@@ -150,3 +150,26 @@ func.func @f64_accumulates_in_f64(%q: tensor<2x8x16xf64>, %k: tensor<2x8x16xf64>
   %o = attn.attention %q, %k, %v scale(0.25) causal(top_left) : tensor<2x8x16xf64>, tensor<2x8x16xf64>, tensor<2x8x16xf64> -> tensor<2x8x16xf64>
   return %o : tensor<2x8x16xf64>
 }
+
+// -----
+
+// A score_mod goes into every online-softmax step with the tile's origin in
+// the scores: the batch and head loops' indices, the query tile's first row
+// and the K/V tile's first key.
+// CHECK-LABEL: func.func @score_mod
+// CHECK: scf.for %[[B:[a-z0-9]+]] =
+// CHECK: scf.for %[[H:[a-z0-9]+]] =
+// CHECK: scf.for %[[I0:[a-z0-9]+]] =
+// CHECK: scf.for %[[J0:[a-z0-9]+]] =
+// CHECK: attn.online_attention {{.*}} score_mod(%[[B]], %[[H]], %[[I0]], %[[J0]]) {
+// CHECK: math.tanh
+// CHECK: attn.yield
+// CHECK-NOT: attn.attention
+func.func @score_mod(%q: tensor<2x4x256x16xf32>) -> tensor<2x4x256x16xf32> {
+  %o = attn.attention %q, %q, %q scale(0.25) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %s : f32
+    attn.yield %t : f32
+  } : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32> -> tensor<2x4x256x16xf32>
+  return %o : tensor<2x4x256x16xf32>
+}

@@ -15,3 +15,12 @@ func.func @paged_dynamic(%q: tensor<?x2x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc:
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(1.0) : tensor<?x2x1x8xf32>, tensor<3x4x2x8xf32>, tensor<3x4x2x8xf32>, tensor<?x3xi32>, tensor<?xi32> -> tensor<?x2x1x8xf32>
   return %o : tensor<?x2x1x8xf32>
 }
+
+// -----
+
+// The naive path cannot unpack a varlen batch with run-time head counts.
+func.func @varlen_dynamic_heads(%q: tensor<8x?x16xf32>, %cq: tensor<3xi32>) -> tensor<8x?x16xf32> {
+  // expected-error @+1 {{attn-lower-to-loops: the head counts must be static}}
+  %o = attn.varlen_attention %q, %q, %q seqlens(%cq, %cq) scale(0.25) : tensor<8x?x16xf32>, tensor<8x?x16xf32>, tensor<8x?x16xf32>, tensor<3xi32>, tensor<3xi32> -> tensor<8x?x16xf32>
+  return %o : tensor<8x?x16xf32>
+}

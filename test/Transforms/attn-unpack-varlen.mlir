@@ -18,6 +18,8 @@
 // CHECK:   tensor.insert_slice %[[ROWS]] into %[[ACC]]
 // CHECK-NOT: attn.varlen_attention
 // BOUNDS-LABEL: func.func @varlen
+// BOUNDS: cf.assert %{{.*}}, "attn.varlen_attention: cu_seqlens_q and cu_seqlens_k need the same B + 1 >= 1 entries"
+// BOUNDS: arith.minsi
 // BOUNDS: cf.assert %{{.*}}, "attn.varlen_attention: cu_seqlens_q leaves [0, tokens]"
 // BOUNDS: cf.assert %{{.*}}, "attn.varlen_attention: cu_seqlens_q decreases"
 // BOUNDS: cf.assert %{{.*}}, "attn.varlen_attention: cu_seqlens_k leaves [0, tokens]"
@@ -49,4 +51,16 @@ func.func @varlen_dynamic(%q: tensor<?x4x16xbf16>, %k: tensor<?x4x16xbf16>, %cq:
 func.func @contiguous(%q: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %o = attn.attention %q, %q, %q scale(0.25) : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
   return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// A result type more static than the operands': the loop's result is cast
+// to it.
+// CHECK-LABEL: func.func @varlen_result_cast
+// CHECK: %[[LOOP:.*]] = scf.for
+// CHECK: tensor.cast %[[LOOP]] : tensor<?x2x8xf32> to tensor<5x2x8xf32>
+func.func @varlen_result_cast(%q: tensor<?x2x8xf32>, %k: tensor<6x2x8xf32>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<5x2x8xf32> {
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.25) : tensor<?x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<3xi32>, tensor<3xi32> -> tensor<5x2x8xf32>
+  return %o : tensor<5x2x8xf32>
 }

@@ -193,6 +193,8 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
     refusal.why = why.str();
     return failure();
   };
+  if (op.hasScoreMod())
+    return fail("score_mod regions have no GPU kernel yet");
   if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
     return fail("the GPU kernel needs static shapes");
   if (r != 3 && r != 4)

@@ -83,6 +83,21 @@ func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tens
 
 // -----
 
+// Score modifications have no GPU kernel yet: the host runs them, fused.
+// CHECK-LABEL: func.func @score_mod
+// CHECK: attn.attention {{.*}} score_mod
+func.func @score_mod(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: score_mod regions have no GPU kernel yet; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = math.tanh %s : f32
+    attn.yield %t : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

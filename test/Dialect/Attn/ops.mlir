@@ -103,3 +103,27 @@ func.func @varlen_dynamic(%q: tensor<?x4x16xf32>, %k: tensor<?x?x16xf32>, %v: te
   %o = attn.varlen_attention %q, %k, %v seqlens(%cq, %ck) scale(1.0) : tensor<?x4x16xf32>, tensor<?x?x16xf32>, tensor<?x?x8xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x8xf32>
   return %o : tensor<?x4x8xf32>
 }
+
+// -----
+
+// A score_mod region: soft-capping, then a bias read from a tensor above.
+// CHECK-LABEL: func.func @score_mod
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} scale(1.250000e-01) causal(bottom_right) score_mod {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %[[B:.*]]: index, %[[H:.*]]: index, %[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK: math.tanh
+// CHECK: tensor.extract %{{.*}}[%[[B]], %[[H]], %[[I]], %[[J]]] : tensor<2x8x16x32xf32>
+// CHECK: attn.yield %{{.*}} : f32
+// CHECK-NEXT: } : tensor<2x8x16x64xbf16>
+func.func @score_mod(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %bias: tensor<2x8x16x32xf32>) -> tensor<2x8x16x64xbf16> {
+  %o = attn.attention %q, %k, %k scale(0.125) causal(bottom_right) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c = arith.constant 3.0e+01 : f32
+    %x = arith.divf %s, %c : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %c, %t : f32
+    %e = tensor.extract %bias[%b, %h, %i, %j] : tensor<2x8x16x32xf32>
+    %z = arith.addf %y, %e : f32
+    attn.yield %z : f32
+  } : tensor<2x8x16x64xbf16>, tensor<2x2x32x64xbf16>, tensor<2x2x32x64xbf16> -> tensor<2x8x16x64xbf16>
+  return %o : tensor<2x8x16x64xbf16>
+}

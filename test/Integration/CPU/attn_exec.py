@@ -117,17 +117,19 @@ def int_literal(a):
     return "dense<%s>" % np.array2string(a, separator=", ").replace("\n", "")
 
 
-def single_op_module(func, op, operands, result_type):
+def single_op_module(func, op, operands, result_type, op_operands=None):
     """A module whose @<func> holds one attn op, and whose @main calls it on
     constant operands and prints the result with printMemrefF32.
     `operands` are (name, elements literal, type); `op` is the op's text up
-    to its types, naming the operands as %<name>."""
+    to its types, naming the operands as %<name>; `op_operands` is how many
+    of them the op takes as operands (its type list), default all."""
     types = ", ".join(t for _, _, t in operands)
+    op_types = ", ".join(t for _, _, t in operands[:op_operands])
     memref_t = result_type.replace("tensor", "memref")
     lines = ["func.func private @printMemrefF32(memref<*xf32>)",
              "func.func @%s(%s) -> %s {" % (func, ", ".join("%%%s: %s" % (n, t) for n, _, t in operands),
                                            result_type),
-             "  %%o = %s : %s -> %s" % (op, types, result_type),
+             "  %%o = %s : %s -> %s" % (op, op_types, result_type),
              "  return %%o : %s" % result_type, "}",
              "func.func @main() {"]
     lines += ["  %%%s = arith.constant %s : %s" % (n, lit, t) for n, lit, t in operands]

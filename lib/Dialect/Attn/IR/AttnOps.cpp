@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,6 +81,40 @@ static std::optional<std::string> emptyDimError(StringRef name,
     if (e == 0)
       return (Message() << name << " has an empty dim " << i).str().str();
   return std::nullopt;
+}
+
+/// The score_mod region's contract (see attn.attention): one block taking
+/// the score, in the accumulator type of `elt`, then `numIndices` indices;
+/// ending in attn.yield of a score of that type; no side effects inside, so
+/// that the lowerings may apply it to any score, once, in any order.
+static LogicalResult verifyScoreMod(Operation *op, Region &region, Type elt,
+                                    int64_t numIndices) {
+  if (region.empty())
+    return success();
+  if (!region.hasOneBlock())
+    return op->emitOpError("score_mod must have one block");
+  Block &block = region.front();
+  Type score = getAccumulatorType(elt);
+  if (block.getNumArguments() != unsigned(numIndices + 1) ||
+      block.getArgument(0).getType() != score ||
+      !llvm::all_of(block.getArguments().drop_front(),
+                    [](BlockArgument a) { return a.getType().isIndex(); }))
+    return op->emitOpError("score_mod must take the score (")
+           << score << ") and " << numIndices << " indices, one per dim of the scores";
+  auto yield = block.empty() ? nullptr : dyn_cast<YieldOp>(block.back());
+  if (!yield)
+    return op->emitOpError("score_mod must end in attn.yield");
+  if (yield.getScore().getType() != score)
+    return op->emitOpError("score_mod must yield ") << score << ", got "
+                                                    << yield.getScore().getType();
+  WalkResult effects = region.walk([&](Operation *inner) {
+    if (isMemoryEffectFree(inner))
+      return WalkResult::advance();
+    op->emitOpError("score_mod must be free of side effects, got '")
+        << inner->getName() << "'";
+    return WalkResult::interrupt();
+  });
+  return failure(effects.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
@@ -183,10 +218,12 @@ LogicalResult AttentionOp::verify() {
   RankedTensorType mask;
   if (getMask())
     mask = cast<RankedTensorType>(getMask().getType());
-  return verifyShapes(getQuery().getType(), getKey().getType(),
-                      getValue().getType(), mask, getResult().getType(),
-                      getScale().convertToDouble(),
-                      [&](StringRef message) { emitOpError(message); });
+  if (failed(verifyShapes(getQuery().getType(), getKey().getType(),
+                          getValue().getType(), mask, getResult().getType(),
+                          getScale().convertToDouble(),
+                          [&](StringRef message) { emitOpError(message); })))
+    return failure();
+  return verifyScoreMod(*this, getScoreMod(), getQuery().getType().getElementType(), getRank());
 }
 
 LogicalResult
@@ -479,7 +516,13 @@ LogicalResult OnlineAttentionOp::verify() {
       return emitOpError("mask tile must be ")
              << fmtExtent(bq) << "x" << fmtExtent(bkv);
   }
-  return success();
+  // The tile's place in the scores: (b…, h, i0, j0).
+  if (getScoreMod().empty() != getScoreOrigin().empty() ||
+      (!getScoreOrigin().empty() && getScoreOrigin().size() < 2))
+    return emitOpError("score_mod needs the tile's origin (batch and head "
+                       "indices, first query, first key), and the origin a score_mod");
+  return verifyScoreMod(*this, getScoreMod(), q.getElementType(),
+                        int64_t(getScoreOrigin().size()));
 }
 
 LogicalResult

@@ -10,6 +10,7 @@
 #include "RuntimeShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <limits>
@@ -109,6 +110,30 @@ Value applyCausal(OpBuilder &b, Location loc, Value s, Value row, Value col,
       floatConst(b, loc, s.getType(), -std::numeric_limits<double>::infinity()), s);
 }
 
+/// `score` through a score_mod region (none: `score` itself), cloned at
+/// the builder with its block arguments bound to the score and `indices`
+/// (one per dim of the scores, as attn.attention defines them).
+Value applyScoreMod(OpBuilder &b, Region &scoreMod, Value score, ValueRange indices) {
+  if (scoreMod.empty())
+    return score;
+  Block &block = scoreMod.front();
+  IRMapping map;
+  map.map(block.getArgument(0), score);
+  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), indices))
+    map.map(arg, index);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  return map.lookup(cast<YieldOp>(block.getTerminator()).getScore());
+}
+
+/// The generic's loop indices [first, first + n) as values.
+SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t first, int64_t n) {
+  SmallVector<Value> out;
+  for (int64_t d = first; d < first + n; ++d)
+    out.push_back(linalg::IndexOp::create(b, loc, d));
+  return out;
+}
+
 /// Affine map of a mask operand: broadcast dims (size 1) read index 0.
 AffineMap maskMap(RankedTensorType maskType, ArrayRef<AffineExpr> scoreDims,
                   unsigned numLoops, MLIRContext *ctx) {
@@ -161,6 +186,14 @@ struct DecomposeOnlineAttention : public OpRewritePattern<OnlineAttentionOp> {
                 {kPar, kPar}, [&](OpBuilder &nb, Location nl, ValueRange a) {
                   Value x = arith::MulFOp::create(nb, nl, a[0],
                                                   floatConst(nb, nl, accT, scale));
+                  if (!op.getScoreMod().empty()) {
+                    // The tile's (b…, h, i0, j0) plus the element's (r, c).
+                    SmallVector<Value> at(op.getScoreOrigin());
+                    SmallVector<Value> rc = loopIndices(nb, nl, 0, 2);
+                    at[at.size() - 2] = arith::AddIOp::create(nb, nl, at[at.size() - 2], rc[0]);
+                    at[at.size() - 1] = arith::AddIOp::create(nb, nl, at[at.size() - 1], rc[1]);
+                    x = applyScoreMod(nb, op.getScoreMod(), x, at);
+                  }
                   if (op.getMask())
                     x = applyMask(nb, nl, x, a[1]);
                   if (delta)
@@ -319,6 +352,7 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
     s = generic(b, loc, ins, emptyLike(b, loc, scoreDims, accT), maps, par2,
                 [&](OpBuilder &nb, Location nl, ValueRange a) {
                   Value y = arith::MulFOp::create(nb, nl, a[0], floatConst(nb, nl, accT, scale));
+                  y = applyScoreMod(nb, op.getScoreMod(), y, loopIndices(nb, nl, 0, n2));
                   if (hasMask)
                     y = applyMask(nb, nl, y, a[1]);
                   if (shift)

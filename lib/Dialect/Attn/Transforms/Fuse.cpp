@@ -10,6 +10,7 @@
 #include "RuntimeShapeChecks.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -216,9 +217,19 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
             rewriter, loc, arith::SubIOp::create(rewriter, loc, qStart, kvStart),
             shift);
       ValueRange state = kvLoop.getRegionIterArgs();
+      // A score_mod goes with the step, with the tile's place in the scores.
+      SmallVector<Value> origin;
+      if (op.hasScoreMod()) {
+        origin.assign(leadIvs.begin(), leadIvs.end());
+        origin.append({qStart, kvStart});
+      }
       auto step = OnlineAttentionOp::create(rewriter, loc, qTile, kTile, vTile,
                                             state[0], state[1], state[2], maskTile,
-                                            diagonal, op.getScaleAttr());
+                                            diagonal, origin, op.getScaleAttr());
+      if (op.hasScoreMod()) {
+        IRMapping same;
+        op.getScoreMod().cloneInto(&step.getScoreMod(), same);
+      }
       scf::YieldOp::create(rewriter, loc, step.getResults());
     }
 

@@ -99,6 +99,17 @@ struct AttnLowerToLoopsPass
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
+    // Likewise the attentions a varlen batch unpacks into.
+    WalkResult dynamicHeads = module.walk([&](VarlenAttentionOp op) {
+      if (!op.getQuery().getType().isDynamicDim(1) && !op.getKey().getType().isDynamicDim(1))
+        return WalkResult::advance();
+      op.emitError("attn-lower-to-loops: the head counts must be static (GQA reads K/V head "
+                   "h / (Hq / Hkv)), got ")
+          << op.getQuery().getType() << " and " << op.getKey().getType();
+      return WalkResult::interrupt();
+    });
+    if (dynamicHeads.wasInterrupted())
+      return signalPassFailure();
     WalkResult dynamicPages = module.walk([&](PagedAttentionOp op) {
       if (succeeded(op.getCostShape()))
         return WalkResult::advance();

@@ -75,8 +75,19 @@ public:
   LogicalResult matchAndRewrite(VarlenAttentionOp op, PatternRewriter &rewriter) const override {
     Builder m{rewriter, op.getLoc()};
     if (checkBounds) {
+      // What the verifier checks of static shapes, for dynamic ones: B + 1
+      // entries in both, K and V of one length.
+      Value entries = m.dim(op.getCuSeqlensQ(), 0);
+      Value sameBatch = arith::AndIOp::create(
+          rewriter, m.loc, m.cmp(arith::CmpIPredicate::eq, entries, m.dim(op.getCuSeqlensK(), 0)),
+          m.cmp(arith::CmpIPredicate::sge, entries, m.c(1)));
+      cf::AssertOp::create(rewriter, m.loc, sameBatch,
+                           "attn.varlen_attention: cu_seqlens_q and cu_seqlens_k need the same "
+                           "B + 1 >= 1 entries");
+      Value kvTokens = arith::MinSIOp::create(rewriter, m.loc, m.dim(op.getKey(), 0),
+                                              m.dim(op.getValue(), 0));
       emitBoundsChecks(m, op.getCuSeqlensQ(), m.dim(op.getQuery(), 0), "cu_seqlens_q");
-      emitBoundsChecks(m, op.getCuSeqlensK(), m.dim(op.getKey(), 0), "cu_seqlens_k");
+      emitBoundsChecks(m, op.getCuSeqlensK(), kvTokens, "cu_seqlens_k");
     }
     // Rows outside every sequence stay 0.
     Type elt = op.getResult().getType().getElementType();
@@ -94,7 +105,11 @@ public:
           Builder n{nb, loc};
           scf::YieldOp::create(nb, loc, attendOne(n, op, seq, acc[0]));
         });
-    rewriter.replaceOp(op, perSequence.getResult(0));
+    // The op's result type may be more or less static than Q and V say.
+    Value result = perSequence.getResult(0);
+    if (result.getType() != op.getResult().getType())
+      result = tensor::CastOp::create(rewriter, m.loc, op.getResult().getType(), result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 

@@ -136,12 +136,35 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
       PyTorch's math backend gives NaN there; 0 is the useful answer, since
       such rows come from padding and are discarded anyway.
 
+    * `score_mod`: an optional region applied to every scaled score before
+      the mask and the causal diagonal, FlexAttention's `score_mod` in IR:
+
+        S[b…, h, i, j] = score_mod(S[b…, h, i, j], b…, h, i, j)
+
+      Its block takes the score (f32; f64 for f64 inputs) and then one index
+      per dim of the scores [b…, h, i, j] (batch dims, head, query, key; rank
+      2 has only i, j) and ends in `attn.yield` of the new score. It holds
+      elementwise code without side effects (Gemma 2's soft-capping
+      `c·tanh(s/c)`, ALiBi's `s + slope_h·(j − i)`), and may read tensors
+      defined above it with `tensor.extract` (a T5 relative-position bias). A
+      score it sets to -inf removes that key.
+
     The op says nothing about *how* to compute: the Lq×Lk matrix S is never a
     value. `--attn-fuse` turns it into the tiled online-softmax recurrence.
 
     ```mlir
     %o = attn.attention %q, %k, %v scale(1.250000e-01) causal(top_left)
         : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> tensor<2x8x128x64xf16>
+    // Soft-capping at 50 (Gemma 2).
+    %g = attn.attention %q, %k, %v scale(1.250000e-01) score_mod {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %c = arith.constant 5.000000e+01 : f32
+      %x = arith.divf %s, %c : f32
+      %t = math.tanh %x : f32
+      %y = arith.mulf %c, %t : f32
+      attn.yield %y : f32
+    } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> tensor<2x8x128x64xf16>
     ```
   }];
@@ -151,9 +174,11 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
                        F64Attr:$scale,
                        OptionalAttr<Attn_CausalAlignment>:$causal);
   let results = (outs Attn_FloatTensor:$result);
+  let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
-    `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)? attr-dict
+    `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)?
+    (`score_mod` $score_mod^)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -167,6 +192,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
     /// Hq / Hkv (1 without GQA).
     int64_t getGroupSize();
     bool isCausal() { return getCausal().has_value(); }
+    /// Whether a score_mod region is present.
+    bool hasScoreMod() { return !getScoreMod().empty(); }
     /// The problem as the cost model sees it; failure for dynamic shapes.
     ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
     /// The verifier's checks, on the types and the scale alone: for a caller
@@ -307,6 +334,17 @@ def Attn_VarlenAttentionOp : Attn_Op<"varlen_attention", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["AttentionOp", "OnlineAttentionOp"]>]> {
+  let summary = "the modified score of a score_mod region";
+  let description = [{
+    Ends the `score_mod` region of `attn.attention` (and of the
+    `attn.online_attention` steps it fuses into) with the new score.
+  }];
+  let arguments = (ins AnyFloat:$score);
+  let assemblyFormat = "$score attr-dict `:` type($score)";
+}
+
 //===----------------------------------------------------------------------===//
 // The tiled online-softmax form
 //===----------------------------------------------------------------------===//
@@ -331,6 +369,11 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [
     and returns (acc', m', l'). After the last K/V tile the output is acc / l.
     Starting from acc = 0, m = -inf, l = 0 this equals softmax(S)·V exactly
     (up to rounding), but only a Bq×Bkv tile of S ever exists.
+
+    `score_mod(%b…, %h, %i0, %j0) { … }`: the attention's score_mod region,
+    applied after the scale to tile element (r, c) with the indices
+    (b…, h, i0 + r, j0 + c): the batch and head of the tile and its global
+    query and key offsets, which the fusion pass passes.
 
     `causal_diagonal` is the offset δ (an index) such that tile element (r, c)
     is kept iff c ≤ r + δ; the fusion pass computes it from the global tile
@@ -357,13 +400,16 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [
                        RankedTensorOf<[F32, F64]>:$sum,
                        Optional<Attn_MaskTensor>:$mask,
                        Optional<Index>:$causal_diagonal,
+                       Variadic<Index>:$score_origin,
                        F64Attr:$scale);
   let results = (outs RankedTensorOf<[F32, F64]>:$new_acc,
                       RankedTensorOf<[F32, F64]>:$new_max,
                       RankedTensorOf<[F32, F64]>:$new_sum);
+  let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`causal_diagonal` `(` $causal_diagonal^ `)`)?
+    (`score_mod` `(` $score_origin^ `)` $score_mod)?
     `scale` `(` $scale `)` `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->`
     type($acc) `,` type($max) `,` type($sum)
