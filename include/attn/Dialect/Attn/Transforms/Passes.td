@@ -225,7 +225,9 @@ def AttnFusePass : Pass<"attn-fuse", "func::FuncOp"> {
     Br rows, with acc = 0, m = -inf, l = 0 (all f32):
 
       for each K/V tile j of Bc keys:
-        S    = Q·Kⱼᵀ·scale (+ mask tile)           (Br × Bc, never Lq × Lk)
+        S    = score_mod(Q·Kⱼᵀ·scale) (+ mask tile) (Br × Bc, never Lq × Lk;
+                                                 score_mod, if any, with
+                                                 the tile's global indices)
         m'   = max(m, rowmax S)
         P    = exp(S − m')
         l'   = e^(m − m')·l + rowsum P
