@@ -36,7 +36,7 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     symbol to its manifest (a dictionary attribute), for
     `--attn-dump-gpu-kernels`.
 
-    Preconditions: static shapes of rank 3 or 4, f16 or bf16, d and dv in
+    Preconditions: static shapes of rank 2 to 4 (read as [B, H, L, d]), f16 or bf16, d and dv in
     {64, 128}, a grid within CUDA's limits. An op that violates one is not
     an error: it stays as it is, with a warning at the op giving the reason,
     and the GPU pipeline decomposes it for the host like any other

@@ -185,36 +185,17 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
 /// the spec from the op's shape and its kernel configuration.
 FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
                                    Refusal &refusal) {
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  auto k = cast<RankedTensorType>(op.getKey().getType());
-  auto v = cast<RankedTensorType>(op.getValue().getType());
-  int64_t r = q.getRank();
   auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
     refusal.why = why.str();
     return failure();
   };
-  if (op.hasScoreMod())
-    return fail("score_mod regions have no GPU kernel yet");
-  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
-    return fail("the GPU kernel needs static shapes");
-  if (r != 3 && r != 4)
-    return fail("the GPU kernel takes [H, L, d] or [B, H, L, d], got rank " + Twine(r));
-  Type elt = q.getElementType();
+  if (std::optional<std::string> why = whyNoGPUKernelForm(op))
+    return fail(*why);
+  Type elt = op.getQuery().getType().getElementType();
   // The same shape reading as the cost model's.
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape))
     return fail("the GPU kernel needs f16 or bf16 inputs");
-  if (Value mask = op.getMask()) {
-    auto mt = cast<RankedTensorType>(mask.getType());
-    if (!mt.hasStaticShape())
-      return fail("the GPU kernel needs static shapes");
-    // The kernel reads an additive mask in the inputs' element type; a wider
-    // bias would have to be rounded, which changes the result.
-    if (!mt.getElementType().isInteger(1) && mt.getElementType() != elt)
-      return fail(Twine("the GPU kernel reads an additive mask in the inputs' "
-                        "element type; cast the mask to it (rounding the "
-                        "bias) or run on the CPU"));
-  }
   FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options, refusal);
   if (failed(config))
     return failure();
@@ -224,9 +205,9 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
     auto mt = cast<RankedTensorType>(mask.getType());
     s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
                                               : FlashKernelSpec::Mask::Additive;
-    // As [MB, MH, MQ, MK], like the operands (rank 3 has no batch dim).
-    if (mt.getRank() == 3)
-      s.maskShape.push_back(1);
+    // As [MB, MH, MQ, MK], like the operands (ranks 2 and 3 lack the
+    // leading dims).
+    s.maskShape.assign(4 - mt.getRank(), 1);
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
 
@@ -243,9 +224,8 @@ FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &opt
     refusal.why = why.str();
     return failure();
   };
-  if (!llvm::all_of(op->getOperandTypes(),
-                    [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }))
-    return fail("the GPU kernel needs static shapes");
+  if (std::optional<std::string> why = whyNoGPUKernelForm(op))
+    return fail(*why);
   Type elt = op.getQuery().getType().getElementType();
   FailureOr<AttentionShape> shape = op.getCostShape();
   if (failed(shape) || (!elt.isF16() && !elt.isBF16()))
@@ -263,16 +243,24 @@ FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &opt
   return s;
 }
 
-/// [H, L, d] -> [1, H, L, d], so that one kernel form serves both ranks
-/// (other ranks, such as a block table's, pass through).
+/// How an attention tensor of rank 2 or 3 reads as the kernel's rank 4:
+/// [L, d] as [1, 1, L, d], [H, L, d] as [1, H, L, d].
+SmallVector<ReassociationIndices> rank4Reassociation(int64_t rank) {
+  if (rank == 2)
+    return {{0, 1, 2}, {3}};
+  return {{0, 1}, {2}, {3}};
+}
+
+/// An attention operand (Q, K, V, a mask) in the kernel's rank-4 form, so
+/// that one kernel serves ranks 2 to 4.
 Value toRank4(OpBuilder &b, Location loc, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
-  if (t.getRank() != 3)
+  if (t.getRank() == 4)
     return v;
-  SmallVector<int64_t> shape{1};
+  SmallVector<int64_t> shape(4 - t.getRank(), 1);
   shape.append(t.getShape().begin(), t.getShape().end());
   return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()),
-                                       v, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+                                       v, rank4Reassociation(t.getRank()));
 }
 
 /// The launch manifest of the kernel of `s`: what a runner without MLIR
@@ -496,7 +484,7 @@ struct AttnLowerToGPUPass
       if (isa<AttentionOp, PagedAttentionOp>(op))
         ops.push_back(op);
       if (isa<VarlenAttentionOp>(op))
-        refused |= failed(refuse(op, {"packed variable-length batches have no GPU kernel yet"}));
+        refused |= failed(refuse(op, {*whyNoGPUKernelForm(op)}));
     });
     if (refused)
       return signalPassFailure();
@@ -534,8 +522,10 @@ struct AttnLowerToGPUPass
       }
       // Host side: tensors -> buffers, launch, buffer -> tensor.
       b.setInsertionPoint(op);
-      auto asBuffer = [&](Value t) {
-        Value t4 = toRank4(b, loc, t);
+      // Attention operands in rank-4 form; the block table and lengths as
+      // they are.
+      auto asBuffer = [&](Value t, bool attentionOperand = true) {
+        Value t4 = attentionOperand ? toRank4(b, loc, t) : t;
         auto tt = cast<RankedTensorType>(t4.getType());
         return bufferization::ToBufferOp::create(
             b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t4);
@@ -560,8 +550,8 @@ struct AttnLowerToGPUPass
       if (Value mask = attention ? attention.getMask() : Value())
         args.push_back(asBuffer(mask));
       if (paged) {
-        args.push_back(asBuffer(paged.getBlockTable()));
-        args.push_back(asBuffer(paged.getSeqLens()));
+        args.push_back(asBuffer(paged.getBlockTable(), /*attentionOperand=*/false));
+        args.push_back(asBuffer(paged.getSeqLens(), /*attentionOperand=*/false));
       }
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
@@ -586,9 +576,9 @@ struct AttnLowerToGPUPass
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);
       auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-      if (resultType.getRank() == 3)
+      if (resultType.getRank() < 4)
         result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
-                                                 SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+                                                 rank4Reassociation(resultType.getRank()));
       op->getResult(0).replaceAllUsesWith(result);
       op->erase();
     }

@@ -37,10 +37,10 @@ func.func @dynamic(%q: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
 
 // -----
 
-func.func @rank2(%q: tensor<64x64xf16>) -> tensor<64x64xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel takes [H, L, d] or [B, H, L, d], got rank 2}}
-  %o = attn.attention %q, %q, %q scale(0.125) : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
-  return %o : tensor<64x64xf16>
+func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank 5}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<2x1x2x64x64xf16>, tensor<2x1x2x64x64xf16>, tensor<2x1x2x64x64xf16> -> tensor<2x1x2x64x64xf16>
+  return %o : tensor<2x1x2x64x64xf16>
 }
 
 // -----

@@ -174,6 +174,22 @@ func.func @recorded_kernel_config(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256
 
 // -----
 
+// Rank 2 ([L, d], the seeds' form) with a keep mask [L, Lk]: both read as
+// [1, 1, L, d] and [1, 1, L, Lk] around the launch of the one-head kernel,
+// the output collapsed back.
+// CHECK-LABEL: func.func @rank2_keep_mask
+// CHECK-DAG: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 64, 64] : tensor<64x64xbf16> into tensor<1x1x64x64xbf16>
+// CHECK-DAG: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 64, 96] : tensor<64x96xi1> into tensor<1x1x64x96xi1>
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_b1_h1_kv1_q64_k96_d64_v64_keepx1x1x64x96
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x64x64xbf16> into tensor<64x64xbf16>
+func.func @rank2_keep_mask(%q: tensor<64x64xbf16>, %kv: tensor<96x64xbf16>, %m: tensor<64x96xi1>) -> tensor<64x64xbf16> {
+  %o = attn.attention %q, %kv, %kv mask(%m : tensor<64x96xi1>) scale(0.125)
+      : tensor<64x64xbf16>, tensor<96x64xbf16>, tensor<96x64xbf16> -> tensor<64x64xbf16>
+  return %o : tensor<64x64xbf16>
+}
+
+// -----
+
 // Negative: a function without attention is left alone (no container module).
 // CHECK-LABEL: func.func @no_attention
 // CHECK-NOT: gpu.module

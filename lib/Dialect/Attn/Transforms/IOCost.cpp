@@ -395,6 +395,10 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     FailureOr<KernelConfigRequest> request = kernelRequest();
     if (failed(request))
       return failure();
+    // No kernel takes this op's form: no config, and no option can be at
+    // fault (the GPU pipeline leaves the op to the host).
+    if (whyNoGPUKernelForm(op))
+      return std::optional<KernelConfig>();
     llvm::Expected<KernelConfig> chosen =
         chooseKernelConfig(shape, mask, tgt, *request);
     if (chosen)

@@ -61,6 +61,15 @@ KernelConfig getKernelConfig(KernelConfigAttr attr);
 /// for inputs of `elementType`: f64 for f64, f32 for every narrower float
 /// (f16/bf16/f32). The one place this decision is made.
 FloatType getAccumulatorType(Type elementType);
+
+/// Why no GPU kernel takes `op` in any configuration (operand forms the
+/// kernels are not built for: a score_mod region, dynamic shapes, ranks
+/// other than 3 and 4, an additive mask wider than the inputs), or nullopt.
+/// Shared by --attn-io-cost, which then records no kernel and so never
+/// refuses explicit tile options on the op's account, and by
+/// --attn-lower-to-gpu, which leaves such ops unfused. Element types, head
+/// dims and tiles are the kernel chooser's (KernelConfig.h).
+std::optional<std::string> whyNoGPUKernelForm(Operation *op);
 } // namespace attn
 } // namespace mlir
 
