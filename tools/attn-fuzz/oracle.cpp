@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -162,6 +163,19 @@ bool isUnsafeOp(Operation *op) {
   return false;
 }
 
+/// Whether some use reads a tensor.empty's contents, which are unspecified:
+/// the program's numbers are then not defined, and two runs of it (raised
+/// or not) may differ without either being wrong. Only a linalg init whose
+/// payload never reads it (fill, transpose, an elementwise generic) is a
+/// write-only use.
+bool readsUnspecifiedValues(tensor::EmptyOp empty) {
+  return llvm::any_of(empty->getUses(), [](OpOperand &use) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return !linalgOp || !linalgOp.isDpsInit(&use) ||
+           linalgOp.payloadUsesValueFromOperand(&use);
+  });
+}
+
 int64_t elementsOf(Type t) {
   auto st = dyn_cast<ShapedType>(t);
   return st && st.hasStaticShape() ? st.getNumElements() : 0;
@@ -203,6 +217,10 @@ bool isEligible(ModuleOp module, int64_t &maxExtent, Type &narrowest) {
     if (!ok)
       return WalkResult::interrupt();
     if (++ops > kMaxOps || isUnsafeOp(op)) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op); empty && readsUnspecifiedValues(empty)) {
       ok = false;
       return WalkResult::interrupt();
     }

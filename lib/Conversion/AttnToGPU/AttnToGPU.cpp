@@ -1,11 +1,13 @@
-//===- AttnToGPU.cpp - --attn-lower-to-gpu and --attn-dump-gpu-kernels ----===//
+//===- AttnToGPU.cpp - --attn-lower-to-gpu --------------------------------===//
 //
 // The pass fills a kernel spec per op (tiles, tensor-core family: mma.sync or
 // Hopper wgmma), builds the kernel (FlashAttentionEmitter.cpp) and replaces
-// the op by a launch of it.
+// the op by a launch of it; each kernel's launch manifest comes from
+// LaunchManifest.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+#include "LaunchManifest.h"
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
@@ -13,16 +15,12 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
 namespace attn {
 #define GEN_PASS_DEF_ATTNLOWERTOGPUPASS
-#define GEN_PASS_DEF_ATTNDUMPGPUKERNELSPASS
 #include "attn/Conversion/Passes.h.inc"
 } // namespace attn
 } // namespace mlir
@@ -263,157 +261,6 @@ Value toRank4(OpBuilder &b, Location loc, Value v) {
                                        v, rank4Reassociation(t.getRank()));
 }
 
-/// The launch manifest of the kernel of `s`: what a runner without MLIR
-/// needs to launch it (bench/attn_run.py reads it as <kernel>.json). Only
-/// booleans, integers, f64 floats, strings, arrays and dictionaries, which
-/// --attn-dump-gpu-kernels writes as the JSON numbers, strings, arrays and
-/// objects they spell.
-DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s) {
-  auto i64 = [&](int64_t x) -> Attribute { return b.getI64IntegerAttr(x); };
-  auto str = [&](const Twine &x) -> Attribute { return b.getStringAttr(x); };
-  auto shape = [&](ArrayRef<int64_t> dims) -> Attribute {
-    SmallVector<Attribute> a;
-    for (int64_t x : dims)
-      a.push_back(i64(x));
-    return b.getArrayAttr(a);
-  };
-  auto dict = [&](ArrayRef<std::pair<StringRef, Attribute>> entries) {
-    SmallVector<NamedAttribute> named;
-    for (const auto &[key, value] : entries)
-      named.push_back(b.getNamedAttr(key, value));
-    return b.getDictionaryAttr(named);
-  };
-  std::string dtype = s.elementType.isF16() ? "f16" : "bf16";
-  auto param = [&](StringRef name, StringRef type, Attribute dims) -> Attribute {
-    return dict({{"name", str(name)}, {"type", str(type)}, {"shape", dims}});
-  };
-  SmallVector<Attribute> params{
-      param("q", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
-      param("k", dtype + "*",
-            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDim})
-                      : shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
-      param("v", dtype + "*",
-            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDimV})
-                      : shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
-      param("o", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
-  // A keep mask is one byte per element (i1 in memory; torch.bool).
-  if (s.mask != FlashKernelSpec::Mask::None)
-    params.push_back(param("mask",
-                           s.mask == FlashKernelSpec::Mask::Keep ? "i1*" : dtype + "*",
-                           shape(s.maskShape)));
-  // A paged KV cache's block table and sequence lengths (int32).
-  if (s.paged()) {
-    params.push_back(param("block_table", "i32*", shape({s.batch, s.maxPages})));
-    params.push_back(param("seq_lens", "i32*", shape({s.batch})));
-  }
-  // Buffers the runner allocates (uninitialized) and passes by name.
-  SmallVector<Attribute> workspace;
-  if (s.splitKV()) {
-    workspace.push_back(param("o_partial", "f32*",
-                              shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
-    workspace.push_back(param("lse", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ})));
-  }
-  auto names = [&](ArrayRef<StringRef> list) {
-    SmallVector<Attribute> a;
-    for (StringRef n : list)
-      a.push_back(str(n));
-    return b.getArrayAttr(a);
-  };
-  SmallVector<StringRef> attentionArgs{"q", "k", "v"};
-  if (s.splitKV())
-    attentionArgs.append({"o_partial", "lse"});
-  else
-    attentionArgs.push_back("o");
-  if (s.mask != FlashKernelSpec::Mask::None)
-    attentionArgs.push_back("mask");
-  if (s.paged())
-    attentionArgs.append({"block_table", "seq_lens"});
-  Attribute grid = shape({s.numQueryTiles(), s.batch * s.gridHeads(), s.kvSplits});
-  Attribute block = shape({32 * s.numWarps(), 1, 1});
-  int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
-  SmallVector<Attribute> launches{
-      dict({{"kernel", str(s.name)}, {"grid", grid}, {"block", block},
-            {"dynamic_shared_memory_bytes", i64(dynamicSmem)}, {"args", names(attentionArgs)}})};
-  if (s.splitKV())
-    launches.push_back(dict({{"kernel", str(s.combineName())},
-                             {"grid", shape({s.batch * s.headsQ * s.seqQ, 1, 1})},
-                             {"block", shape({s.headDimV, 1, 1})},
-                             {"dynamic_shared_memory_bytes", i64(0)},
-                             {"args", names({"o_partial", "lse", "o"})}}));
-  return dict({
-      {"kernel", str(s.name)},
-      {"launches", b.getArrayAttr(launches)},
-      {"workspace", b.getArrayAttr(workspace)},
-      {"grid", dict({{"formula", str(s.packKVGroups
-                                         ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
-                                         : "[ceil(Lq / block_q), B * Hq, kv_splits]")},
-                     {"value", grid}})},
-      {"block", dict({{"formula", str("[32 * block_q / rows_per_warp, 1, 1]")},
-                      {"value", shape({32 * s.numWarps(), 1, 1})}})},
-      {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
-      {"static_shared_memory_bytes", i64(s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes())},
-      {"params", b.getArrayAttr(params)},
-      {"mask", str(s.mask == FlashKernelSpec::Mask::None       ? "none"
-                   : s.mask == FlashKernelSpec::Mask::Additive ? "additive"
-                                                               : "keep")},
-      {"calling_convention",
-       str("bare pointers; each launch takes its args, named from params and workspace")},
-      {"dtype", str(dtype)},
-      {"B", i64(s.batch)}, {"Hq", i64(s.headsQ)}, {"Hkv", i64(s.headsKV)},
-      {"Lq", i64(s.seqQ)}, {"Lk", i64(s.seqKV)},
-      {"d", i64(s.headDim)}, {"dv", i64(s.headDimV)},
-      {"block_q", i64(s.blockQ)}, {"block_kv", i64(s.blockKV)},
-      {"rows_per_warp", i64(s.rowsPerWarp)},
-      {"kv_stages", i64(s.stages())},
-      {"kv_splits", i64(s.kvSplits)},
-      {"keys_per_split", i64(s.keysPerSplit)},
-      {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
-      {"smem_layout", str(s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded")},
-      {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
-      {"scale", b.getF64FloatAttr(s.scale)},
-      {"instruction", str(s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16")},
-      {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
-      // Lk above is the key capacity max_pages · page_size when paged.
-      {"paged", s.paged() ? dict({{"page_size", i64(s.pageSize)},
-                                  {"num_pages", i64(s.numPages)},
-                                  {"max_pages", i64(s.maxPages)}})
-                          : Attribute(b.getBoolAttr(false))}});
-}
-
-/// A manifest attribute as JSON: the kinds manifestFor builds; nullopt for
-/// any other attribute.
-std::optional<llvm::json::Value> manifestToJSON(Attribute attr) {
-  if (auto flag = dyn_cast<BoolAttr>(attr))
-    return llvm::json::Value(flag.getValue());
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return llvm::json::Value(i.getInt());
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return llvm::json::Value(f.getValueAsDouble());
-  if (auto str = dyn_cast<StringAttr>(attr))
-    return llvm::json::Value(str.getValue().str());
-  if (auto array = dyn_cast<ArrayAttr>(attr)) {
-    llvm::json::Array out;
-    for (Attribute element : array) {
-      std::optional<llvm::json::Value> v = manifestToJSON(element);
-      if (!v)
-        return std::nullopt;
-      out.push_back(std::move(*v));
-    }
-    return llvm::json::Value(std::move(out));
-  }
-  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
-    llvm::json::Object out;
-    for (NamedAttribute entry : dict) {
-      std::optional<llvm::json::Value> v = manifestToJSON(entry.getValue());
-      if (!v)
-        return std::nullopt;
-      out[entry.getName().getValue()] = std::move(*v);
-    }
-    return llvm::json::Value(std::move(out));
-  }
-  return std::nullopt;
-}
-
 struct AttnLowerToGPUPass
     : public attn::impl::AttnLowerToGPUPassBase<AttnLowerToGPUPass> {
   using AttnLowerToGPUPassBase::AttnLowerToGPUPassBase;
@@ -586,73 +433,4 @@ struct AttnLowerToGPUPass
   }
 };
 
-struct AttnDumpGPUKernelsPass
-    : public attn::impl::AttnDumpGPUKernelsPassBase<AttnDumpGPUKernelsPass> {
-  using AttnDumpGPUKernelsPassBase::AttnDumpGPUKernelsPassBase;
-
-  LogicalResult write(StringRef path, StringRef text) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return getOperation().emitError("attn-dump-gpu-kernels: cannot write '")
-             << path << "': " << ec.message();
-    os << text;
-    os.flush();
-    if (std::error_code werr = os.error()) {
-      os.clear_error(); // a diagnostic, not an abort in the destructor
-      return getOperation().emitError("attn-dump-gpu-kernels: cannot write '")
-             << path << "': " << werr.message();
-    }
-    return success();
-  }
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (dumpDir.empty())
-      return;
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
-      module.emitError("attn-dump-gpu-kernels: cannot create '") << dumpDir << "': " << ec.message();
-      return signalPassFailure();
-    }
-    auto manifests = module->getAttrOfType<DictionaryAttr>(kLaunchManifestsAttrName);
-    WalkResult walk = module.walk([&](gpu::BinaryOp binary) {
-      // An attention kernel is named by its manifest; any other gpu.binary
-      // by its own symbol.
-      DictionaryAttr manifest =
-          manifests ? manifests.getAs<DictionaryAttr>(binary.getSymName()) : nullptr;
-      StringAttr kernelName = manifest ? manifest.getAs<StringAttr>("kernel") : nullptr;
-      std::string kernel = (kernelName ? kernelName : binary.getSymNameAttr()).str();
-      for (Attribute obj : binary.getObjects()) {
-        auto object = cast<gpu::ObjectAttr>(obj);
-        if (object.getFormat() != gpu::CompilationTarget::Assembly) {
-          binary.emitError("attn-dump-gpu-kernels: expected PTX (cubin-format=isa)");
-          return WalkResult::interrupt();
-        }
-        SmallString<256> ptx(dumpDir.getValue());
-        llvm::sys::path::append(ptx, kernel + ".ptx");
-        if (failed(write(ptx, object.getObject().getValue())))
-          return WalkResult::interrupt();
-      }
-      if (manifest) {
-        std::optional<llvm::json::Value> v = manifestToJSON(manifest);
-        if (!v) {
-          binary.emitError("attn-dump-gpu-kernels: the launch manifest holds an "
-                           "attribute that is not a boolean, integer, f64, string, "
-                           "array or dictionary");
-          return WalkResult::interrupt();
-        }
-        SmallString<256> json(dumpDir.getValue());
-        llvm::sys::path::append(json, kernel + ".json");
-        std::string pretty;
-        llvm::raw_string_ostream os(pretty);
-        os << llvm::formatv("{0:2}", *v) << "\n";
-        if (failed(write(json, pretty)))
-          return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      signalPassFailure();
-  }
-};
 } // namespace

@@ -74,21 +74,8 @@ public:
 
   LogicalResult matchAndRewrite(VarlenAttentionOp op, PatternRewriter &rewriter) const override {
     Builder m{rewriter, op.getLoc()};
-    if (checkBounds) {
-      // What the verifier checks of static shapes, for dynamic ones: B + 1
-      // entries in both, K and V of one length.
-      Value entries = m.dim(op.getCuSeqlensQ(), 0);
-      Value sameBatch = arith::AndIOp::create(
-          rewriter, m.loc, m.cmp(arith::CmpIPredicate::eq, entries, m.dim(op.getCuSeqlensK(), 0)),
-          m.cmp(arith::CmpIPredicate::sge, entries, m.c(1)));
-      cf::AssertOp::create(rewriter, m.loc, sameBatch,
-                           "attn.varlen_attention: cu_seqlens_q and cu_seqlens_k need the same "
-                           "B + 1 >= 1 entries");
-      Value kvTokens = arith::MinSIOp::create(rewriter, m.loc, m.dim(op.getKey(), 0),
-                                              m.dim(op.getValue(), 0));
-      emitBoundsChecks(m, op.getCuSeqlensQ(), m.dim(op.getQuery(), 0), "cu_seqlens_q");
-      emitBoundsChecks(m, op.getCuSeqlensK(), kvTokens, "cu_seqlens_k");
-    }
+    if (checkBounds)
+      emitContractChecks(m, op);
     // Rows outside every sequence stay 0.
     Type elt = op.getResult().getType().getElementType();
     SmallVector<OpFoldResult> outSizes{
@@ -119,7 +106,9 @@ private:
   /// The same for a sequence with queries and keys, at the given rows.
   Value attendNonEmpty(Builder &m, VarlenAttentionOp op, Value acc, Value qStart,
                        Value qLength, Value kStart, Value kLength) const;
-  /// cf.asserts of the caller's contract: 0 <= cu[0] <= ... <= cu[B] <= T.
+  /// cf.asserts of the caller's contract (Passes.td), both cu tensors.
+  void emitContractChecks(Builder &m, VarlenAttentionOp op) const;
+  /// Those of one: 0 <= cu[0] <= ... <= cu[B] <= tokens.
   void emitBoundsChecks(Builder &m, Value cu, Value tokens, StringRef name) const;
 
   bool checkBounds;
@@ -166,6 +155,22 @@ Value UnpackVarlenAttention::attendNonEmpty(Builder &m, VarlenAttentionOp op, Va
   SmallVector<OpFoldResult> strides(3, m.b.getIndexAttr(1));
   return tensor::InsertSliceOp::create(m.b, m.loc, rows, acc, offsets,
                                        tensor::getMixedSizes(m.b, m.loc, rows), strides);
+}
+
+void UnpackVarlenAttention::emitContractChecks(Builder &m, VarlenAttentionOp op) const {
+  // What the verifier checks of static shapes, for dynamic ones: B + 1
+  // entries in both, and the keys' rows in both K and V.
+  Value entries = m.dim(op.getCuSeqlensQ(), 0);
+  Value sameBatch = arith::AndIOp::create(
+      m.b, m.loc, m.cmp(arith::CmpIPredicate::eq, entries, m.dim(op.getCuSeqlensK(), 0)),
+      m.cmp(arith::CmpIPredicate::sge, entries, m.c(1)));
+  cf::AssertOp::create(m.b, m.loc, sameBatch,
+                       "attn.varlen_attention: cu_seqlens_q and cu_seqlens_k need the same "
+                       "B + 1 >= 1 entries");
+  Value kvTokens =
+      arith::MinSIOp::create(m.b, m.loc, m.dim(op.getKey(), 0), m.dim(op.getValue(), 0));
+  emitBoundsChecks(m, op.getCuSeqlensQ(), m.dim(op.getQuery(), 0), "cu_seqlens_q");
+  emitBoundsChecks(m, op.getCuSeqlensK(), kvTokens, "cu_seqlens_k");
 }
 
 void UnpackVarlenAttention::emitBoundsChecks(Builder &m, Value cu, Value tokens,

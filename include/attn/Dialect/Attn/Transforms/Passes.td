@@ -202,9 +202,10 @@ def AttnUnpackVarlenPass : Pass<"attn-unpack-varlen", "func::FuncOp"> {
     Query rows outside every sequence stay 0.
 
     `check-bounds=true` first asserts the caller's contract at run time
-    (`cf.assert`): 0 ≤ cu[0], cu non-decreasing, cu[B] ≤ the tokens of Q
-    (resp. K and V). Without it, breaking the contract reads out of
-    bounds, as in FlashAttention.
+    (`cf.assert`): the same B + 1 ≥ 1 entries in both (the verifier's check,
+    for dynamic extents), 0 ≤ cu[0], cu non-decreasing, cu[B] ≤ the tokens
+    of Q (resp. of both K and V). Without it, breaking the contract reads out
+    of bounds, as in FlashAttention.
   }];
   let options = [
     Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",

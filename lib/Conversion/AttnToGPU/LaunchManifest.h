@@ -1,0 +1,20 @@
+//===- LaunchManifest.h - A kernel's launch manifest -----------*- C++ -*-===//
+#ifndef ATTN_LIB_CONVERSION_ATTNTOGPU_LAUNCHMANIFEST_H
+#define ATTN_LIB_CONVERSION_ATTNTOGPU_LAUNCHMANIFEST_H
+
+#include "attn/Conversion/AttnToGPU/AttnToGPU.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir {
+namespace attn {
+
+/// The launch manifest of the kernel of `s` (see LaunchManifest.cpp): the
+/// attribute --attn-lower-to-gpu records under kLaunchManifestsAttrName.
+DictionaryAttr manifestFor(Builder &b, const FlashKernelSpec &s);
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_LIB_CONVERSION_ATTNTOGPU_LAUNCHMANIFEST_H
