@@ -2,7 +2,7 @@
 //
 // See oracle.h and FUZZING.md ("The semantic oracle").
 //
-// Why one file of ~700 lines: eligibility, the two lowerings, the JIT calls
+// Why one file of ~780 lines: eligibility, the two lowerings, the JIT calls
 // through packed memref descriptors and the comparison are one procedure
 // whose parts share the descriptor layout described below; it is test
 // tooling, not compiler code.

@@ -8,7 +8,7 @@
 // A new frontend spelling usually needs a new case in `classify`
 // (DetectNormalize.cpp), never a new pattern here.
 //
-// ~600 lines: one matcher class whose steps (softmax, shift, scores, masks,
+// ~610 lines: one matcher class whose steps (softmax, shift, scores, masks,
 // Q·Kᵀ) share its AttentionMatch state; head-repeat folding is already in
 // DetectMatchHeads.cpp.
 //
