@@ -43,7 +43,7 @@ def check_one(attn_run, manifest_path, workdir):
         files += ["--in", "%s=%s" % (name, path)]
     out_path = os.path.join(workdir, "o.bin")
     done = subprocess.run([attn_run, manifest_path, "--out", out_path] + files,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, errors="replace")
     if done.returncode:
         return "attn-run failed: " + done.stderr.strip()[:400]
     raw = torch.from_file(out_path, size=o.numel() * o.element_size(), dtype=torch.uint8)

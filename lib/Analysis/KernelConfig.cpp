@@ -60,19 +60,46 @@ llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
                  "wgmma.mma_async (sm_90a)"));
 }
 
+bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
+                                       const AttentionShape &s) {
+  return c.family == TensorCoreFamily::Wgmma || (c.rowsPerWarp / 16) * s.headDim > 128;
+}
+
 int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
                                             const AttentionShape &s) {
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
-  // Padded rows (+8 halves) unless swizzled; wgmma's 128-byte-swizzle atoms
-  // are packed.
-  auto pitch = [&](int64_t cols) { return c.swizzle || wgmma ? cols : cols + 8; };
-  // Q fragments stay in registers when they fit (64 registers: m-tiles x d
-  // <= 128); otherwise, and always for wgmma (A from shared memory), the Q
-  // tile is staged.
-  const bool qStaged = wgmma || (c.rowsPerWarp / 16) * s.headDim > 128;
+  auto pitch = [&](int64_t cols) { return stagedRowPitch(wgmma, c.swizzle, cols); };
   int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
-  int64_t q = qStaged ? 2 * c.blockQ * pitch(s.headDim) : 0;
+  int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
   return kv + q + (wgmma ? 1024 : 0);
+}
+
+int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
+                                           const AttentionShape &s) {
+  // Per m16 tile of rows a thread holds 4 f32 of every m16n8 C tile: dv/2
+  // of O and block_kv/2 of S. wgmma's warpgroup gives each warp one m16
+  // tile per 64 rows, as mma.sync with 16 rows per warp does.
+  const bool wgmma = c.family == TensorCoreFamily::Wgmma;
+  int64_t mTiles = c.rowsPerWarp / 16;
+  int64_t o = mTiles * s.headDimV / 2, scores = mTiles * c.blockKV / 2;
+  if (wgmma) {
+    // The whole tile's S arrives at once from the async MMA, and its
+    // exponentials and packed P are live beside it: 3 registers per score.
+    // Q·Kᵀ's two 64-bit descriptors per k-step of 16 stay live across the
+    // loop: d/4.
+    return o + 3 * scores + s.headDim / 4;
+  }
+  // mma.sync computes S per 8 keys, loading K's B fragments of every
+  // k-step first (2 registers each: d/8); Q's A fragments (4 per m-tile and
+  // k-step) stay in registers when Q is not staged.
+  int64_t regs = o + scores + s.headDim / 8;
+  if (!stagesQInSharedMemory(c, s))
+    regs += mTiles * (s.headDim / 16) * 4;
+  return regs;
+}
+
+int64_t mlir::attn::loopRegisterBudget(TensorCoreFamily family) {
+  return family == TensorCoreFamily::Wgmma ? 288 : 176;
 }
 
 namespace {
@@ -176,18 +203,21 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
   if (s.dtype != DType::F16 && s.dtype != DType::BF16)
     return reason(stringifyTensorCoreFamily(c.family) +
                   " needs f16 or bf16 inputs, got " + stringifyDType(s.dtype));
-  for (int64_t hd : {s.headDim, s.headDimV})
-    if (hd != 64 && hd != 128)
-      return reason("head dims must be 64 or 128 for the GPU kernel, got " +
-                    llvm::Twine(hd));
+  // Q·Kᵀ steps through d by the MMA's k = 16; P·V's output columns come
+  // in 8-wide C tiles, and its B operand's 16-byte rows are 8 elements.
+  for (auto [name, hd] : {std::pair<const char *, int64_t>{"d", s.headDim},
+                          {"dv", s.headDimV}})
+    if (hd % 16 != 0 || hd > 256)
+      return reason(llvm::Twine("the GPU kernel needs head dims that are "
+                                "multiples of 16 up to 256, got ") +
+                    name + " = " + llvm::Twine(hd));
   if (llvm::Error e = checkFamilyTiles(c))
     return e;
-  // The warps split the query tile, and every thread copies the same
-  // number of 16-byte chunks of each K/V tile.
-  int64_t threads = 32 * c.numWarps();
-  if ((c.blockKV * std::min(s.headDim, s.headDimV) / 8) % threads != 0)
-    return reason("a " + llvm::Twine(c.blockKV) + "-key tile does not split "
-                  "evenly over " + llvm::Twine(threads) + " threads' 16-byte copies");
+  // The XOR swizzle permutes the eight 16-byte chunks of 64 columns.
+  if (c.swizzle && (s.headDim % 64 != 0 || s.headDimV % 64 != 0))
+    return reason("swizzle=true permutes 64-column groups; head dims " +
+                  llvm::Twine(s.headDim) + "/" + llvm::Twine(s.headDimV) +
+                  " are not multiples of 64");
   if (llvm::Error e = checkKVSplits(c, s))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
@@ -414,6 +444,37 @@ llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const Attenti
   return pick->config;
 }
 
+/// Fits the measured defaults, written for d and dv of 64 and 128, to any
+/// head dims: while the loop's registers exceed loopRegisterBudget or the
+/// CTA's shared memory the target's, give up what costs least first: a
+/// third K/V stage, then key-tile width, then (mma.sync) rows per warp,
+/// then (wgmma) the second warpgroup. Fields the request fixes stay.
+void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
+                     const KernelConfigRequest &request) {
+  auto fits = [&] {
+    return loopRegistersPerThread(c, s) <= loopRegisterBudget(c.family) &&
+           kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;
+  };
+  // O alone over the budget: no key tile fits beside it at this row count.
+  auto oAloneTooLarge = [&] {
+    return (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c.family);
+  };
+  while (!fits()) {
+    if (!request.kvStages && c.kvStages > 2)
+      --c.kvStages;
+    else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge())
+      c.rowsPerWarp = 16;
+    else if (!request.blockKV && c.blockKV > 32)
+      c.blockKV /= 2;
+    else if (!request.rowsPerWarp && c.rowsPerWarp > 16)
+      c.rowsPerWarp = 16;
+    else if (!request.blockQ && c.family == TensorCoreFamily::Wgmma && c.blockQ > 64)
+      c.blockQ = 64;
+    else
+      return; // checkKernelConfig says why, if the result is illegal
+  }
+}
+
 /// The chooser for one family: its measured defaults (`fewRows`: the
 /// small-query kernel), the request's explicit fields over them, then the
 /// wave model's split count unless one is asked for.
@@ -440,6 +501,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // The rows-per-warp default of a family may exceed an explicit block-q.
   if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)
     c.rowsPerWarp = 16;
+  shrinkToBudgets(c, s, target, request);
   // The wave model needs a legal kernel to count its CTAs.
   c.kvSplits = request.kvSplits ? request.kvSplits : 1;
   if (llvm::Error e = checkKernelConfig(c, s, target))

@@ -148,8 +148,10 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.kvSplits = options.kvSplits;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
-  // auto: the family of the config the cost model recorded.
-  lowering.mma = TensorCoreFamilyOption::Auto;
+  // The chip's family when it has one (what the cost model chose in), else
+  // auto: the family of the config the cost model recorded. Never a family
+  // the chip lacks, also for an op the cost model recorded no kernel for.
+  lowering.mma = cost.mma;
   lowering.strict = options.strict;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // What the kernels refused runs on the host, fused as on the CPU (the

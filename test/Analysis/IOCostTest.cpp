@@ -307,15 +307,73 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   bad.kvStages = 4;
   EXPECT_NE(refusal(d64, h200, bad).find("mma=wgmma takes kv-stages 2 or 3"),
             std::string::npos);
-  // No GPU kernel for f32 or d = 32; more shared memory than the target has.
+  // No GPU kernel for f32, for head dims that are no multiple of 16 or
+  // exceed 256, or for less shared memory than the smallest tiles need.
   EXPECT_NE(refusal(square(1, 1, 128, 64, DType::F32), h200, {}).find("f16 or bf16"),
             std::string::npos);
-  EXPECT_NE(refusal(square(1, 1, 128, 32, DType::BF16), h200, {}).find("head dims"),
-            std::string::npos);
+  for (int64_t d : {40, 272})
+    EXPECT_NE(refusal(square(1, 1, 128, d, DType::BF16), h200, {}).find("multiples of 16"),
+              std::string::npos);
   TargetSpec small = h200;
-  small.sramBytesPerBlock = 64 * 1024;
+  small.sramBytesPerBlock = 8 * 1024;
   EXPECT_NE(refusal(d128, small, {}).find("bytes of shared memory"),
             std::string::npos);
+  // The XOR swizzle permutes 64-column groups.
+  KernelConfigRequest swizzled;
+  swizzled.family = TensorCoreFamily::MmaSync;
+  swizzled.swizzle = true;
+  EXPECT_NE(refusal(square(1, 1, 128, 96, DType::BF16), h200, swizzled).find("64-column"),
+            std::string::npos);
+}
+
+// Head dims other than 64 and 128: the measured defaults fitted to the
+// register budget and the target's shared memory, never beyond either.
+TEST(KernelConfig, HeadDimsFitTheBudgets) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  TargetSpec a100 = *getTargetPreset("a100");
+  auto choose = [](const AttentionShape &s, const TargetSpec &t) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, t);
+    EXPECT_TRUE(bool(c)) << (c ? "" : llvm::toString(c.takeError()));
+    return c ? *c : KernelConfig();
+  };
+  // The measured defaults are inside the budget, and v6's spilling
+  // mma.sync tile (32 rows per warp, 64 keys, d = 128) is not.
+  for (int64_t d : {64, 128})
+    for (const TargetSpec &t : {h200, a100}) {
+      AttentionShape s = square(4, 16, 4096, d, DType::BF16);
+      KernelConfig c = choose(s, t);
+      EXPECT_LE(loopRegistersPerThread(c, s), loopRegisterBudget(c.family)) << d;
+    }
+  KernelConfig spilled = choose(square(4, 16, 4096, 128, DType::BF16), a100);
+  spilled.blockKV = 64;
+  EXPECT_GT(loopRegistersPerThread(spilled, square(4, 16, 4096, 128, DType::BF16)),
+            loopRegisterBudget(spilled.family));
+  // d = 256 on wgmma: O is 128 registers, so 64-key tiles; the third stage
+  // does not fit beside the Q tile.
+  AttentionShape d256 = square(4, 8, 4096, 256, DType::BF16);
+  KernelConfig c = choose(d256, h200);
+  EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
+  EXPECT_EQ(c.blockKV, 64);
+  EXPECT_EQ(c.kvStages, 2);
+  EXPECT_LE(kernelSharedMemoryBytes(c, d256), h200.sramBytesPerBlock);
+  // mma.sync at d = 256: 16 rows per warp (32 would hold 256 of O).
+  c = choose(d256, a100);
+  EXPECT_EQ(c.rowsPerWarp, 16);
+  EXPECT_LE(loopRegistersPerThread(c, d256), loopRegisterBudget(c.family));
+  // DeepSeek's d = 192, dv = 128; Phi's d = 80 (10 chunks of 16 bytes per
+  // row: copies need not split evenly over the threads); d = 32.
+  AttentionShape mla = square(2, 16, 2048, 192, DType::BF16);
+  mla.headDimV = 128;
+  for (const AttentionShape &s : {mla, square(2, 32, 2048, 80, DType::F16),
+                                  square(2, 64, 2048, 32, DType::BF16)})
+    for (const TargetSpec &t : {h200, a100}) {
+      KernelConfig k = choose(s, t);
+      EXPECT_LE(loopRegistersPerThread(k, s), loopRegisterBudget(k.family));
+      EXPECT_LE(kernelSharedMemoryBytes(k, s), t.sramBytesPerBlock);
+    }
+  // wgmma atoms are whole 64 columns: d = 80 stages 128 per row.
+  EXPECT_EQ(stagedRowPitch(/*wgmmaAtoms=*/true, false, 80), 128);
+  EXPECT_EQ(stagedRowPitch(false, false, 80), 88);
 }
 
 // Decode and other few-row attentions: the small-query kernel (GQA head

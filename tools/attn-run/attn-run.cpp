@@ -85,7 +85,8 @@ static llvm::Error upload(const LaunchPlan &plan, const llvm::StringMap<std::str
     args.push_back({p.name, buffer, p.type, p.shape});
     if (p.name == "o")
       continue;
-    llvm::StringRef path = files.lookup(p.name);
+    // lookup() returns the path by value: a StringRef to it would dangle.
+    std::string path = files.lookup(p.name);
     auto data = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
     if (!data)
       return llvm::createStringError(data.getError(), "cannot read '" + path + "'");

@@ -15,6 +15,7 @@
 #define ATTN_ANALYSIS_KERNELCONFIG_H
 
 #include "attn/Analysis/IOCost.h"
+#include "attn/Analysis/StagedTileLayout.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -175,6 +176,28 @@ struct KernelConfigRequest {
   int64_t kvSplits = 0;
   bool swizzle = false;
 };
+
+/// Whether the Q tile is staged in shared memory: always for wgmma (its A
+/// operand of Q·Kᵀ is read by descriptor), and for mma.sync when Q's
+/// fragments would take more than 64 registers (m-tiles x d > 128).
+bool stagesQInSharedMemory(const KernelConfig &config, const AttentionShape &shape);
+
+/// An estimate of the registers per thread that the K/V loop keeps live,
+/// in the family's own units (the families keep different things live; see
+/// the definition): O, one tile's scores, Q·Kᵀ's per-k-step operands and,
+/// for mma.sync, Q's fragments where they stay in registers. The chooser
+/// keeps it within loopRegisterBudget(family).
+int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape &shape);
+
+/// The estimate a kernel of `family` may reach without spilling, calibrated
+/// with ptxas and the H200 runs. mma.sync, 176: v6 measured 32 rows per
+/// warp spilling at d = 128 with 64-key tiles (208) and not with 32 (176);
+/// d = 192/128 with 32 rows spills 20 bytes (184); d = 64's default is 168.
+/// wgmma, 288: d = 128 with 128-key tiles (288) and d = 256 with 64-key
+/// tiles (288) assemble without spills at 205-254 registers; d = 160 and
+/// d = 192/128 with 128-key tiles (312, 304) spill 208-560 bytes when the
+/// keys end inside a tile.
+int64_t loopRegisterBudget(TensorCoreFamily family);
 
 /// Bytes of shared memory one CTA of `config` uses for `shape` (2-byte
 /// elements): the K/V stages, the Q tile where it is staged, and the wgmma

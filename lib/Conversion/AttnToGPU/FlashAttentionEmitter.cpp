@@ -206,10 +206,9 @@ void FlashAttentionEmitter::stageQ() {
   // Stage the CTA's Q tile, 16 bytes per thread and step; the barrier at
   // the top of the first K/V iteration publishes it.
   auto chunk = VectorType::get({8}, c.T);
-  int64_t chunksPerRow = c.d / 8;
-  for (int64_t i = 0; i < c.bq * chunksPerRow / c.threads; ++i) {
-    Value ci = k.add(v.tid, i * c.threads);
-    Value r = k.div(ci, chunksPerRow), col = k.mul(k.rem(ci, chunksPerRow), 8);
+  TileCopy copy(k, v.tid, c.threads, c.bq, c.d / 8);
+  for (int64_t i = 0; i < copy.steps; ++i) {
+    Value r = copy.row(i), col = copy.col;
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
     Value vec = k.load(chunk, v.Q, {v.batch, qHead, qRow, col});
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));

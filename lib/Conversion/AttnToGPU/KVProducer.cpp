@@ -43,7 +43,8 @@ public:
   /// of the tile; otherwise it is looked up per row.
   Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
     const int64_t pageSize = c.s.pageSize;
-    bool uniform = pageSize % rowsPerStep == 0 && (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
+    bool uniform = pageSize % rowsPerStep == 0 &&
+                   (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
     if (!uniform)
       return lookup(k.div(kvRow, pageSize));
     int64_t pageInTile = stepRow / pageSize;
@@ -130,10 +131,9 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
   PageLookup pages(c, start);
   for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
                                  std::tuple<Value, Value, int64_t>{v.V, v.vTile, c.dv}}) {
-    int64_t chunksPerRow = cols / 8, total = c.bkv * chunksPerRow;
-    for (int64_t i = 0; i < total / c.threads; ++i) {
-      Value ci = k.add(v.tid, i * c.threads);
-      Value r = k.div(ci, chunksPerRow), col = k.mul(k.rem(ci, chunksPerRow), 8);
+    TileCopy copy(k, v.tid, c.threads, c.bkv, cols / 8);
+    for (int64_t i = 0; i < copy.steps; ++i) {
+      Value r = copy.row(i), col = copy.col;
       Value kvRow = k.add(start, r);
       // Owned storage: a ValueRange over a braced list would dangle.
       SmallVector<Value> srcIdx;
@@ -143,8 +143,7 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
         // what the pool holds there may be NaN, which P = 0 would not hide.
         Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kvRow, v.kvLen);
         srcElements = arith::SelectOp::create(b, loc, inside, k.idx(8), k.idx(0));
-        int64_t rowsPerStep = c.threads / chunksPerRow;
-        Value page = pages.pageOf(i * rowsPerStep, rowsPerStep, kvRow);
+        Value page = pages.pageOf(i * copy.rowsPerStep, copy.rowsPerStep, kvRow);
         srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
       } else {
         if (c.kTail)

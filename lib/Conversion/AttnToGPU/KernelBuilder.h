@@ -99,6 +99,41 @@ struct KernelBuilder {
   }
 };
 
+/// How a CTA's threads copy a tile of `rows` rows of `chunksPerRow` 16-byte
+/// chunks: thread t takes column chunk t % lanes of row t / lanes + step ·
+/// rowsPerStep, lanes being chunksPerRow rounded up to a power of two (a
+/// thread past the row's end repeats its last chunk: the same bytes to the
+/// same place). Every step's addresses are then the first step's plus a
+/// constant; mapping chunks densely (chunk t + step · threads) would give a
+/// row of 14 chunks (d = 112) one address register per step, live across
+/// the K/V loop, and spill. Power-of-two rows map identically either way.
+struct TileCopy {
+  TileCopy(KernelBuilder &k, Value tid, int64_t threads, int64_t rows, int64_t chunksPerRow)
+      : k(k), rows(rows) {
+    int64_t lanes = int64_t(llvm::PowerOf2Ceil(uint64_t(chunksPerRow)));
+    assert(lanes <= threads && "a step must cover at least one whole row");
+    rowsPerStep = threads / lanes;
+    steps = llvm::divideCeil(rows, rowsPerStep);
+    firstRow = k.div(tid, lanes);
+    Value chunk = k.rem(tid, lanes);
+    if (lanes != chunksPerRow)
+      chunk = arith::MinUIOp::create(k.b, k.loc, chunk, k.idx(chunksPerRow - 1));
+    col = k.mul(chunk, 8);
+  }
+  /// The thread's row in step `step` (the last step's rows past the tile
+  /// repeat its last row).
+  Value row(int64_t step) {
+    Value r = k.add(firstRow, step * rowsPerStep);
+    if ((step + 1) * rowsPerStep > rows)
+      r = arith::MinUIOp::create(k.b, k.loc, r, k.idx(rows - 1));
+    return r;
+  }
+
+  KernelBuilder &k;
+  int64_t rows, rowsPerStep, steps;
+  Value firstRow, col;
+};
+
 } // namespace attn
 } // namespace mlir
 

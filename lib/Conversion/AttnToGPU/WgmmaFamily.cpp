@@ -44,13 +44,14 @@ public:
   explicit WgmmaFamily(KernelContext &c) : TensorCoreFamily(c), b(c.k.b), loc(c.k.loc) {}
 
   /// Tiles as [stage, col / 64, row, col % 64]: 64-column atoms, 128-byte
-  /// swizzle.
+  /// swizzle; a head dim that is no multiple of 64 leaves the last atom's
+  /// columns past it unused (no k-step reads them).
   MemRefType tileType(std::optional<int64_t> numStages, int64_t rows,
                       int64_t cols) const override {
     SmallVector<int64_t> shape;
     if (numStages)
       shape.push_back(*numStages);
-    shape.append({cols / 64, rows, 64});
+    shape.append({int64_t(llvm::divideCeil(cols, 64)), rows, 64});
     return MemRefType::get(shape, c.T, MemRefLayoutAttrInterface(), c.workgroup);
   }
 
@@ -147,7 +148,8 @@ void WgmmaFamily::beforeStageBarrier() {
 }
 
 Value WgmmaFamily::stageBytes(Value buf, int64_t cols) {
-  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), k.mul(buf, c.bkv * cols * 2))
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                      k.mul(buf, c.bkv * s.smemPitch(cols) * 2))
       .getResult();
 }
 

@@ -2,6 +2,7 @@
 #ifndef ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 #define ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 
+#include "attn/Analysis/StagedTileLayout.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -132,7 +133,9 @@ struct FlashKernelSpec {
   /// this kernel.
   /// The wgmma path always uses packed rows (in 64-column atoms with the
   /// 128-byte swizzle: see WgmmaFamily.cpp).
-  int64_t smemPitch(int64_t cols) const { return swizzle || wgmma() ? cols : cols + 8; }
+  int64_t smemPitch(int64_t cols) const {
+    return stagedRowPitch(wgmma(), swizzle, cols);
+  }
   bool swizzle = false;
   /// Paged KV cache (attn.paged_attention): K and V are pools of `numPages`
   /// pages of `pageSize` tokens, [P, S, Hkv, d], read through a block table
