@@ -208,7 +208,7 @@ void FlashAttentionEmitter::stageQ() {
   auto chunk = VectorType::get({8}, c.T);
   TileCopy copy(k, v.tid, c.threads, c.bq, c.d / 8);
   for (int64_t i = 0; i < copy.steps; ++i) {
-    Value r = copy.row(i), col = copy.col;
+    Value r = copy.row(i), col = copy.col(i);
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
     Value vec = k.load(chunk, v.Q, {v.batch, qHead, qRow, col});
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));

@@ -133,7 +133,7 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
                                  std::tuple<Value, Value, int64_t>{v.V, v.vTile, c.dv}}) {
     TileCopy copy(k, v.tid, c.threads, c.bkv, cols / 8);
     for (int64_t i = 0; i < copy.steps; ++i) {
-      Value r = copy.row(i), col = copy.col;
+      Value r = copy.row(i), col = copy.col(i);
       Value kvRow = k.add(start, r);
       // Owned storage: a ValueRange over a braced list would dangle.
       SmallVector<Value> srcIdx;
@@ -143,7 +143,7 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
         // what the pool holds there may be NaN, which P = 0 would not hide.
         Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kvRow, v.kvLen);
         srcElements = arith::SelectOp::create(b, loc, inside, k.idx(8), k.idx(0));
-        Value page = pages.pageOf(i * copy.rowsPerStep, copy.rowsPerStep, kvRow);
+        Value page = pages.pageOf(copy.stepRow(i), copy.rowsPerStep, kvRow);
         srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
       } else {
         if (c.kTail)

@@ -100,38 +100,56 @@ struct KernelBuilder {
 };
 
 /// How a CTA's threads copy a tile of `rows` rows of `chunksPerRow` 16-byte
-/// chunks: thread t takes column chunk t % lanes of row t / lanes + step ·
-/// rowsPerStep, lanes being chunksPerRow rounded up to a power of two (a
-/// thread past the row's end repeats its last chunk: the same bytes to the
-/// same place). Every step's addresses are then the first step's plus a
-/// constant; mapping chunks densely (chunk t + step · threads) would give a
-/// row of 14 chunks (d = 112) one address register per step, live across
-/// the K/V loop, and spill. Power-of-two rows map identically either way.
+/// chunks. `lanes` threads share a row; lane l copies chunks l, l + lanes,
+/// l + 2·lanes ... of it (`perLane` copies), so the lanes of a row read
+/// `lanes` adjacent chunks per instruction; the CTA's threads cover
+/// rowsPerStep = threads / lanes rows at a time. Every copy's addresses are
+/// the thread's first plus a constant: mapping chunks densely instead
+/// (chunk tid + step·threads) gives a row of a non-power-of-two count
+/// (d = 80, 96, 112) a division per step and ptxas one address register per
+/// step, live across the K/V loop, which spilled (v16b). lanes is the
+/// largest power of two dividing chunksPerRow when that reads at least 64
+/// bytes of a row per instruction (d = 96, 160, 192: no copy wasted);
+/// otherwise (d = 80, 112: 2 lanes of 32 bytes, 14% slower in v16c) the
+/// chunk count rounded up to a power of two, the spare lanes repeating the
+/// row's last chunk (the same bytes to the same place). Power-of-two rows
+/// map as densely as before.
 struct TileCopy {
   TileCopy(KernelBuilder &k, Value tid, int64_t threads, int64_t rows, int64_t chunksPerRow)
-      : k(k), rows(rows) {
-    int64_t lanes = int64_t(llvm::PowerOf2Ceil(uint64_t(chunksPerRow)));
-    assert(lanes <= threads && "a step must cover at least one whole row");
+      : k(k), rows(rows), chunksPerRow(chunksPerRow) {
+    lanes = chunksPerRow & -chunksPerRow;
+    if (lanes < 4)
+      lanes = int64_t(llvm::PowerOf2Ceil(uint64_t(chunksPerRow)));
+    lanes = std::min(lanes, threads);
+    perLane = llvm::divideCeil(chunksPerRow, lanes);
     rowsPerStep = threads / lanes;
-    steps = llvm::divideCeil(rows, rowsPerStep);
+    rowSteps = llvm::divideCeil(rows, rowsPerStep);
+    steps = rowSteps * perLane;
     firstRow = k.div(tid, lanes);
-    Value chunk = k.rem(tid, lanes);
-    if (lanes != chunksPerRow)
-      chunk = arith::MinUIOp::create(k.b, k.loc, chunk, k.idx(chunksPerRow - 1));
-    col = k.mul(chunk, 8);
+    firstChunk = k.rem(tid, lanes);
   }
-  /// The thread's row in step `step` (the last step's rows past the tile
-  /// repeat its last row).
-  Value row(int64_t step) {
-    Value r = k.add(firstRow, step * rowsPerStep);
-    if ((step + 1) * rowsPerStep > rows)
+  /// The first tile row of copy `i`'s step of rows.
+  int64_t stepRow(int64_t i) const { return i % rowSteps * rowsPerStep; }
+  /// The thread's row in copy `i` (a last step of rows past the tile
+  /// repeats its last row: the same bytes to the same place).
+  Value row(int64_t i) {
+    Value r = k.add(firstRow, stepRow(i));
+    if (stepRow(i) + rowsPerStep > rows)
       r = arith::MinUIOp::create(k.b, k.loc, r, k.idx(rows - 1));
     return r;
   }
+  /// The thread's first column (elements) in copy `i`.
+  Value col(int64_t i) {
+    int64_t j = i / rowSteps;
+    Value chunk = k.add(firstChunk, j * lanes);
+    if ((j + 1) * lanes > chunksPerRow)
+      chunk = arith::MinUIOp::create(k.b, k.loc, chunk, k.idx(chunksPerRow - 1));
+    return k.mul(chunk, 8);
+  }
 
   KernelBuilder &k;
-  int64_t rows, rowsPerStep, steps;
-  Value firstRow, col;
+  int64_t rows, chunksPerRow, lanes, perLane, rowsPerStep, rowSteps, steps;
+  Value firstRow, firstChunk;
 };
 
 } // namespace attn
