@@ -252,6 +252,24 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert k.cost["flops"] == 4 * 2 * 8 * 256 * 256 * 64 // 2
 
 
+@pytest.mark.parametrize("d,dv", [(32, 32), (80, 80), (96, 96), (160, 160), (192, 128), (256, 256)])
+@pytest.mark.parametrize("target", ["sm_90a", "sm_80"])
+def test_compile_every_head_dim(d, dv, target):
+    # Multiples of 16 up to 256, d != dv too: a kernel whose manifest and
+    # parameter shapes carry both head dims (H200-checked: bench/NOTES.md v16d).
+    k = attnopt.compile(graph.attention(1, 4, 300, d, dv=dv, hkv=2, causal=True), target=target)
+    assert (k.manifest["d"], k.manifest["dv"]) == (d, dv)
+    shapes = {p["name"]: p["shape"] for p in k.manifest["params"]}
+    assert shapes["q"][-1] == d and shapes["k"][-1] == d
+    assert shapes["v"][-1] == dv and shapes["o"][-1] == dv
+    assert ("wgmma" in k.name) == (target == "sm_90a")
+
+
+def test_compile_head_dim_no_kernel_takes():
+    with pytest.raises(attnopt.MLIRError, match="multiples of 16 up to 256, got d = 40"):
+        attnopt.compile(graph.attention(1, 4, 128, 40))
+
+
 def test_compile_paged_attention():
     # vLLM's layout: a pool of 16-token pages, a block table and lengths.
     text = graph.paged_attention(4, 32, 1, 128, hkv=8, num_pages=1024, page_size=16,

@@ -36,8 +36,12 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     symbol to its manifest (a dictionary attribute), for
     `--attn-dump-gpu-kernels`.
 
-    Preconditions: static shapes of rank 2 to 4 (read as [B, H, L, d]), f16 or bf16, d and dv in
-    {64, 128}, a grid within CUDA's limits. An op that violates one is not
+    Preconditions: static shapes of rank 2 to 4 (read as [B, H, L, d]), f16 or bf16, d and dv
+    multiples of 16 up to 256 (d != dv allowed: DeepSeek's 192/128), a grid
+    within CUDA's limits. Head dims other than 64 and 128 take the measured
+    defaults fitted by the chooser to a per-family register estimate and to
+    shared memory (wgmma stages whole 64-column atoms, so d = 80 or 96 stage
+    128 columns; its k-steps read only d). An op that violates one is not
     an error: it stays as it is, with a warning at the op giving the reason,
     and the GPU pipeline decomposes it for the host like any other
     computation it does not offload, so a correct program is never refused
