@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compiles the head-dim set (issue 15 item 1), here (no GPU needed):
 
-  check/  correctness kernels: d (and dv) in 32, 64, 80, 96, 128, 160,
-          192/128, 256 x bf16/f16 x both tensor-core families (wgmma on
+  check/  correctness kernels: d (and dv) in 32, 40, 64, 72, 80, 96, 128,
+          160, 192/128, 256, 104/56 x bf16/f16 x both tensor-core families (wgmma on
           sm_90a, mma.sync as built for sm_90), lengths that are not
           multiples of the tiles, GQA, both causal settings; plus a decode
           kernel (Lq = 1, GQA packing, split-KV) per head dim;
@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DIMS = [(32, 32), (64, 64), (80, 80), (96, 96), (128, 128), (160, 160), (192, 128), (256, 256)]
+DIMS = [(32, 32), (40, 40), (64, 64), (72, 72), (80, 80), (96, 96), (128, 128), (160, 160),
+        (192, 128), (256, 256), (104, 56)]
 
 
 def attention_ir(dtype, B, Hq, Hkv, Lq, Lk, d, dv, causal):

@@ -94,7 +94,7 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
   // k-step) stay in registers when Q is not staged.
   int64_t regs = o + scores + s.headDim / 8;
   if (!stagesQInSharedMemory(c, s))
-    regs += mTiles * (s.headDim / 16) * 4;
+    regs += mTiles * llvm::divideCeil(s.headDim, 16) * 4;
   return regs;
 }
 
@@ -161,6 +161,19 @@ llvm::Error checkShapeExtents(const AttentionShape &s) {
   return llvm::Error::success();
 }
 
+/// Rows are copied in 16-byte chunks of 8 elements and P·V's output
+/// columns come in 8-wide C tiles; Q·Kᵀ steps through d by the MMA's
+/// k = 16, an odd multiple of 8 padded with zeros in shared memory.
+llvm::Error checkHeadDims(const AttentionShape &s) {
+  for (auto [name, hd] : {std::pair<const char *, int64_t>{"d", s.headDim},
+                          {"dv", s.headDimV}})
+    if (hd % 8 != 0 || hd > 256)
+      return reason(llvm::Twine("the GPU kernel needs head dims that are "
+                                "multiples of 8 up to 256, got ") +
+                    name + " = " + llvm::Twine(hd));
+  return llvm::Error::success();
+}
+
 /// Every split must own at least one key: with the K/V tiles dealt out
 /// evenly (kvSplitKeys), S splits cover Lk exactly when ⌈Lk / keys⌉ = S.
 llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
@@ -203,14 +216,8 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
   if (s.dtype != DType::F16 && s.dtype != DType::BF16)
     return reason(stringifyTensorCoreFamily(c.family) +
                   " needs f16 or bf16 inputs, got " + stringifyDType(s.dtype));
-  // Q·Kᵀ steps through d by the MMA's k = 16; P·V's output columns come
-  // in 8-wide C tiles, and its B operand's 16-byte rows are 8 elements.
-  for (auto [name, hd] : {std::pair<const char *, int64_t>{"d", s.headDim},
-                          {"dv", s.headDimV}})
-    if (hd % 16 != 0 || hd > 256)
-      return reason(llvm::Twine("the GPU kernel needs head dims that are "
-                                "multiples of 16 up to 256, got ") +
-                    name + " = " + llvm::Twine(hd));
+  if (llvm::Error e = checkHeadDims(s))
+    return e;
   if (llvm::Error e = checkFamilyTiles(c))
     return e;
   // The XOR swizzle permutes the eight 16-byte chunks of 64 columns.
@@ -451,6 +458,13 @@ llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const Attenti
 /// then (wgmma) the second warpgroup. Fields the request fixes stay.
 void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
                      const KernelConfigRequest &request) {
+  // Only tiles of the family's sets and head dims a kernel takes are sized
+  // (an option of 2^63 - 1 would overflow the byte count); checkKernelConfig
+  // reports the others.
+  if (llvm::Error e = llvm::joinErrors(checkFamilyTiles(c), checkHeadDims(s))) {
+    llvm::consumeError(std::move(e));
+    return;
+  }
   auto fits = [&] {
     return loopRegistersPerThread(c, s) <= loopRegisterBudget(c.family) &&
            kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;

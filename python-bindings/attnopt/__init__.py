@@ -204,7 +204,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
     are checked before anything runs (ValueError / TypeError); combinations
     the kernel cannot run, and attentions no kernel runs (f32, head dims
-    that are no multiple of 16 or exceed 256: the command-line pipeline
+    that are no multiple of 8 or exceed 256: the command-line pipeline
     leaves those unfused on the host with a warning), raise MLIRError from
     the lowering."""
     _check_str("mlir_text", mlir_text)

@@ -252,7 +252,7 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert k.cost["flops"] == 4 * 2 * 8 * 256 * 256 * 64 // 2
 
 
-@pytest.mark.parametrize("d,dv", [(32, 32), (80, 80), (96, 96), (160, 160), (192, 128), (256, 256)])
+@pytest.mark.parametrize("d,dv", [(32, 32), (40, 40), (72, 72), (80, 80), (96, 96), (160, 160), (192, 128), (256, 256), (104, 56)])
 @pytest.mark.parametrize("target", ["sm_90a", "sm_80"])
 def test_compile_every_head_dim(d, dv, target):
     # Multiples of 16 up to 256, d != dv too: a kernel whose manifest and
@@ -266,8 +266,8 @@ def test_compile_every_head_dim(d, dv, target):
 
 
 def test_compile_head_dim_no_kernel_takes():
-    with pytest.raises(attnopt.MLIRError, match="multiples of 16 up to 256, got d = 40"):
-        attnopt.compile(graph.attention(1, 4, 128, 40))
+    with pytest.raises(attnopt.MLIRError, match="multiples of 8 up to 256, got d = 36"):
+        attnopt.compile(graph.attention(1, 4, 128, 36))
 
 
 def test_compile_paged_attention():

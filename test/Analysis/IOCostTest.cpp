@@ -307,12 +307,12 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   bad.kvStages = 4;
   EXPECT_NE(refusal(d64, h200, bad).find("mma=wgmma takes kv-stages 2 or 3"),
             std::string::npos);
-  // No GPU kernel for f32, for head dims that are no multiple of 16 or
+  // No GPU kernel for f32, for head dims that are no multiple of 8 or
   // exceed 256, or for less shared memory than the smallest tiles need.
   EXPECT_NE(refusal(square(1, 1, 128, 64, DType::F32), h200, {}).find("f16 or bf16"),
             std::string::npos);
-  for (int64_t d : {40, 272})
-    EXPECT_NE(refusal(square(1, 1, 128, d, DType::BF16), h200, {}).find("multiples of 16"),
+  for (int64_t d : {36, 264})
+    EXPECT_NE(refusal(square(1, 1, 128, d, DType::BF16), h200, {}).find("multiples of 8"),
               std::string::npos);
   TargetSpec small = h200;
   small.sramBytesPerBlock = 8 * 1024;

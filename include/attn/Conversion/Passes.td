@@ -37,8 +37,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `--attn-dump-gpu-kernels`.
 
     Preconditions: static shapes of rank 2 to 4 (read as [B, H, L, d]), f16 or bf16, d and dv
-    multiples of 16 up to 256 (d != dv allowed: DeepSeek's 192/128), a grid
-    within CUDA's limits. Head dims other than 64 and 128 take the measured
+    multiples of 8 up to 256 (d != dv allowed: DeepSeek's 192/128; an odd
+    multiple of 8 is padded with zeros to Q·Kᵀ's k-step of 16 in shared
+    memory and registers), a grid within CUDA's limits. Head dims other than 64 and 128 take the measured
     defaults fitted by the chooser to a per-family register estimate and to
     shared memory (wgmma stages whole 64-column atoms, so d = 80 or 96 stage
     128 columns; its k-steps read only d). An op that violates one is not

@@ -48,6 +48,7 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
       mt(spec.mTiles()), lq(spec.seqQ), lk(spec.seqKV), stages(spec.stages()),
       qTail(spec.numRows() % spec.blockQ != 0), kTail(spec.paged() || spec.seqKV % spec.blockKV != 0),
       hasMask(spec.mask != FlashKernelSpec::Mask::None), packed(spec.packedHeads()) {
+  kSteps = llvm::divideCeil(d, 16);
   aType = VectorType::get({4, 2}, T);
   bType = VectorType::get({2, 2}, T);
   cType = VectorType::get({2, 2}, f32);
@@ -60,6 +61,7 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   bindSharedMemory(func);
   computeCoordinates();
   family.prepareOperands();
+  zeroHeadDimPadding();
   stageQ();
   computeKVRange();
   scf::ForOp loop = emitKVLoops();
@@ -198,6 +200,31 @@ std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
   // row = query · G + head in the group: the G heads of a query are
   // neighbours, so a tile's queries are few and its causal range tight.
   return {k.div(rho, c.packed), k.add(k.mul(v.kvHead, c.packed), k.rem(rho, c.packed))};
+}
+
+void FlashAttentionEmitter::zeroHeadDimPadding() {
+  if (c.d % 16 == 0)
+    return;
+  // One 16-byte chunk per row of each K stage and of the Q tile, rows dealt
+  // out over the threads (a ragged last round repeats the last row). The
+  // barrier before the first K/V tile is read publishes them (with wgmma,
+  // after the async-proxy fence that precedes it).
+  auto chunk = VectorType::get({8}, c.T);
+  Value zeros = k.zeros(chunk);
+  Value padCol = k.idx(c.d);
+  auto zeroRows = [&](Value tile, int64_t rows, std::optional<int64_t> numStages) {
+    int64_t total = rows * numStages.value_or(1);
+    for (int64_t i = 0, rounds = llvm::divideCeil(total, c.threads); i < rounds; ++i) {
+      Value slot = k.add(v.tid, i * c.threads);
+      if ((i + 1) * c.threads > total)
+        slot = arith::MinUIOp::create(b, loc, slot, k.idx(total - 1));
+      Value buf = numStages ? k.div(slot, rows) : Value();
+      vector::StoreOp::create(b, loc, zeros, tile, family.tileAt(buf, k.rem(slot, rows), padCol));
+    }
+  };
+  zeroRows(v.kTile, c.bkv, c.stages);
+  if (s.qInSharedMemory())
+    zeroRows(v.qTile, c.bq, std::nullopt);
 }
 
 void FlashAttentionEmitter::stageQ() {

@@ -87,6 +87,10 @@ struct KernelContext {
   MLIRContext *ctx;
   Type T, f32;
   int64_t d, dv, bq, bkv, threads, mt, lq, lk, stages;
+  /// The k-steps of Q·Kᵀ: d rounded up to the MMA's k = 16. With d an odd
+  /// multiple of 8 the staged Q and K tiles' 8 columns past d hold zeros
+  /// (zeroHeadDimPadding), so the last k-step adds nothing from them.
+  int64_t kSteps;
   /// Sequence lengths need not be multiples of the tiles: loads clamp their
   /// row to the last valid one, keys past Lk are masked, rows past the row
   /// space are computed on clamped data and not stored. A paged sequence's
@@ -199,6 +203,10 @@ private:
   void computeCoordinates();
   /// The (query, query head) of row `rho` of the row space, in bounds.
   std::pair<Value, Value> rowCoordinates(Value rho);
+  /// Zeros in the 8 columns past d of every staged K tile and of the Q
+  /// tile, when d is an odd multiple of 8: no copy writes them, and the
+  /// last k-step of Q·Kᵀ reads them.
+  void zeroHeadDimPadding();
   /// The CTA's Q tile into shared memory when it is staged there.
   void stageQ();
   /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).

@@ -74,13 +74,16 @@ void MmaSyncFamily::prepareOperands() {
     // Rows are in bounds (clamped) and carry their own head (GQA packing).
     Value r0 = v.row[mi][0], r1 = v.row[mi][1];
     Value h0 = v.rowHead[mi][0], h1 = v.rowHead[mi][1];
-    for (int64_t ks = 0; ks < c.d / 16; ++ks) {
+    for (int64_t ks = 0; ks < c.kSteps; ++ks) {
       Value col = k.add(v.twoT, ks * 16);
       Value a = k.zeros(c.aType);
       a = k.insert(k.load(c.pair, v.Q, {v.batch, h0, r0, col}), a, 0);
       a = k.insert(k.load(c.pair, v.Q, {v.batch, h1, r1, col}), a, 1);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, h0, r0, k.add(col, 8)}), a, 2);
-      a = k.insert(k.load(c.pair, v.Q, {v.batch, h1, r1, k.add(col, 8)}), a, 3);
+      // Columns past d (an odd multiple of 8) stay zero.
+      if (ks * 16 + 8 < c.d) {
+        a = k.insert(k.load(c.pair, v.Q, {v.batch, h0, r0, k.add(col, 8)}), a, 2);
+        a = k.insert(k.load(c.pair, v.Q, {v.batch, h1, r1, k.add(col, 8)}), a, 3);
+      }
       qFrag[mi].push_back(a);
     }
   }
@@ -106,7 +109,7 @@ SmallVector<Value> MmaSyncFamily::scoresBlock(int64_t nb, Value buf) {
   for (int64_t mi = 0; mi < c.mt; ++mi)
     sBlock[mi] = k.zeros(c.cType);
   Value keyRow = k.add(v.g, nb * 8);
-  for (int64_t ks = 0; ks < c.d / 16; ++ks) {
+  for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     Value col = k.add(v.twoT, ks * 16);
     Value bf = k.zeros(c.bType);
     bf = k.insert(k.load(c.pair, v.kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, col)}), bf, 0);

@@ -154,7 +154,7 @@ Value WgmmaFamily::stageBytes(Value buf, int64_t cols) {
 }
 
 void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
-  // S for the warpgroup's 64 rows and all bkv keys, d/16 k-steps
+  // S for the warpgroup's 64 rows and all bkv keys, ⌈d/16⌉ k-steps
   // accumulated in the tensor cores, then waited for; the same C fragments
   // as mma.sync's, per 8 keys.
   Value descK = advanceDescriptor(descK0, stageBytes(buf, c.d));
@@ -169,7 +169,7 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
   auto inType = NVVM::WGMMATypesAttr::get(
       ctx, c.T.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-  for (int64_t ks = 0; ks < c.d / 16; ++ks) {
+  for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     int64_t atom = ks / 4, within = (ks % 4) * 32;
     Value descA = advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within);
     Value descB = advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within);

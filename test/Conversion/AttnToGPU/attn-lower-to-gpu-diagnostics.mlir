@@ -13,16 +13,16 @@ func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
 
 // -----
 
-func.func @head_dim(%q: tensor<1x2x64x40xf16>) -> tensor<1x2x64x40xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 16 up to 256, got d = 40}}
-  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x40xf16>, tensor<1x2x64x40xf16>, tensor<1x2x64x40xf16> -> tensor<1x2x64x40xf16>
-  return %o : tensor<1x2x64x40xf16>
+func.func @head_dim(%q: tensor<1x2x64x36xf16>) -> tensor<1x2x64x36xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 36}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x36xf16>, tensor<1x2x64x36xf16>, tensor<1x2x64x36xf16> -> tensor<1x2x64x36xf16>
+  return %o : tensor<1x2x64x36xf16>
 }
 
 // -----
 
 func.func @head_dim_v(%q: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x288xf16>) -> tensor<1x2x64x288xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 16 up to 256, got dv = 288}}
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got dv = 288}}
   %o = attn.attention %q, %q, %v scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x288xf16> -> tensor<1x2x64x288xf16>
   return %o : tensor<1x2x64x288xf16>
 }

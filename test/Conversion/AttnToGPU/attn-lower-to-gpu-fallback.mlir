@@ -15,17 +15,17 @@ func.func @f32_inputs(%q: tensor<1x2x64x64xf32>) -> tensor<1x2x64x64xf32> {
 
 // -----
 
-// A head dim that is no multiple of 16 (the MMA's k-step), beside one the
+// A head dim that is no multiple of 8 (a 16-byte copy chunk), beside one the
 // kernel runs: only the second is lowered.
-// CHECK-LABEL: func.func @head_dim_40_beside_64
-// CHECK: attn.attention {{.*}} : tensor<1x2x64x40xf16>
+// CHECK-LABEL: func.func @head_dim_36_beside_64
+// CHECK: attn.attention {{.*}} : tensor<1x2x64x36xf16>
 // CHECK: gpu.launch_func @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64
 // CHECK-NOT: attn.attention
-func.func @head_dim_40_beside_64(%q: tensor<1x2x64x40xf16>, %p: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x40xf16>, tensor<1x2x64x64xf16>) {
-  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 16 up to 256, got d = 40; the attention stays unfused}}
-  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x40xf16>, tensor<1x2x64x40xf16>, tensor<1x2x64x40xf16> -> tensor<1x2x64x40xf16>
+func.func @head_dim_36_beside_64(%q: tensor<1x2x64x36xf16>, %p: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x36xf16>, tensor<1x2x64x64xf16>) {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 36; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x36xf16>, tensor<1x2x64x36xf16>, tensor<1x2x64x36xf16> -> tensor<1x2x64x36xf16>
   %r = attn.attention %p, %p, %p scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
-  return %o, %r : tensor<1x2x64x40xf16>, tensor<1x2x64x64xf16>
+  return %o, %r : tensor<1x2x64x36xf16>, tensor<1x2x64x64xf16>
 }
 
 // -----
@@ -110,6 +110,6 @@ func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x25
 
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=ASKED
 // Explicit options the chooser's pick does not need: an error at the op
-// that they break (head_dim_40_beside_64's d = 64 op), a warning at d = 40.
-// ASKED: warning: attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 16 up to 256, got d = 40
+// that they break (head_dim_36_beside_64's d = 64 op), a warning at d = 36.
+// ASKED: warning: attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 36
 // ASKED: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every head dim the GPU kernels take assembles without spills: for each
 (d, dv) of the list the issue names (32, 64, 80, 96, 128, 160, 192/128,
-256) and each tensor-core family (wgmma on sm_90a, mma.sync built for
+256), odd multiples of 8 (40, 72, 104/56: Q·Kᵀ's last k-step over zeroed
+columns) and each tensor-core family (wgmma on sm_90a, mma.sync built for
 sm_90 and sm_80), compiles one attention through --attn-gpu-pipeline
 (strict: no host fallback), checks the manifest's head dims and that ptxas
 reports 0 spill bytes, and prints one line per kernel.
@@ -14,7 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-DIMS = [(32, 32), (64, 64), (80, 80), (96, 96), (128, 128), (160, 160), (192, 128), (256, 256)]
+DIMS = [(32, 32), (40, 40), (64, 64), (72, 72), (80, 80), (96, 96), (128, 128), (160, 160),
+        (192, 128), (256, 256), (104, 56)]
 CHIPS = ["sm_90a", "sm_90", "sm_80"]
 
 
