@@ -206,18 +206,17 @@ void FlashAttentionEmitter::zeroHeadDimPadding() {
   if (c.d % 16 == 0)
     return;
   // One 16-byte chunk per row of each K stage and of the Q tile, rows dealt
-  // out over the threads (a ragged last round repeats the last row). The
+  // out over the threads as TileCopy deals them. The
   // barrier before the first K/V tile is read publishes them (with wgmma,
   // after the async-proxy fence that precedes it).
   auto chunk = VectorType::get({8}, c.T);
   Value zeros = k.zeros(chunk);
   Value padCol = k.idx(c.d);
   auto zeroRows = [&](Value tile, int64_t rows, std::optional<int64_t> numStages) {
-    int64_t total = rows * numStages.value_or(1);
-    for (int64_t i = 0, rounds = llvm::divideCeil(total, c.threads); i < rounds; ++i) {
-      Value slot = k.add(v.tid, i * c.threads);
-      if ((i + 1) * c.threads > total)
-        slot = arith::MinUIOp::create(b, loc, slot, k.idx(total - 1));
+    // One chunk per (stage, row) slot.
+    TileCopy slots(k, v.tid, c.threads, rows * numStages.value_or(1), /*chunksPerRow=*/1);
+    for (int64_t i = 0; i < slots.steps; ++i) {
+      Value slot = slots.row(i);
       Value buf = numStages ? k.div(slot, rows) : Value();
       vector::StoreOp::create(b, loc, zeros, tile, family.tileAt(buf, k.rem(slot, rows), padCol));
     }
