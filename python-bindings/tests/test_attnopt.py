@@ -284,11 +284,13 @@ def test_compile_paged_attention():
     assert params["seq_lens"] == {"name": "seq_lens", "type": "i32*", "shape": [4]}
     assert k.manifest["launches"][0]["args"][-2:] == ["block_table", "seq_lens"]
     assert k.cost["paged"] == {"page_size": 16, "lk_is_capacity": True}
-    # The contiguous kernel of the same problem is chosen alike.
+    # 16-token pages: each page a tile spans delays its copies, so the
+    # paged kernel takes 32-key tiles and more splits than the contiguous
+    # kernel of the same problem (bench/NOTES.md v14f).
     flat = attnopt.compile(graph.attention(4, 32, 1, 128, hkv=8, Lk=4096,
                                            causal="bottom_right"))
-    assert flat.manifest["kv_splits"] == k.manifest["kv_splits"]
-    assert flat.manifest["block_kv"] == k.manifest["block_kv"]
+    assert k.manifest["block_kv"] == 32
+    assert k.manifest["kv_splits"] > flat.manifest["kv_splits"]
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -471,3 +471,41 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
             8 * kvBytes - kvBytes - 2 * partials);
   EXPECT_EQ(packed->fusedDramBytes() - plain->fusedDramBytes(), 2 * partials);
 }
+
+// Paged decode: each page a tile spans delays its copies, so with 16-token
+// pages the streaming model takes 32-key tiles and more splits (bench/NOTES.md
+// v14f measured these picks within 2.5% of the best swept at 12 of 12
+// shapes); pages of a whole tile or more cost nothing extra.
+TEST(KernelConfig, PagedDecodeChargesPageLookups) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  auto paged = [](int64_t b, int64_t hq, int64_t hkv, int64_t lk, int64_t page) {
+    AttentionShape s;
+    s.batch = b;
+    s.headsQ = hq;
+    s.headsKV = hkv;
+    s.seqQ = 1;
+    s.seqKV = lk;
+    s.headDim = s.headDimV = 128;
+    s.pageSize = page;
+    return s;
+  };
+  auto choose = [&](const AttentionShape &s) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200);
+    EXPECT_TRUE(static_cast<bool>(c));
+    return c ? *c : KernelConfig{};
+  };
+  // v14f's picks: (B, Hq, Hkv, Lk) -> splits at 32-key tiles.
+  struct Pick {
+    int64_t b, hq, hkv, lk, splits;
+  };
+  for (Pick p : {Pick{1, 64, 8, 16384, 74}, Pick{1, 32, 32, 131072, 20},
+                 Pick{8, 64, 8, 16384, 10}, Pick{8, 32, 32, 16384, 3}}) {
+    KernelConfig c = choose(paged(p.b, p.hq, p.hkv, p.lk, 16));
+    EXPECT_EQ(c.blockKV, 32) << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk;
+    EXPECT_EQ(c.kvSplits, p.splits) << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk;
+  }
+  // 128-token pages: the contiguous kernel's pick.
+  KernelConfig wide = choose(paged(8, 32, 32, 16384, 128));
+  KernelConfig contiguous = choose(paged(8, 32, 32, 16384, 0));
+  EXPECT_EQ(wide, contiguous);
+}

@@ -96,6 +96,9 @@ struct AttentionShape {
   bool causal = false;
   /// With causal: true for the bottom-right diagonal (j <= i + Lk - Lq).
   bool causalBottomRight = false;
+  /// Paged KV cache: tokens per page (0: contiguous K/V). Lk is then the
+  /// block table's capacity.
+  int64_t pageSize = 0;
 };
 
 /// Tile sizes of the fused kernel: Br query rows by Bc keys.

@@ -409,6 +409,7 @@ FailureOr<AttentionShape> PagedAttentionOp::getCostShape() {
   s.headsKV = kc.getDimSize(2);
   s.seqQ = q.getDimSize(2);
   s.seqKV = getKeyCapacity();
+  s.pageSize = getPageSize();
   s.headDim = q.getDimSize(3);
   s.headDimV = vc.getDimSize(3);
   s.dtype = *dtype;
