@@ -483,14 +483,12 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     return loopRegistersPerThread(c, s) <= loopRegisterBudget(c.family) &&
            kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;
   };
-  // O alone over the budget: no key tile fits beside it at this row count.
-  auto oAloneTooLarge = [&] {
-    return (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c.family);
-  };
   while (!fits()) {
+    // O alone over the budget: no key tile fits beside it at this row count.
+    bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c.family);
     if (!request.kvStages && c.kvStages > 2)
       --c.kvStages;
-    else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge())
+    else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
     else if (!request.blockKV && c.blockKV > 32)
       c.blockKV /= 2;

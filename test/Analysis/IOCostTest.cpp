@@ -25,6 +25,19 @@ AttentionShape square(int64_t b, int64_t h, int64_t n, int64_t d, DType t) {
   return s;
 }
 
+/// A bf16, d = 128 attention of `lq` query rows per head over `lk` keys.
+AttentionShape decodeShape(int64_t b, int64_t hq, int64_t hkv, int64_t lq, int64_t lk) {
+  AttentionShape s;
+  s.batch = b;
+  s.headsQ = hq;
+  s.headsKV = hkv;
+  s.seqQ = lq;
+  s.seqKV = lk;
+  s.headDim = s.headDimV = 128;
+  s.dtype = DType::BF16;
+  return s;
+}
+
 AttentionCost cost(const AttentionShape &s, const char *target,
                    std::optional<TileSizes> tiles = std::nullopt) {
   auto c = computeAttentionCost(s, *getTargetPreset(target), tiles);
@@ -381,17 +394,7 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
 // model; requests and refusals; and what the cost model charges for both.
 TEST(KernelConfig, SmallQueryPackingAndSplits) {
   TargetSpec h200 = *getTargetPreset("h200");
-  auto decode = [](int64_t b, int64_t hq, int64_t hkv, int64_t lq, int64_t lk) {
-    AttentionShape s;
-    s.batch = b;
-    s.headsQ = hq;
-    s.headsKV = hkv;
-    s.seqQ = lq;
-    s.seqKV = lk;
-    s.headDim = s.headDimV = 128;
-    s.dtype = DType::BF16;
-    return s;
-  };
+  auto decode = decodeShape;
   auto choose = [&](const AttentionShape &s, KernelConfigRequest r = {}) {
     llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, r);
     EXPECT_TRUE(static_cast<bool>(c));
@@ -479,13 +482,7 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
 TEST(KernelConfig, PagedDecodeChargesPageLookups) {
   TargetSpec h200 = *getTargetPreset("h200");
   auto paged = [](int64_t b, int64_t hq, int64_t hkv, int64_t lk, int64_t page) {
-    AttentionShape s;
-    s.batch = b;
-    s.headsQ = hq;
-    s.headsKV = hkv;
-    s.seqQ = 1;
-    s.seqKV = lk;
-    s.headDim = s.headDimV = 128;
+    AttentionShape s = decodeShape(b, hq, hkv, 1, lk);
     s.pageSize = page;
     return s;
   };
