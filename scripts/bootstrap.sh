@@ -2,6 +2,7 @@
 # Installs what is missing (Debian packages, PyPI packages), configures and
 # builds attn-opt into build/. Idempotent: a second run only rebuilds.
 # Used by scripts/demo.sh and scripts/test.sh; run it alone to just build.
+# `--deps-only` installs what is missing and stops (scripts/build-wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,14 +26,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# Python packages: numpy for the execution tests' numeric checks, nanobind
-# for the attnopt extension, pytest for its tests.
-for mod in numpy nanobind pytest; do
+# Python packages: numpy for the execution tests' numeric checks, pytest for
+# the attnopt package's tests.
+for mod in numpy pytest; do
   if ! python3 -c "import $mod" 2>/dev/null; then
     echo "== installing $mod from PyPI"
     python3 -m pip install -q "$mod"
   fi
 done
+
+if [ "${1:-}" = "--deps-only" ]; then
+  exit 0
+fi
 
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   echo "== configuring $BUILD_DIR"
