@@ -2,7 +2,8 @@
 
 Text in, text out. Each call builds its own MLIRContext, parses the input,
 runs attn-opt passes and returns text (or a report). Nothing here needs a
-GPU; `attnopt.runtime` (which would) is imported lazily.
+GPU; `attnopt.runtime` (which would, with CuPy) and `attnopt.torch` (the
+PyTorch drop-in, which would too) are imported lazily.
 """
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from ._core import MLIRError
 from ._core import run_pipeline as _run_pipeline
 from ._core import io_cost_report as _io_cost_report
 from ._core import run_pipeline_counting as _run_counting
+from ._core import version as compiler_version
 
 __all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
-           "compile", "graph", "CHIPS", "IO_COST_TARGETS"]
+           "compile", "graph", "CHIPS", "IO_COST_TARGETS", "compiler_version"]
 
 
 def run_pipeline(mlir_text: str, pipeline: str) -> str:
@@ -260,7 +262,8 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
 
 def __getattr__(name: str):
     # The GPU runtime needs CuPy and a CUDA driver: import it on first use.
-    if name == "runtime":
+    # attnopt.torch needs PyTorch: likewise.
+    if name in ("runtime", "torch"):
         import importlib
-        return importlib.import_module(".runtime", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'attnopt' has no attribute '%s'" % name)

@@ -1,0 +1,331 @@
+"""attn-opt's kernels as a drop-in for PyTorch's scaled_dot_product_attention.
+
+    import attnopt.torch
+    out = attnopt.torch.attention(q, k, v, is_causal=True)       # CUDA tensors
+
+`attention` has F.scaled_dot_product_attention's semantics for 3-D
+([B, L, E]) and 4-D ([B, H, L, E]) CUDA tensors in bfloat16 or float16, with
+one difference: a query row whose every key is masked gives 0 (SDPA gives
+NaN), as FlashAttention does. It is the custom op `torch.ops.attnopt.attention`
+with a fake implementation, so `torch.compile` graphs call it without a
+graph break.
+
+**Compiling.** A kernel is compiled on first use per (shapes, dtype, mask
+kind, causal, scale, GPU architecture, compiler version), then cached twice:
+on disk as PTX + manifest under $ATTNOPT_CACHE_DIR (default
+~/.cache/attnopt), so another process reuses it, and in memory as a loaded
+module. `set_verbose(True)` (or ATTNOPT_VERBOSE=1) logs each compile with
+its time and each cache hit; `cache_stats()` counts them.
+
+**Sequence lengths** are bucketed, never compiled per length: Lq and Lk are
+padded up to the next bucket (`bucket()`: Lq ≤ 64 exactly, as decode and
+draft tokens come; otherwise the next power of two up to 1024, then the
+next multiple of 1024), the padded keys masked out (a keep mask over the
+keys, or the caller's mask padded with False / -inf), the padded query rows
+computed and dropped. So a decode loop compiles once per bucket of its
+cache length, and lengths already on a bucket run without any copy or mask.
+
+**Errors** are Python exceptions: wrong types TypeError, shapes SDPA would
+reject ValueError, and what the compiler refuses (float32 inputs, head dims
+that are no multiple of 8 or exceed 256) attnopt.MLIRError carrying the
+compiler's diagnostic.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import math
+import os
+import threading
+import time
+from typing import Dict, Optional, Tuple
+
+import torch
+
+from . import _core
+
+__all__ = ["attention", "bucket", "cache_dir", "cache_stats", "set_verbose"]
+
+_log = logging.getLogger("attnopt.torch")
+_verbose = os.environ.get("ATTNOPT_VERBOSE", "") not in ("", "0")
+_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+_stats = {"compiled": 0, "disk_hits": 0, "memory_hits": 0}
+_loaded: Dict[str, object] = {}
+_lock = threading.Lock()
+
+
+def set_verbose(on: bool = True) -> None:
+    """Log every compile (with its time) and every cache hit at INFO level to
+    the 'attnopt.torch' logger (a stderr handler is added if it has none)."""
+    global _verbose
+    _verbose = bool(on)
+    if _verbose and not _log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("attnopt: %(message)s"))
+        _log.addHandler(handler)
+        _log.setLevel(logging.INFO)
+
+
+if _verbose:
+    set_verbose(True)
+
+
+def cache_stats() -> Dict[str, int]:
+    """How many kernels this process compiled, found on disk, found in memory."""
+    return dict(_stats)
+
+
+def cache_dir() -> str:
+    return os.environ.get("ATTNOPT_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "attnopt")
+
+
+def bucket(length: int, exact_up_to: int = 64) -> int:
+    """The length a sequence of `length` tokens is padded to."""
+    if length <= exact_up_to:
+        return length
+    if length <= 1024:
+        return 1 << (length - 1).bit_length()
+    return -(-length // 1024) * 1024
+
+
+@functools.lru_cache(maxsize=None)
+def _chip(device: torch.device) -> str:
+    major, minor = torch.cuda.get_device_capability(device)
+    if (major, minor) == (9, 0):
+        return "sm_90a"  # wgmma
+    return "sm_%d%d" % (major, minor)
+
+
+# --- the problem --------------------------------------------------------------
+
+def _check_inputs(q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    """SDPA's argument checks; returns q, k, v as 4-D tensors."""
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+        if t.dim() not in (3, 4):
+            raise ValueError("%s must be 3-D [B, L, E] or 4-D [B, H, L, E], got %d-D"
+                             % (name, t.dim()))
+        if not t.is_cuda:
+            raise ValueError("attnopt.torch.attention runs on CUDA tensors; %s is on %s"
+                             % (name, t.device))
+    if not (q.dim() == k.dim() == v.dim()):
+        raise ValueError("query, key and value must have the same rank")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError("query, key and value must have one dtype, got %s, %s, %s"
+                        % (q.dtype, k.dtype, v.dtype))
+    if q.dtype not in _DTYPES:
+        raise TypeError("attnopt kernels take bfloat16 or float16 tensors, got %s" % q.dtype)
+    if not isinstance(is_causal, bool) or not isinstance(enable_gqa, bool):
+        raise TypeError("is_causal and enable_gqa must be bools")
+    if is_causal and attn_mask is not None:
+        raise ValueError("pass attn_mask or is_causal, not both (as SDPA)")
+    if scale is not None:
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            raise TypeError("scale must be a float or None")
+        if not math.isfinite(scale) or scale <= 0:
+            raise ValueError("scale must be finite and positive, got %r" % scale)
+    if q.dim() == 3:
+        q, k, v = q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1)
+    B, Hq, _, d = q.shape
+    if k.shape[0] != B or v.shape[0] != B:
+        raise ValueError("query, key and value must have the same batch size")
+    if k.shape[1] != v.shape[1] or k.shape[2] != v.shape[2]:
+        raise ValueError("key %s and value %s must have the same heads and length"
+                         % (tuple(k.shape), tuple(v.shape)))
+    if k.shape[3] != d:
+        raise ValueError("query and key must have the same head dim (%d vs %d)" % (d, k.shape[3]))
+    Hkv = k.shape[1]
+    if Hkv != Hq and not (enable_gqa and Hq % Hkv == 0):
+        raise ValueError("query has %d heads and key %d: %s" % (
+            Hq, Hkv, "a multiple is needed" if enable_gqa else "pass enable_gqa=True for GQA"))
+    if min(q.shape[2], k.shape[2], d, v.shape[3]) == 0:
+        raise ValueError("empty sequence or head dim")
+    return q, k, v
+
+
+def _mask_4d(attn_mask, q, Lk):
+    """The caller's mask as a 4-D tensor broadcastable to [B, Hq, Lq, Lk]."""
+    if not isinstance(attn_mask, torch.Tensor):
+        raise TypeError("attn_mask must be a torch.Tensor or None")
+    if attn_mask.dtype != torch.bool and attn_mask.dtype != q.dtype:
+        raise TypeError("attn_mask must be bool (True = take part) or %s (added to the "
+                        "scores), got %s" % (q.dtype, attn_mask.dtype))
+    if attn_mask.dim() > 4:
+        raise ValueError("attn_mask has %d dims; at most 4" % attn_mask.dim())
+    mask = attn_mask.reshape((1,) * (4 - attn_mask.dim()) + tuple(attn_mask.shape))
+    full = (q.shape[0], q.shape[1], q.shape[2], Lk)
+    for have, want in zip(mask.shape, full):
+        if have not in (1, want):
+            raise ValueError("attn_mask %s does not broadcast to %s"
+                             % (tuple(attn_mask.shape), full))
+    return mask.to(q.device)
+
+
+def _pad_mask(mask, Lq, Lk, Lqb, Lkb):
+    """`mask` padded to the buckets: keys past Lk never take part."""
+    if Lkb > Lk and mask.shape[3] == 1:
+        mask = mask.expand(-1, -1, -1, Lk)
+    drop = False if mask.dtype == torch.bool else float("-inf")
+    if Lkb > Lk:
+        mask = torch.nn.functional.pad(mask, (0, Lkb - Lk), value=drop)
+    if Lqb > Lq and mask.shape[2] != 1:
+        mask = torch.nn.functional.pad(mask, (0, 0, 0, Lqb - Lq), value=drop)
+    return mask.contiguous()
+
+
+def _key_padding_mask(Lk, Lkb, device):
+    mask = torch.zeros((1, 1, 1, Lkb), dtype=torch.bool, device=device)
+    mask[..., :Lk] = True
+    return mask
+
+
+# --- compiling and caching ------------------------------------------------------
+
+def _mlir(B, Hq, Hkv, Lq, Lk, d, dv, dtype, causal, scale, mask):
+    def t(h, l, e):
+        return "tensor<%dx%dx%dx%dx%s>" % (B, h, l, e, dtype)
+    qt, kt, vt, ot = t(Hq, Lq, d), t(Hkv, Lk, d), t(Hkv, Lk, dv), t(Hq, Lq, dv)
+    args, attrs = "%%q: %s, %%k: %s, %%v: %s" % (qt, kt, vt), ""
+    if mask is not None:
+        kind, shape = mask
+        mt = "tensor<%s>" % "x".join([str(e) for e in shape] + ["i1" if kind == "keep" else dtype])
+        args += ", %%m: %s" % mt
+        attrs += " mask(%%m : %s)" % mt
+    attrs += " scale(%s)" % repr(float(scale))
+    if causal:
+        attrs += " causal(top_left)"
+    return ("func.func @attention(%s) -> %s {\n"
+            "  %%o = attn.attention %%q, %%k, %%v%s : %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (args, ot, attrs, qt, kt, vt, ot, ot))
+
+
+def _kernel(problem: Tuple, chip: str):
+    """The loaded kernel for `problem` (the arguments of _mlir) on `chip`:
+    from memory (keyed by the problem itself: a hit costs one dict lookup),
+    else from the disk cache, else compiled and stored."""
+    kernel = _loaded.get((problem, chip))
+    if kernel is not None:
+        _stats["memory_hits"] += 1
+        return kernel
+    with _lock:
+        kernel = _loaded.get((problem, chip))
+        if kernel is None:
+            kernel = _load_or_compile(problem, chip)
+            _loaded[(problem, chip)] = kernel
+        return kernel
+
+
+def _load_or_compile(problem: Tuple, chip: str):
+    from . import compile as compile_attention
+    from .runtime import LoadedKernel
+    key_fields = {"compiler": _compiler_version(), "chip": chip, "problem": list(problem)}
+    key = hashlib.sha256(json.dumps(key_fields, sort_keys=True, default=str).encode()).hexdigest()
+    entry = os.path.join(cache_dir(), key[:32])
+    manifest_path = os.path.join(entry, "kernel.json")
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        with open(os.path.join(entry, "kernel.ptx")) as f:
+            ptx = f.read()
+        _stats["disk_hits"] += 1
+        if _verbose:
+            _log.info("disk cache hit %s (%s)", key[:12], _describe(problem))
+    else:
+        start = time.perf_counter()
+        compiled = compile_attention(_mlir(*problem), target=chip)
+        manifest, ptx = compiled.manifest, compiled.ptx
+        _store(entry, manifest, ptx, key_fields)
+        _stats["compiled"] += 1
+        if _verbose:
+            _log.info("compiled %s in %.2f s (%s, %s)", manifest["kernel"],
+                      time.perf_counter() - start, _describe(problem), chip)
+    return LoadedKernel(manifest, ptx)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_version() -> str:
+    return _core.version()
+
+
+def _store(entry, manifest, ptx, key_fields):
+    """Writes one cache entry atomically: a reader sees all of it or none."""
+    parent = os.path.dirname(entry)
+    os.makedirs(parent, exist_ok=True)
+    tmp = "%s.tmp%d.%d" % (entry, os.getpid(), threading.get_ident())
+    os.makedirs(tmp, exist_ok=True)
+    with open(os.path.join(tmp, "kernel.ptx"), "w") as f:
+        f.write(ptx)
+    with open(os.path.join(tmp, "key.json"), "w") as f:
+        json.dump(key_fields, f, indent=1, default=str)
+    with open(os.path.join(tmp, "kernel.json"), "w") as f:
+        json.dump(manifest, f)
+    try:
+        os.rename(tmp, entry)
+    except OSError:  # another process stored it first
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _describe(problem):
+    B, Hq, Hkv, Lq, Lk, d, dv, dtype, causal, _, mask = problem
+    return "B=%d Hq=%d Hkv=%d Lq=%d Lk=%d d=%d dv=%d %s%s%s" % (
+        B, Hq, Hkv, Lq, Lk, d, dv, dtype, " causal" if causal else "",
+        " %s mask %s" % mask if mask else "")
+
+
+# --- the op ---------------------------------------------------------------------
+
+def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    squeeze = q.dim() == 3
+    q, k, v = _check_inputs(q, k, v, attn_mask, is_causal, scale, enable_gqa)
+    B, Hq, Lq, d = q.shape
+    Hkv, Lk, dv = k.shape[1], k.shape[2], v.shape[3]
+    scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+    Lqb, Lkb = bucket(Lq), bucket(Lk)
+    mask = None
+    if attn_mask is not None:
+        mask = _pad_mask(_mask_4d(attn_mask, q, Lk), Lq, Lk, Lqb, Lkb)
+    elif Lkb > Lk and not (is_causal and Lq <= Lk):
+        # Top-left causal rows never reach past Lq <= Lk; otherwise mask.
+        mask = _key_padding_mask(Lk, Lkb, q.device)
+    pad = torch.nn.functional.pad
+    q = pad(q, (0, 0, 0, Lqb - Lq)) if Lqb > Lq else q.contiguous()
+    k = pad(k, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else k.contiguous()
+    v = pad(v, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else v.contiguous()
+    mask_spec = None
+    if mask is not None:
+        mask_spec = ("keep" if mask.dtype == torch.bool else "add", tuple(mask.shape))
+    problem = (B, Hq, Hkv, Lqb, Lkb, d, dv, _DTYPES[q.dtype], is_causal, scale, mask_spec)
+    with torch.cuda.device(q.device):
+        kernel = _kernel(problem, _chip(q.device))
+        out = kernel(q, k, v, mask=mask)
+    if Lqb > Lq:
+        out = out[:, :, :Lq]
+    return out.squeeze(1) if squeeze else out
+
+
+@torch.library.custom_op("attnopt::attention", mutates_args=())
+def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                  attn_mask: Optional[torch.Tensor], is_causal: bool,
+                  scale: Optional[float], enable_gqa: bool) -> torch.Tensor:
+    out = _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa)
+    # A custom op's output may not alias its inputs or be a view.
+    return out.contiguous() if out._base is None else out.clone()
+
+
+@_attention_op.register_fake
+def _attention_fake(q, k, v, attn_mask, is_causal, scale, enable_gqa):
+    return q.new_empty(tuple(q.shape[:-1]) + (v.shape[-1],))
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *,
+              attn_mask: Optional[torch.Tensor] = None, is_causal: bool = False,
+              scale: Optional[float] = None, enable_gqa: bool = False) -> torch.Tensor:
+    """F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=...,
+    scale=..., enable_gqa=...) on attn-opt's kernels (no dropout); fully
+    masked rows give 0. See the module's documentation."""
+    return torch.ops.attnopt.attention(q, k, v, attn_mask, is_causal, scale, enable_gqa)
