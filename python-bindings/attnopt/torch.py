@@ -8,7 +8,9 @@
 one difference: a query row whose every key is masked gives 0 (SDPA gives
 NaN), as FlashAttention does. It is the custom op `torch.ops.attnopt.attention`
 with a fake implementation, so `torch.compile` graphs call it without a
-graph break.
+graph break. The kernels compute the forward pass; a backward pass (training,
+or torch.compile of a module whose parameters require grad) recomputes the
+attention with SDPA and differentiates that.
 
 **Compiling.** A kernel is compiled on first use per (shapes, dtype, mask
 kind, causal, scale, GPU architecture, compiler version), then cached twice:
@@ -320,6 +322,28 @@ def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
 @_attention_op.register_fake
 def _attention_fake(q, k, v, attn_mask, is_causal, scale, enable_gqa):
     return q.new_empty(tuple(q.shape[:-1]) + (v.shape[-1],))
+
+
+def _setup_backward(ctx, inputs, output):
+    q, k, v, attn_mask, is_causal, scale, enable_gqa = inputs
+    ctx.save_for_backward(q, k, v, attn_mask)
+    ctx.options = dict(is_causal=is_causal, scale=scale, enable_gqa=enable_gqa)
+
+
+def _backward(ctx, grad_out):
+    """The kernels are forward-only: gradients recompute the attention with
+    PyTorch's SDPA and differentiate that (the same function, so the same
+    gradients; a fully masked row's gradient is SDPA's)."""
+    q, k, v, attn_mask = ctx.saved_tensors
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_(True) for t in (q, k, v)]
+        out = torch.nn.functional.scaled_dot_product_attention(
+            *leaves, attn_mask=attn_mask, **ctx.options)
+        grads = torch.autograd.grad(out, leaves, grad_out, allow_unused=True)
+    return (*grads, None, None, None, None)
+
+
+_attention_op.register_autograd(_backward, setup_context=_setup_backward)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *,

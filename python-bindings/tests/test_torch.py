@@ -162,6 +162,20 @@ def test_torch_compile_has_no_graph_break():
 
 
 @gpu
+def test_gradients_are_sdpas():
+    q, k, v = (torch.randn(1, 4, 128, 64, device="cuda", dtype=torch.bfloat16,
+                           requires_grad=True) for _ in range(3))
+    g = torch.randn(1, 4, 128, 64, device="cuda", dtype=torch.bfloat16)
+    at.attention(q, k, v, is_causal=True).backward(g)
+    ours = [t.grad.clone() for t in (q, k, v)]
+    for t in (q, k, v):
+        t.grad = None
+    F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
+    for mine, theirs in zip(ours, (q.grad, k.grad, v.grad)):
+        assert torch.equal(mine, theirs)
+
+
+@gpu
 def test_errors_carry_the_compilers_diagnostic():
     q = torch.randn(1, 2, 64, 36, device="cuda", dtype=torch.bfloat16)
     with pytest.raises(attnopt.MLIRError, match="multiples of 8"):
