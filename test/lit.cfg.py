@@ -51,6 +51,8 @@ tools = [attn_opt, "attn-fuzz-replay", "mlir-runner", "mlir-opt", "FileCheck", "
          ToolSubst("%attn_iocost_tests",
                    os.path.join(config.attn_obj_root, "test", "Analysis",
                                 "AttnIOCostTests")),
+         ToolSubst("%attn_capi_test",
+                   os.path.join(config.attn_obj_root, "test", "CAPI", "attn-capi-test")),
          ToolSubst("%attn_launch_plan_tests",
                    os.path.join(config.attn_obj_root, "test", "Runtime",
                                 "AttnLaunchPlanTests"))]
