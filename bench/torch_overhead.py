@@ -37,7 +37,7 @@ def main():
     keep = torch.zeros(1, 1, 1, L, dtype=torch.bool, device="cuda")
     keep[..., :1100] = True
     at.attention(q, k, v, attn_mask=keep, enable_gqa=True)
-    (problem, chip), kernel = next(iter(at._loaded.items()))
+    (problem, chip, device), kernel = next(iter(at._loaded.items()))
     rows = {}
     with torch.no_grad():
         rows["sdpa (filled slice)"] = per_call_us(lambda: F.scaled_dot_product_attention(
@@ -45,7 +45,7 @@ def main():
         rows["sdpa (mask, full cache)"] = per_call_us(lambda: F.scaled_dot_product_attention(
             q, k, v, attn_mask=keep, enable_gqa=True))
         rows["LoadedKernel call"] = per_call_us(lambda: kernel(q, k, v, mask=keep))
-        rows["_kernel lookup"] = per_call_us(lambda: at._kernel(problem, chip))
+        rows["_kernel lookup"] = per_call_us(lambda: at._kernel(problem, chip, device))
         rows["_attention_impl"] = per_call_us(lambda: at._attention_impl(
             q, k, v, keep, False, None, True))
         rows["torch.ops.attnopt.attention (no_grad)"] = per_call_us(

@@ -205,19 +205,21 @@ def _mlir(B, Hq, Hkv, Lq, Lk, d, dv, dtype, causal, scale, mask):
             "  return %%o : %s\n}\n" % (args, ot, attrs, qt, kt, vt, ot, ot))
 
 
-def _kernel(problem: Tuple, chip: str):
-    """The loaded kernel for `problem` (the arguments of _mlir) on `chip`:
-    from memory (keyed by the problem itself: a hit costs one dict lookup),
-    else from the disk cache, else compiled and stored."""
-    kernel = _loaded.get((problem, chip))
+def _kernel(problem: Tuple, chip: str, device: int = 0):
+    """The kernel for `problem` (the arguments of _mlir) on `chip`, loaded on
+    GPU `device` (a module belongs to one device's context): from memory
+    (keyed by the problem itself: a hit costs one dict lookup), else from
+    the disk cache, else compiled and stored."""
+    key = (problem, chip, device)
+    kernel = _loaded.get(key)
     if kernel is not None:
         _stats["memory_hits"] += 1
         return kernel
     with _lock:
-        kernel = _loaded.get((problem, chip))
+        kernel = _loaded.get(key)
         if kernel is None:
             kernel = _load_or_compile(problem, chip)
-            _loaded[(problem, chip)] = kernel
+            _loaded[key] = kernel
         return kernel
 
 
@@ -303,7 +305,7 @@ def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
         mask_spec = ("keep" if mask.dtype == torch.bool else "add", tuple(mask.shape))
     problem = (B, Hq, Hkv, Lqb, Lkb, d, dv, _DTYPES[q.dtype], is_causal, scale, mask_spec)
     with torch.cuda.device(q.device):
-        kernel = _kernel(problem, _chip(q.device))
+        kernel = _kernel(problem, _chip(q.device), q.device.index)
         out = kernel(q, k, v, mask=mask)
     if Lqb > Lq:
         out = out[:, :, :Lq]

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Compiles the prefill chooser-vs-sweep set (issue 16; here, no GPU): for
+every shape, the kernel the config chooser picks (no tile options, sm_90a)
+and every legal configuration of a sweep over both tensor-core families:
+
+  wgmma:    block_q {64, 128} x block_kv {64, 128} x kv_stages {2, 3}
+  mma.sync: block_q {64, 128} x rows_per_warp {16, 32} x block_kv {64, 128}
+            x kv_stages {2, 3}
+
+Configurations the lowering refuses (illegal for the shape) are skipped and
+listed. Shapes: issue 16's grid (B*N = 16k tokens, H*d = 2048, d in {64,
+128}) and ten others (GQA, cross-attention Lq != Lk, odd lengths, f16).
+
+    python3 bench/gen_prefill_sweep.py --out bench/kernels_prefill_sweep
+    # on the GPU machine
+    python3 bench/prefill_sweep.py --kernels bench/kernels_prefill_sweep --out $OUT
+"""
+import argparse
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (name, dtype, B, Hq, Hkv, Lq, Lk, d, causal)
+GRID = [("d64-1k", "bf16", 16, 32, 32, 1024, 1024, 64, False),
+        ("d64-4k", "bf16", 4, 32, 32, 4096, 4096, 64, False),
+        ("d64-4k-causal", "bf16", 4, 32, 32, 4096, 4096, 64, True),
+        ("d64-16k", "bf16", 1, 32, 32, 16384, 16384, 64, False),
+        ("d128-1k", "bf16", 16, 16, 16, 1024, 1024, 128, False),
+        ("d128-1k-causal", "bf16", 16, 16, 16, 1024, 1024, 128, True),
+        ("d128-4k", "bf16", 4, 16, 16, 4096, 4096, 128, False),
+        ("d128-4k-causal", "bf16", 4, 16, 16, 4096, 4096, 128, True),
+        ("d128-8k", "bf16", 2, 16, 16, 8192, 8192, 128, False),
+        ("d128-16k", "bf16", 1, 16, 16, 16384, 16384, 128, False),
+        ("d128-16k-causal", "bf16", 1, 16, 16, 16384, 16384, 128, True)]
+OTHERS = [("gqa-d128-4k", "bf16", 4, 16, 4, 4096, 4096, 128, False),
+          ("gqa-d128-4k-causal", "bf16", 4, 16, 4, 4096, 4096, 128, True),
+          ("cross-d128-1kx8k", "bf16", 2, 16, 16, 1024, 8192, 128, False),
+          ("cross-d64-4kx512", "bf16", 4, 32, 32, 4096, 512, 64, False),
+          ("odd-d128-3000-causal", "bf16", 5, 16, 16, 3000, 3000, 128, True),
+          ("odd-d64-1999", "bf16", 8, 32, 32, 1999, 1999, 64, False),
+          ("f16-d128-4k", "f16", 4, 16, 16, 4096, 4096, 128, False),
+          ("f16-d64-8k-causal", "f16", 2, 32, 32, 8192, 8192, 64, True),
+          ("d128-2k", "bf16", 8, 16, 16, 2048, 2048, 128, False),
+          ("d128-2k-causal", "bf16", 8, 16, 16, 2048, 2048, 128, True)]
+
+SWEEP = ([dict(mma="wgmma", block_q=bq, block_kv=bk, kv_stages=st)
+          for bq, bk, st in itertools.product((64, 128), (64, 128), (2, 3))] +
+         [dict(mma="mma.sync", block_q=bq, rows_per_warp=w, block_kv=bk, kv_stages=st)
+          for bq, w, bk, st in itertools.product((64, 128), (16, 32), (64, 128), (2, 3))])
+
+
+def shape_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal):
+    q = "tensor<%dx%dx%dx%dx%s>" % (B, Hq, Lq, d, dtype)
+    kv = "tensor<%dx%dx%dx%dx%s>" % (B, Hkv, Lk, d, dtype)
+    c = " causal(top_left)" if causal else ""
+    return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
+            "  %%o = attn.attention %%q, %%k, %%v scale(%r)%s : %s, %s, %s -> %s\n"
+            "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, c, q, kv, kv, q, q))
+
+
+def compile_one(attn_opt, src, options):
+    """The kernel's name (its manifest in the dump dir), or None with the
+    lowering's reason when the configuration is refused."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=strict=true %s dump-dir=%s"
+                            % (options, tmp), "-o", os.devnull], capture_output=True, text=True)
+        if r.returncode:
+            return None, r.stderr.strip().splitlines()[0][:200] if r.stderr else "failed"
+        names = [f[:-5] for f in os.listdir(tmp) if f.endswith(".json")]
+        for f in os.listdir(tmp):
+            shutil.copy(os.path.join(tmp, f), os.path.join(OUT, f))
+        return names[0], None
+
+
+def options_text(cfg):
+    return " ".join("%s=%s" % (k.replace("_", "-"), v) for k, v in cfg.items())
+
+
+def main():
+    global OUT
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
+    ap.add_argument("--out", default=os.path.join(HERE, "kernels_prefill_sweep"))
+    a = ap.parse_args()
+    OUT = a.out
+    os.makedirs(OUT, exist_ok=True)
+    index = []
+    src = os.path.join(OUT, "src.mlir")
+    for name, *shape in GRID + OTHERS:
+        with open(src, "w") as f:
+            f.write(shape_ir(*shape))
+        pick, why = compile_one(a.attn_opt, src, "")
+        if pick is None:
+            print("%s: the chooser's kernel failed: %s" % (name, why))
+            return 1
+        entry = dict(name=name, shape=shape, pick=pick, configs={}, refused={})
+        for cfg in SWEEP:
+            kernel, why = compile_one(a.attn_opt, src, options_text(cfg))
+            key = options_text(cfg)
+            if kernel:
+                entry["configs"][key] = kernel
+            else:
+                entry["refused"][key] = why
+        index.append(entry)
+        print("%-22s pick %s; %d configs, %d refused" % (
+            name, pick, len(entry["configs"]), len(entry["refused"])))
+    os.remove(src)
+    with open(os.path.join(OUT, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

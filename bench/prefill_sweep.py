@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Prefill chooser-vs-sweep on the GPU machine (issue 16): for each shape of
+<kernels>/index.json (bench/gen_prefill_sweep.py), fresh random inputs, the
+chooser's kernel checked against an fp32 reference (batch 0, 4 heads), then
+CUDA-event medians (triton do_bench) of the pick and of every swept
+configuration on the same inputs, and cuDNN SDPA in the same run.
+Reports TFLOP/s (4·B·Hq·Lq·Lk·d, halved when causal and square) and
+pick ÷ best. Writes results.jsonl and table.md under --out.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attn_run import Kernel, reference, rel_err  # noqa: E402
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median") * 1e-3
+
+
+def cudnn_tflops(q, k, v, causal, scale, flops):
+    """cuDNN SDPA on the same inputs and mask (top-left causal), or None."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    try:
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            fn = lambda: F.scaled_dot_product_attention(  # noqa: E731
+                q, k, v, is_causal=causal, scale=scale, enable_gqa=True)
+            fn()
+            return flops / bench(fn) / 1e12
+    except RuntimeError:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.kernels, "index.json")) as f:
+        index = json.load(f)
+    rows = []
+    results = open(os.path.join(a.out, "results.jsonl"), "w")
+    for entry in index:
+        dtype, B, Hq, Hkv, Lq, Lk, d, causal = entry["shape"]
+        flops = 4.0 * B * Hq * Lq * Lk * d * (0.5 if causal and Lq == Lk else 1.0)
+        pick = Kernel(os.path.join(a.kernels, entry["pick"] + ".json"))
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        q, k, v, o = pick.inputs(gen)
+        pick(q, k, v, o)
+        ref = reference(q, k, v, causal, pick.manifest["scale"], heads=4)
+        err = rel_err(o[:1, :4].float(), ref)
+        times = {"pick": bench(lambda: pick(q, k, v, o))}
+        for key, name in entry["configs"].items():
+            kern = pick if name == entry["pick"] else Kernel(
+                os.path.join(a.kernels, name + ".json"))
+            times[key] = bench(lambda: kern(q, k, v, o))
+        anchors = {"cudnn": cudnn_tflops(q, k, v, causal, pick.manifest["scale"], flops)}
+        swept = {kk: t for kk, t in times.items() if kk != "pick"}
+        best_key = min(swept, key=swept.get)
+        row = dict(name=entry["name"], pick=entry["pick"], err=err,
+                   pick_tflops=flops / times["pick"] / 1e12,
+                   best=best_key, best_tflops=flops / swept[best_key] / 1e12,
+                   pick_over_best=swept[best_key] / times["pick"],
+                   times=times, anchors=anchors)
+        rows.append(row)
+        results.write(json.dumps(row) + "\n")
+        results.flush()
+        print("%-22s err %.1e pick %6.1f best %6.1f (%s) pick/best %.3f cudnn %s" % (
+            row["name"], err, row["pick_tflops"], row["best_tflops"], best_key,
+            row["pick_over_best"], anchors.get("cudnn")), flush=True)
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("| shape | pick | TFLOP/s | best swept | TFLOP/s | pick ÷ best | cuDNN | err |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            cud = r["anchors"].get("cudnn")
+            f.write("| %s | %s | %.0f | %s | %.0f | %.3f | %s | %.1e |\n" % (
+                r["name"], r["pick"].split("_v")[-1], r["pick_tflops"], r["best"],
+                r["best_tflops"], r["pick_over_best"],
+                "%.0f" % cud if isinstance(cud, float) else "–", r["err"]))
+    within = sum(r["pick_over_best"] >= 0.95 for r in rows)
+    print("pick within 5%% of the best at %d of %d shapes" % (within, len(rows)))
+
+
+if __name__ == "__main__":
+    main()
