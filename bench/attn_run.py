@@ -3,8 +3,8 @@
 
 The GPU machine has no MLIR: attn-opt writes <kernel>.ptx and <kernel>.json
 here (--attn-gpu-pipeline="dump-dir=..."), and attnopt's runtime module
-(python-bindings/attnopt/runtime.py) loads them there with CuPy (the CUDA
-driver's module loader) and launches them by bare pointers, as the manifest
+(python-bindings/attnopt/runtime.py) loads them there with the CUDA
+driver (through ctypes) and launches them by bare pointers, as the manifest
 says.
 
     python3 bench/attn_run.py bench/kernels/<kernel>.json   # check + time one kernel

@@ -10,7 +10,7 @@ REPO=$(pwd)
 SITE=/tmp/attnopt-site
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 -c 'import sys, torch, cupy; print(sys.version.split()[0], torch.__version__, cupy.__version__)'
+  python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__)'
   ldd --version | head -1
   echo "== LLVM on this machine?"; ls /usr/lib/llvm-* 2>&1 | head -2; ldconfig -p | grep -ci 'libLLVM\|libMLIR'
   echo "== pip install of the wheel"

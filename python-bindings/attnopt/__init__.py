@@ -2,8 +2,8 @@
 
 Text in, text out. Each call builds its own MLIRContext, parses the input,
 runs attn-opt passes and returns text (or a report). Nothing here needs a
-GPU; `attnopt.runtime` (which would, with CuPy) and `attnopt.torch` (the
-PyTorch drop-in, which would too) are imported lazily.
+GPU; `attnopt.runtime` (which would: PyTorch and the CUDA driver) and
+`attnopt.torch` (the PyTorch drop-in) are imported lazily.
 """
 from __future__ import annotations
 
@@ -261,7 +261,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
 
 
 def __getattr__(name: str):
-    # The GPU runtime needs CuPy and a CUDA driver: import it on first use.
+    # The GPU runtime needs PyTorch and a CUDA driver: import it on first use.
     # attnopt.torch needs PyTorch: likewise.
     if name in ("runtime", "torch"):
         import importlib

@@ -1,53 +1,134 @@
-"""Launch attn-opt kernels on an NVIDIA GPU (pure Python; CuPy + PyTorch).
+"""Launch attn-opt kernels on an NVIDIA GPU (pure Python; PyTorch + the CUDA
+driver, libcuda, through ctypes).
 
 Imported lazily by `attnopt.runtime`, and standalone by the benchmark on GPU
 machines that have no MLIR (this file imports nothing from attnopt).
 
     kern = attnopt.compile(attnopt.graph.attention(4, 32, 4096, 64, causal=True))
     out = attnopt.runtime.launch(kern, q, k, v)   # torch tensors on the GPU
+
+The driver calls are the five a launcher needs (load PTX, look up a
+function, allow its dynamic shared memory, launch, name an error); every
+kernel parameter is a bare device pointer (the manifest's `params` and
+`workspace`), so a launch passes an array of 64-bit addresses on PyTorch's
+current stream.
 """
 from __future__ import annotations
 
-import json
+import ctypes
 import os
-import tempfile
+import json
+import threading
 from typing import Any, Dict, Optional
 
 _DTYPES = {"bf16": "bfloat16", "f16": "float16"}
+_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed (the call and the driver's message)."""
+
+
+class _Driver:
+    """libcuda.so.1, loaded once; `call` checks each CUresult."""
+
+    _instance = None
+    _lock = threading.Lock()
+
+    def __init__(self):
+        try:
+            self.lib = ctypes.CDLL("libcuda.so.1")
+        except OSError as e:
+            raise CudaError("cannot load the CUDA driver (libcuda.so.1): %s" % e) from None
+        self.call("cuInit", ctypes.c_uint(0))
+
+    @classmethod
+    def get(cls) -> "_Driver":
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def call(self, name, *args):
+        status = getattr(self.lib, name)(*args)
+        if status != 0:
+            text = ctypes.c_char_p()
+            self.lib.cuGetErrorString(status, ctypes.byref(text))
+            raise CudaError("%s failed: %s (CUresult %d)" % (
+                name, text.value.decode() if text.value else "unknown error", status))
+
+
+def _ensure_context():
+    """PyTorch's primary context current on this thread (the driver calls
+    below need one; torch sets it lazily)."""
+    import torch
+    torch.cuda.current_stream()  # initializes CUDA and makes the context current
+    driver = _Driver.get()
+    ctx = ctypes.c_void_p()
+    driver.call("cuCtxGetCurrent", ctypes.byref(ctx))
+    if not ctx.value:
+        device = ctypes.c_int()
+        driver.call("cuDeviceGet", ctypes.byref(device), ctypes.c_int(torch.cuda.current_device()))
+        driver.call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), device)
+        driver.call("cuCtxSetCurrent", ctx)
+    return driver
+
+
+class _Function:
+    """One kernel of a loaded module, launched with bare-pointer arguments."""
+
+    def __init__(self, driver, module, name, grid, block, shared_mem):
+        self.driver = driver
+        self.handle = ctypes.c_void_p()
+        driver.call("cuModuleGetFunction", ctypes.byref(self.handle), module,
+                    name.encode())
+        if shared_mem > 48 * 1024:
+            # Above 48 KB a kernel must opt in to its dynamic shared memory.
+            driver.call("cuFuncSetAttribute", self.handle,
+                        _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, ctypes.c_int(shared_mem))
+        self.grid = [ctypes.c_uint(int(x)) for x in grid]
+        self.block = [ctypes.c_uint(int(x)) for x in block]
+        self.shared_mem = ctypes.c_uint(shared_mem)
+
+    def __call__(self, pointers, stream):
+        values = (ctypes.c_uint64 * len(pointers))(*pointers)
+        base = ctypes.addressof(values)
+        params = (ctypes.c_void_p * len(pointers))(*[base + 8 * i for i in range(len(pointers))])
+        self.driver.call("cuLaunchKernel", self.handle, *self.grid, *self.block,
+                         self.shared_mem, ctypes.c_void_p(stream), params, None)
+
+
+def _address(t) -> int:
+    """A CUDA tensor's device address: torch tensors, or anything with the
+    CUDA array interface (CuPy, Numba)."""
+    if hasattr(t, "data_ptr"):
+        return t.data_ptr()
+    return t.__cuda_array_interface__["data"][0]
 
 
 class LoadedKernel:
-    """A kernel's PTX loaded with the CUDA driver (through CuPy), launched by
+    """A kernel's PTX loaded with the CUDA driver, launched by
     bare pointers as the manifest's `launches` say, in order (split-KV: the
     attention kernel, then its combine kernel), with the `workspace` buffers
     allocated here."""
 
     def __init__(self, manifest: Dict[str, Any], ptx: str):
-        import cupy as cp
+        driver = _ensure_context()
         self.manifest = manifest
-        # CuPy loads PTX from a *.ptx path (cuModuleLoadData underneath).
-        fd, path = tempfile.mkstemp(suffix=".ptx")
-        with os.fdopen(fd, "w") as f:
-            f.write(ptx)
-        try:
-            # CuPy reads the file lazily: look the kernels up before unlinking.
-            self.module = cp.RawModule(path=path)
-            launches = manifest.get("launches") or [{
-                "kernel": manifest["kernel"], "grid": manifest["grid"]["value"],
-                "block": manifest["block"]["value"],
-                "dynamic_shared_memory_bytes": manifest.get("dynamic_shared_memory_bytes", 0),
-                "args": [p["name"] for p in manifest["params"]]}]
-            self.launches = []
-            for launch in launches:
-                function = self.module.get_function(launch["kernel"])
-                shared_mem = int(launch.get("dynamic_shared_memory_bytes", 0))
-                if shared_mem > 48 * 1024:
-                    # Above 48 KB a kernel must opt in to its dynamic shared memory.
-                    function.max_dynamic_shared_size_bytes = shared_mem
-                self.launches.append((function, tuple(launch["grid"]), tuple(launch["block"]),
-                                      shared_mem, list(launch["args"])))
-        finally:
-            os.unlink(path)
+        self._module = ctypes.c_void_p()
+        driver.call("cuModuleLoadData", ctypes.byref(self._module), ptx.encode() + b"\0")
+        launches = manifest.get("launches") or [{
+            "kernel": manifest["kernel"], "grid": manifest["grid"]["value"],
+            "block": manifest["block"]["value"],
+            "dynamic_shared_memory_bytes": manifest.get("dynamic_shared_memory_bytes", 0),
+            "args": [p["name"] for p in manifest["params"]]}]
+        self.launches = []
+        for launch in launches:
+            shared_mem = int(launch.get("dynamic_shared_memory_bytes", 0))
+            function = _Function(driver, self._module, launch["kernel"], launch["grid"],
+                                 launch["block"], shared_mem)
+            self.launches.append((function, tuple(launch["grid"]), tuple(launch["block"]),
+                                  shared_mem, list(launch["args"])))
         self.function = self.launches[0][0]
         self.shared_mem = self.launches[0][3]
         self.grid = self.launches[0][1]
@@ -91,7 +172,6 @@ class LoadedKernel:
         uses must name pages of the pool, and 0 <= seq_lens <= max_pages *
         page_size: the caller's contract, as in vLLM; `check_bounds=True`
         checks it first (a debugging aid: it synchronizes with the GPU)."""
-        import cupy as cp
         import torch
         if out is None:
             out = torch.empty(self.shapes[3], device="cuda", dtype=self.torch_dtype)
@@ -118,18 +198,15 @@ class LoadedKernel:
         for (name, t), shape, dtype in zip(tensors, self.shapes, dtypes):
             if tuple(t.shape) != shape:
                 raise ValueError("%s has shape %s, the kernel needs %s" % (name, tuple(t.shape), shape))
-            if isinstance(t, torch.Tensor):
-                if t.dtype != dtype or not t.is_contiguous() or not t.is_cuda:
-                    raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, dtype))
-                pointers[name] = cp.uint64(t.data_ptr())
-            else:
-                pointers[name] = cp.uint64(t.data.ptr)
+            if isinstance(t, torch.Tensor) and (
+                    t.dtype != dtype or not t.is_contiguous() or not t.is_cuda):
+                raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, dtype))
+            pointers[name] = _address(t)
         for name, buffer in self._workspace().items():
-            pointers[name] = cp.uint64(buffer.data_ptr())
-        stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
-        with stream:
-            for function, grid, block, shared_mem, args in self.launches:
-                function(grid, block, tuple(pointers[a] for a in args), shared_mem=shared_mem)
+            pointers[name] = buffer.data_ptr()
+        stream = torch.cuda.current_stream().cuda_stream
+        for function, _, _, _, args in self.launches:
+            function([pointers[a] for a in args], stream)
         return out
 
 
