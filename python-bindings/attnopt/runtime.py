@@ -52,10 +52,13 @@ class _Driver:
     def call(self, name, *args):
         status = getattr(self.lib, name)(*args)
         if status != 0:
-            text = ctypes.c_char_p()
-            self.lib.cuGetErrorString(status, ctypes.byref(text))
-            raise CudaError("%s failed: %s (CUresult %d)" % (
-                name, text.value.decode() if text.value else "unknown error", status))
+            raise CudaError(self.describe(name, status))
+
+    def describe(self, name, status) -> str:
+        text = ctypes.c_char_p()
+        self.lib.cuGetErrorString(status, ctypes.byref(text))
+        return "%s failed: %s (CUresult %d)" % (
+            name, text.value.decode() if text.value else "unknown error", status)
 
 
 def _ensure_context():
@@ -75,9 +78,15 @@ def _ensure_context():
 
 
 class _Function:
-    """One kernel of a loaded module, launched with bare-pointer arguments."""
+    """One kernel of a loaded module, launched with bare-pointer arguments.
 
-    def __init__(self, driver, module, name, grid, block, shared_mem):
+    The launch is on the hot path of every attention call, so what does not
+    change between calls is built once: the typed cuLaunchKernel entry
+    point, the launch shape, and per thread the argument block (64-bit
+    values) with the pointer array into it; a call only stores the
+    addresses and launches."""
+
+    def __init__(self, driver, module, name, grid, block, shared_mem, num_args):
         self.driver = driver
         self.handle = ctypes.c_void_p()
         driver.call("cuModuleGetFunction", ctypes.byref(self.handle), module,
@@ -86,16 +95,31 @@ class _Function:
             # Above 48 KB a kernel must opt in to its dynamic shared memory.
             driver.call("cuFuncSetAttribute", self.handle,
                         _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, ctypes.c_int(shared_mem))
-        self.grid = [ctypes.c_uint(int(x)) for x in grid]
-        self.block = [ctypes.c_uint(int(x)) for x in block]
-        self.shared_mem = ctypes.c_uint(shared_mem)
+        launch = driver.lib.cuLaunchKernel
+        launch.argtypes = ([ctypes.c_void_p] + [ctypes.c_uint] * 7 +
+                           [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p])
+        launch.restype = ctypes.c_int
+        self._launch = launch
+        self._shape = [int(x) for x in grid] + [int(x) for x in block] + [shared_mem]
+        self._num_args = num_args
+        self._per_thread = threading.local()
+
+    def _argument_block(self):
+        block = getattr(self._per_thread, "block", None)
+        if block is None:
+            values = (ctypes.c_uint64 * self._num_args)()
+            base = ctypes.addressof(values)
+            params = (ctypes.c_void_p * self._num_args)(
+                *[base + 8 * i for i in range(self._num_args)])
+            block = self._per_thread.block = (values, params)
+        return block
 
     def __call__(self, pointers, stream):
-        values = (ctypes.c_uint64 * len(pointers))(*pointers)
-        base = ctypes.addressof(values)
-        params = (ctypes.c_void_p * len(pointers))(*[base + 8 * i for i in range(len(pointers))])
-        self.driver.call("cuLaunchKernel", self.handle, *self.grid, *self.block,
-                         self.shared_mem, ctypes.c_void_p(stream), params, None)
+        values, params = self._argument_block()
+        values[:] = pointers
+        status = self._launch(self.handle, *self._shape, stream, params, None)
+        if status != 0:
+            raise CudaError(self.driver.describe("cuLaunchKernel", status))
 
 
 def _address(t) -> int:
@@ -126,7 +150,7 @@ class LoadedKernel:
         for launch in launches:
             shared_mem = int(launch.get("dynamic_shared_memory_bytes", 0))
             function = _Function(driver, self._module, launch["kernel"], launch["grid"],
-                                 launch["block"], shared_mem)
+                                 launch["block"], shared_mem, len(launch["args"]))
             self.launches.append((function, tuple(launch["grid"]), tuple(launch["block"]),
                                   shared_mem, list(launch["args"])))
         self.function = self.launches[0][0]

@@ -161,6 +161,17 @@ def test_torch_compile_has_no_graph_break():
 
 
 @gpu
+def test_eager_path_and_custom_op_agree():
+    # Eager inference goes around the dispatcher; the op is what compiled
+    # graphs and autograd call. Same kernel, same bits.
+    q = torch.randn(2, 8, 100, 64, device="cuda", dtype=torch.bfloat16)
+    k, v = torch.randn_like(q[:, :2]), torch.randn_like(q[:, :2])
+    fast = at.attention(q, k, v, is_causal=True, enable_gqa=True)
+    op = torch.ops.attnopt.attention(q, k, v, None, True, None, True)
+    assert torch.equal(fast, op)
+
+
+@gpu
 def test_gradients_are_sdpas():
     q, k, v = (torch.randn(1, 4, 128, 64, device="cuda", dtype=torch.bfloat16,
                            requires_grad=True) for _ in range(3))
