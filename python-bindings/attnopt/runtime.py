@@ -74,7 +74,7 @@ def _ensure_context():
         driver.call("cuDeviceGet", ctypes.byref(device), ctypes.c_int(torch.cuda.current_device()))
         driver.call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), device)
         driver.call("cuCtxSetCurrent", ctx)
-    return driver
+    return driver, ctx
 
 
 class _Function:
@@ -86,8 +86,9 @@ class _Function:
     values) with the pointer array into it; a call only stores the
     addresses and launches."""
 
-    def __init__(self, driver, module, name, grid, block, shared_mem, num_args):
+    def __init__(self, driver, context, module, name, grid, block, shared_mem, num_args):
         self.driver = driver
+        self.context = context
         self.handle = ctypes.c_void_p()
         driver.call("cuModuleGetFunction", ctypes.byref(self.handle), module,
                     name.encode())
@@ -107,6 +108,12 @@ class _Function:
     def _argument_block(self):
         block = getattr(self._per_thread, "block", None)
         if block is None:
+            # A thread that made no CUDA runtime call yet has no current
+            # context: launch in the one the module was loaded in.
+            current = ctypes.c_void_p()
+            self.driver.call("cuCtxGetCurrent", ctypes.byref(current))
+            if not current.value:
+                self.driver.call("cuCtxSetCurrent", self.context)
             values = (ctypes.c_uint64 * self._num_args)()
             base = ctypes.addressof(values)
             params = (ctypes.c_void_p * self._num_args)(
@@ -137,7 +144,9 @@ class LoadedKernel:
     allocated here."""
 
     def __init__(self, manifest: Dict[str, Any], ptx: str):
-        driver = _ensure_context()
+        import torch
+        driver, context = _ensure_context()
+        self.device_index = torch.cuda.current_device()
         self.manifest = manifest
         self._module = ctypes.c_void_p()
         driver.call("cuModuleLoadData", ctypes.byref(self._module), ptx.encode() + b"\0")
@@ -149,7 +158,7 @@ class LoadedKernel:
         self.launches = []
         for launch in launches:
             shared_mem = int(launch.get("dynamic_shared_memory_bytes", 0))
-            function = _Function(driver, self._module, launch["kernel"], launch["grid"],
+            function = _Function(driver, context, self._module, launch["kernel"], launch["grid"],
                                  launch["block"], shared_mem, len(launch["args"]))
             self.launches.append((function, tuple(launch["grid"]), tuple(launch["block"]),
                                   shared_mem, list(launch["args"])))
@@ -159,7 +168,6 @@ class LoadedKernel:
         self.block = self.launches[0][2]
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
         self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
-        self._workspace_buffers = None
 
     @classmethod
     def from_files(cls, manifest_path: str) -> "LoadedKernel":
@@ -173,15 +181,13 @@ class LoadedKernel:
         import torch
         return getattr(torch, _DTYPES[self.manifest["dtype"]])
 
-    def _workspace(self):
-        """The split-KV workspace (f32), allocated once per loaded kernel:
-        launches on one stream run in order, so calls may share it."""
+    def _workspace(self, device):
+        """The split-KV workspace (f32), allocated per call from PyTorch's
+        caching allocator on the current stream: a kernel shared by threads
+        or streams never shares its partial results."""
         import torch
-        if self._workspace_buffers is None:
-            self._workspace_buffers = {
-                name: torch.empty(shape, device="cuda", dtype=torch.float32)
+        return {name: torch.empty(shape, device=device, dtype=torch.float32)
                 for name, shape in self.workspace}
-        return self._workspace_buffers
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
                  check_bounds=False):
@@ -198,7 +204,8 @@ class LoadedKernel:
         checks it first (a debugging aid: it synchronizes with the GPU)."""
         import torch
         if out is None:
-            out = torch.empty(self.shapes[3], device="cuda", dtype=self.torch_dtype)
+            out = torch.empty(self.shapes[3], device=torch.device("cuda", self.device_index),
+                              dtype=self.torch_dtype)
         kind = self.manifest.get("mask", "none")
         if (mask is None) != (kind == "none"):
             raise ValueError("this kernel takes %s" % ("no mask" if kind == "none"
@@ -225,8 +232,11 @@ class LoadedKernel:
             if isinstance(t, torch.Tensor) and (
                     t.dtype != dtype or not t.is_contiguous() or not t.is_cuda):
                 raise ValueError("%s must be a contiguous CUDA %s tensor" % (name, dtype))
+            if isinstance(t, torch.Tensor) and t.device.index != self.device_index:
+                raise ValueError("%s is on %s; this kernel is loaded on cuda:%d"
+                                 % (name, t.device, self.device_index))
             pointers[name] = _address(t)
-        for name, buffer in self._workspace().items():
+        for name, buffer in self._workspace(torch.device("cuda", self.device_index)).items():
             pointers[name] = buffer.data_ptr()
         stream = torch.cuda.current_stream().cuda_stream
         for function, _, _, _, args in self.launches:
@@ -257,9 +267,13 @@ def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None
     """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
     the mask tensor, for kernels compiled from an attention with one; the
     block table and sequence lengths, for a paged KV cache)."""
-    loaded = getattr(kernel, "_loaded", None)
-    if loaded is None:
-        loaded = LoadedKernel(kernel.manifest, kernel.ptx)
-        kernel._loaded = loaded
-    return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
-                  check_bounds=check_bounds)
+    import torch
+    device = q.device if isinstance(q, torch.Tensor) else torch.device("cuda")
+    # A module belongs to the context of the device it was loaded on.
+    loaded_by_device = kernel.__dict__.setdefault("_loaded", {})
+    with torch.cuda.device(device):
+        loaded = loaded_by_device.get(device.index)
+        if loaded is None:
+            loaded = loaded_by_device[device.index] = LoadedKernel(kernel.manifest, kernel.ptx)
+        return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
+                      check_bounds=check_bounds)

@@ -47,6 +47,7 @@ from typing import Dict, Optional, Tuple
 import torch
 
 from . import _core
+from .graph import mlir_float
 
 __all__ = ["attention", "bucket", "cache_dir", "cache_stats", "set_verbose"]
 
@@ -116,6 +117,11 @@ def _check_inputs(q, k, v, attn_mask, is_causal, scale, enable_gqa):
                              % (name, t.device))
     if not (q.dim() == k.dim() == v.dim()):
         raise ValueError("query, key and value must have the same rank")
+    if not (q.device == k.device == v.device) or (
+            isinstance(attn_mask, torch.Tensor) and attn_mask.device != q.device):
+        raise ValueError("query, key, value and attn_mask must be on one device, got %s"
+                         % ", ".join(str(t.device) for t in (q, k, v, attn_mask)
+                                     if isinstance(t, torch.Tensor)))
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError("query, key and value must have one dtype, got %s, %s, %s"
                         % (q.dtype, k.dtype, v.dtype))
@@ -149,16 +155,20 @@ def _check_inputs(q, k, v, attn_mask, is_causal, scale, enable_gqa):
     return q, k, v
 
 
-def _mask_4d(attn_mask, q, Lk):
+def _mask_4d(attn_mask, q, Lk, rank):
     """The caller's mask as a 4-D tensor broadcastable to [B, Hq, Lq, Lk]."""
     if not isinstance(attn_mask, torch.Tensor):
         raise TypeError("attn_mask must be a torch.Tensor or None")
     if attn_mask.dtype != torch.bool and attn_mask.dtype != q.dtype:
         raise TypeError("attn_mask must be bool (True = take part) or %s (added to the "
                         "scores), got %s" % (q.dtype, attn_mask.dtype))
-    if attn_mask.dim() > 4:
-        raise ValueError("attn_mask has %d dims; at most 4" % attn_mask.dim())
-    mask = attn_mask.reshape((1,) * (4 - attn_mask.dim()) + tuple(attn_mask.shape))
+    if attn_mask.dim() > rank:
+        raise ValueError("attn_mask has %d dims; the inputs %d" % (attn_mask.dim(), rank))
+    # Broadcast as SDPA does against the inputs' own rank; 3-D inputs then
+    # get the head dim that _check_inputs added to q, k and v.
+    mask = attn_mask.reshape((1,) * (rank - attn_mask.dim()) + tuple(attn_mask.shape))
+    if rank == 3:
+        mask = mask.unsqueeze(1)
     full = (q.shape[0], q.shape[1], q.shape[2], Lk)
     for have, want in zip(mask.shape, full):
         if have not in (1, want):
@@ -197,7 +207,7 @@ def _mlir(B, Hq, Hkv, Lq, Lk, d, dv, dtype, causal, scale, mask):
         mt = "tensor<%s>" % "x".join([str(e) for e in shape] + ["i1" if kind == "keep" else dtype])
         args += ", %%m: %s" % mt
         attrs += " mask(%%m : %s)" % mt
-    attrs += " scale(%s)" % repr(float(scale))
+    attrs += " scale(%s)" % mlir_float(scale)
     if causal:
         attrs += " causal(top_left)"
     return ("func.func @attention(%s) -> %s {\n"
@@ -226,15 +236,16 @@ def _kernel(problem: Tuple, chip: str, device: int = 0):
 def _load_or_compile(problem: Tuple, chip: str):
     from . import compile as compile_attention
     from .runtime import LoadedKernel
-    key_fields = {"compiler": _compiler_version(), "chip": chip, "problem": list(problem)}
+    # The IR text too: a change to how this module spells a problem must
+    # not reuse kernels compiled from the old spelling.
+    key_fields = {"compiler": _compiler_version(), "chip": chip, "problem": list(problem),
+                  "mlir": _mlir(*problem)}
     key = hashlib.sha256(json.dumps(key_fields, sort_keys=True, default=str).encode()).hexdigest()
     entry = os.path.join(cache_dir(), key[:32])
     manifest_path = os.path.join(entry, "kernel.json")
-    if os.path.exists(manifest_path):
-        with open(manifest_path) as f:
-            manifest = json.load(f)
-        with open(os.path.join(entry, "kernel.ptx")) as f:
-            ptx = f.read()
+    cached = _read_entry(entry) if os.path.exists(manifest_path) else None
+    if cached is not None:
+        manifest, ptx = cached
         _stats["disk_hits"] += 1
         if _verbose:
             _log.info("disk cache hit %s (%s)", key[:12], _describe(problem))
@@ -255,18 +266,37 @@ def _compiler_version() -> str:
     return _core.version()
 
 
+def _read_entry(entry):
+    """(manifest, ptx) of a cache entry, or None when it cannot be read
+    (a torn write after a crash): the entry is then removed and rebuilt."""
+    try:
+        with open(os.path.join(entry, "kernel.json")) as f:
+            manifest = json.load(f)
+        with open(os.path.join(entry, "kernel.ptx")) as f:
+            ptx = f.read()
+        if manifest.get("kernel") and ".entry" in ptx:
+            return manifest, ptx
+    except (OSError, ValueError):
+        pass
+    _log.warning("attnopt: unreadable kernel cache entry %s; recompiling", entry)
+    import shutil
+    shutil.rmtree(entry, ignore_errors=True)
+    return None
+
+
 def _store(entry, manifest, ptx, key_fields):
     """Writes one cache entry atomically: a reader sees all of it or none."""
     parent = os.path.dirname(entry)
     os.makedirs(parent, exist_ok=True)
     tmp = "%s.tmp%d.%d" % (entry, os.getpid(), threading.get_ident())
     os.makedirs(tmp, exist_ok=True)
-    with open(os.path.join(tmp, "kernel.ptx"), "w") as f:
-        f.write(ptx)
-    with open(os.path.join(tmp, "key.json"), "w") as f:
-        json.dump(key_fields, f, indent=1, default=str)
-    with open(os.path.join(tmp, "kernel.json"), "w") as f:
-        json.dump(manifest, f)
+    for name, text in (("kernel.ptx", ptx),
+                       ("key.json", json.dumps(key_fields, indent=1, default=str)),
+                       ("kernel.json", json.dumps(manifest))):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename publishes it
     try:
         os.rename(tmp, entry)
     except OSError:  # another process stored it first
@@ -292,7 +322,7 @@ def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
     Lqb, Lkb = bucket(Lq), bucket(Lk)
     mask = None
     if attn_mask is not None:
-        mask = _pad_mask(_mask_4d(attn_mask, q, Lk), Lq, Lk, Lqb, Lkb)
+        mask = _pad_mask(_mask_4d(attn_mask, q, Lk, 3 if squeeze else 4), Lq, Lk, Lqb, Lkb)
     elif Lkb > Lk and not (is_causal and Lq <= Lk):
         # Top-left causal rows never reach past Lq <= Lk; otherwise mask.
         mask = _key_padding_mask(Lk, Lkb, q.device)
@@ -337,12 +367,16 @@ def _backward(ctx, grad_out):
     PyTorch's SDPA and differentiate that (the same function, so the same
     gradients; a fully masked row's gradient is SDPA's)."""
     q, k, v, attn_mask = ctx.saved_tensors
+    # An additive mask that requires grad (a learned bias) gets one too.
+    mask_grad = ctx.needs_input_grad[3]
     with torch.enable_grad():
         leaves = [t.detach().requires_grad_(True) for t in (q, k, v)]
+        mask = attn_mask.detach().requires_grad_(True) if mask_grad else attn_mask
         out = torch.nn.functional.scaled_dot_product_attention(
-            *leaves, attn_mask=attn_mask, **ctx.options)
-        grads = torch.autograd.grad(out, leaves, grad_out, allow_unused=True)
-    return (*grads, None, None, None, None)
+            *leaves, attn_mask=mask, **ctx.options)
+        grads = torch.autograd.grad(out, leaves + ([mask] if mask_grad else []), grad_out,
+                                    allow_unused=True)
+    return (*grads[:3], grads[3] if mask_grad else None, None, None, None)
 
 
 _attention_op.register_autograd(_backward, setup_context=_setup_backward)
@@ -354,14 +388,29 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *,
     """F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=...,
     scale=..., enable_gqa=...) on attn-opt's kernels (no dropout); fully
     masked rows give 0. See the module's documentation."""
-    if not _is_compiling() and not (torch.is_grad_enabled() and any(
-            isinstance(t, torch.Tensor) and t.requires_grad for t in (q, k, v, attn_mask))):
+    if _plain_eager(q, k, v, attn_mask):
         # Eager inference: neither the dispatcher nor autograd has anything
         # to do, and going around them saves ≈ 40 µs a call.
         return _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa)
     return torch.ops.attnopt.attention(q, k, v, attn_mask, is_causal, scale, enable_gqa)
 
 
-def _is_compiling() -> bool:
+def _plain_eager(*tensors) -> bool:
+    """True when the custom op would only add overhead: plain tensors (no
+    subclass, fake or functional tensor), no dispatch or torch-function mode
+    (make_fx, FakeTensorMode, vmap), not compiling, nothing needing grad."""
+    present = [t for t in tensors if t is not None]
+    if any(type(t) is not torch.Tensor for t in present):
+        return False
     is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return bool(is_compiling and is_compiling())
+    if is_compiling is not None and is_compiling():
+        return False
+    try:
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+        if _get_current_dispatch_mode() is not None:
+            return False
+        if torch._C._is_torch_function_mode_enabled():
+            return False
+    except (ImportError, AttributeError):
+        return False
+    return not (torch.is_grad_enabled() and any(t.requires_grad for t in present))

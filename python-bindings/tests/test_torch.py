@@ -161,6 +161,43 @@ def test_torch_compile_has_no_graph_break():
 
 
 @gpu
+def test_three_dim_batched_mask_and_tiny_scale():
+    q, k, v = (torch.randn(2, 130, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    mask = torch.rand(2, 130, 130, device="cuda") > 0.2
+    out = at.attention(q, k, v, attn_mask=mask, scale=1e-5)
+    ref = _reference(q, k, v, attn_mask=mask, scale=1e-5)
+    assert out.shape == (2, 130, 64)
+    assert (out.double() - ref).abs().max().item() < 3e-2
+
+
+@gpu
+def test_learned_bias_gets_sdpas_gradient():
+    q, k, v = (torch.randn(1, 4, 128, 64, device="cuda", dtype=torch.bfloat16,
+                           requires_grad=True) for _ in range(3))
+    bias = torch.randn(1, 4, 128, 128, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    g = torch.randn(1, 4, 128, 64, device="cuda", dtype=torch.bfloat16)
+    at.attention(q, k, v, attn_mask=bias).backward(g)
+    ours = bias.grad.clone()
+    bias.grad = None
+    F.scaled_dot_product_attention(q, k, v, attn_mask=bias).backward(g)
+    assert torch.equal(ours, bias.grad)
+
+
+@gpu
+def test_a_torn_cache_entry_is_rebuilt(tmp_path):
+    q = torch.randn(1, 2, 64, 64, device="cuda", dtype=torch.bfloat16)
+    at.attention(q, q, q)
+    entries = [os.path.join(at.cache_dir(), e) for e in os.listdir(at.cache_dir())]
+    for e in entries:
+        open(os.path.join(e, "kernel.json"), "w").close()  # what a crash can leave
+    at._loaded.clear()
+    before = at.cache_stats()["compiled"]
+    out = at.attention(q, q, q)
+    assert at.cache_stats()["compiled"] == before + 1
+    assert not out.isnan().any()
+
+
+@gpu
 def test_eager_path_and_custom_op_agree():
     # Eager inference goes around the dispatcher; the op is what compiled
     # graphs and autograd call. Same kernel, same bits.
