@@ -16,6 +16,7 @@ listed. Shapes: issue 16's grid (B*N = 16k tokens, H*d = 2048, d in {64,
     python3 bench/prefill_sweep.py --kernels bench/kernels_prefill_sweep --out $OUT
 """
 import argparse
+import importlib.util
 import itertools
 import json
 import os
@@ -55,13 +56,18 @@ SWEEP = ([dict(mma="wgmma", block_q=bq, block_kv=bk, kv_stages=st)
           for bq, w, bk, st in itertools.product((64, 128), (16, 32), (64, 128), (2, 3))])
 
 
+def _load_graph():
+    """attnopt's IR builders (python-bindings/attnopt/graph.py, pure
+    Python), loaded by path: the compiler library need not be built."""
+    spec = importlib.util.spec_from_file_location(
+        "attnopt_graph", os.path.join(HERE, "..", "python-bindings", "attnopt", "graph.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def shape_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal):
-    q = "tensor<%dx%dx%dx%dx%s>" % (B, Hq, Lq, d, dtype)
-    kv = "tensor<%dx%dx%dx%dx%s>" % (B, Hkv, Lk, d, dtype)
-    c = " causal(top_left)" if causal else ""
-    return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
-            "  %%o = attn.attention %%q, %%k, %%v scale(%r)%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, c, q, kv, kv, q, q))
+    return _load_graph().attention(B, Hq, Lq, d, Lk=Lk, hkv=Hkv, dtype=dtype, causal=causal)
 
 
 def compile_one(attn_opt, src, options):
