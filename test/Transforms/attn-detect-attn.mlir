@@ -69,20 +69,6 @@ func.func @softmax_over_queries(%q: tensor<2x4x32x16xf32>, %v: tensor<2x4x32x16x
 
 // -----
 
-// Look-alike: scores scaled by a tensor, not a constant.
-// CHECK-LABEL: func.func @tensor_scaled_scores
-// CHECK-NOT: attn.attention
-func.func @tensor_scaled_scores(%q: tensor<32x16xf32>, %g: tensor<32x32xf32>) -> tensor<32x16xf32> {
-  %s = attn.matmul %q, %q transpose_rhs : tensor<32x16xf32>, tensor<32x16xf32> -> tensor<32x32xf32>
-  %sg = arith.mulf %s, %g : tensor<32x32xf32>
-  %p = attn.softmax %sg dim 1 : tensor<32x32xf32>
-  // expected-remark @+1 {{attn-detect: not raised: the scores are multiplied by a tensor, not a constant scale}}
-  %o = attn.matmul %p, %q : tensor<32x32xf32>, tensor<32x16xf32> -> tensor<32x16xf32>
-  return %o : tensor<32x16xf32>
-}
-
-// -----
-
 // Look-alike: exp without normalization.
 // CHECK-LABEL: func.func @unnormalized_exp
 // CHECK-NOT: attn.attention

@@ -352,8 +352,9 @@ private:
       case NodeKind::Div: {
         int chainSide = n.operands[0].scalar ? 1 : 0;
         const NodeOperand &other = n.operands[1 - chainSide];
+        // By a tensor (or a constant divided by the scores): not a scale.
         if (!other.scalar || (n.kind == NodeKind::Div && chainSide == 1))
-          return failB("the scores are multiplied by a tensor, not a constant scale");
+          return matchScoreMod(x, rank, m);
         if (!readsElementwise(n.operands[chainSide]))
           return failB("the scores are read through a broadcast or transpose");
         double factor = n.kind == NodeKind::Mul ? *other.scalar : 1.0 / *other.scalar;
@@ -377,6 +378,11 @@ private:
       case NodeKind::Add: {
         int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
         const NodeOperand &mask = n.operands[1 - chainSide];
+        // S + c with c != 0, or S + f(S): a modification, not a mask. (A
+        // bias that is another product, S + X·W, stays a mask.)
+        if ((mask.scalar && *mask.scalar != 0.0) ||
+            (chainSide == 0 && reachesMatmul(mask.value) && isScoreMod(x, rank)))
+          return matchScoreMod(x, rank, m);
         if (!readsElementwise(n.operands[chainSide]))
           return failB("the scores are read through a broadcast or transpose");
         // S + 0 is S: torch-mlir's baddbmm(zeros, Q, Kᵀ) adds a zero tensor.
@@ -387,6 +393,9 @@ private:
         }
         if (!mask.value)
           return failB("a constant added to the scores is not a mask");
+        // A bias computed in the payload (ALiBi from indices): a modification.
+        if (!isa<ShapedType>(mask.value.getType()))
+          return matchScoreMod(x, rank, m);
         m.chain.insert(n.op);
         if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
                                                        : std::nullopt) {
@@ -412,7 +421,8 @@ private:
           keepWhereTrue = false;
           chainOp = &f;
         } else {
-          return failB("a select on the scores does not fill with -inf or a large negative value");
+          // select(c, S, 0), say: a modification, not a mask.
+          return matchScoreMod(x, rank, m);
         }
         if (!readsElementwise(*chainOp))
           return failB("the scores are read through a broadcast or transpose");
@@ -422,6 +432,10 @@ private:
         insideMask = true;
         m.chain.insert(n.op);
         const NodeOperand &cond = n.operands[0];
+        // A condition computed in the payload that is not causal (a sliding
+        // window, say): a modification that sets scores to the fill.
+        if (!cond.causalOffset && cond.value && !isa<ShapedType>(cond.value.getType()))
+          return matchScoreMod(x, rank, m);
         bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
         if (cond.causalOffset) {
           if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
@@ -446,10 +460,40 @@ private:
         continue;
       }
       default:
-        return failB("the softmax input is not a scaled, masked Q·Kᵀ");
+        return matchScoreMod(x, rank, m);
       }
     }
     return failB("the scores chain is too long");
+  }
+
+  /// The rest of the scores, down to Q·Kᵀ, is elementwise code that is
+  /// neither scale nor mask: captured for a score_mod region. The factors
+  /// peeled so far apply after it, so the region applies them.
+  static bool isScoreMod(Value x, int64_t rank) {
+    if (!x)
+      return false;
+    std::string ignored;
+    SmallPtrSet<Operation *, 16> scratch;
+    return succeeded(captureScoreMod(x, rank, scratch, ignored));
+  }
+
+  bool matchScoreMod(Value x, int64_t rank, AttentionMatch &m) {
+    // No value: the chain was followed onto a constant (S + c with S not a
+    // product); nothing to capture.
+    if (!x)
+      return failB("the softmax input is not a scaled, masked Q·Kᵀ");
+    std::string reason;
+    FailureOr<ScoreModCapture> capture = captureScoreMod(x, rank, m.chain, reason);
+    if (failed(capture))
+      return failB("the softmax input is not a scaled, masked Q·Kᵀ, and not a "
+                   "modification of each score either: " + reason);
+    capture->factorAbove = m.scale;
+    m.scale = 1.0;
+    m.scaleOutsideMasks = 1.0;
+    Node qk = classify(capture->scores);
+    m.scoreMod = *capture;
+    m.chain.insert(qk.op);
+    return matchQK(qk, m);
   }
 
   /// `C == 0` of a constant 0/1 tril buffer (tosa's spelling of GPT-2's
@@ -522,10 +566,31 @@ private:
     Node n = classify(strip(v));
     if (n.kind == NodeKind::MatMul)
       return true;
+    if (n.kind == NodeKind::Unknown)
+      return llvm::any_of(inputsOf(strip(v)),
+                          [&](Value in) { return reachesMatmul(in, depth + 1); });
     for (const NodeOperand &o : n.operands)
       if (o.value && reachesMatmul(o.value, depth + 1))
         return true;
     return false;
+  }
+
+  /// What an op classify() does not know (tanh, a score modification) reads:
+  /// a payload value's operands (a block argument: the generic's tensor), a
+  /// tensor's defining op's inputs.
+  static SmallVector<Value> inputsOf(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto g = dyn_cast<linalg::LinalgOp>(arg.getOwner()->getParentOp());
+      if (!g || g.getBlock() != arg.getOwner())
+        return {};
+      return {g.getMatchingOpOperand(arg)->get()};
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto g = dyn_cast<linalg::LinalgOp>(def))
+      return SmallVector<Value>(g.getDpsInputs());
+    return SmallVector<Value>(def->getOperands());
   }
 
   bool setCausal(int64_t offset, AttentionMatch &m) {

@@ -9,6 +9,7 @@
 #define ATTN_DIALECT_ATTN_TRANSFORMS_DETECTMATCH_H
 
 #include "DetectNormalize.h"
+#include "DetectScoreMod.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -44,6 +45,9 @@ struct AttentionMatch {
   /// not): the fallback when the reshape-stripped values disagree in rank.
   Value qAtMatmul, kAtMatmul, vAtMatmul;
   bool qkRhsTransposed = false;
+  /// Elementwise code on the scores that is neither scale nor mask, for the
+  /// op's score_mod region (DetectScoreMod.h).
+  std::optional<ScoreModCapture> scoreMod;
 };
 
 /// Matches the chain that ends in the P·V product `pv`. On a near miss worth

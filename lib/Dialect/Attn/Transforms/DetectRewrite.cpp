@@ -178,6 +178,7 @@ struct AttentionPlan {
   bool invertMask;
   std::optional<double> additiveFill; // a keep mask raised as fill·[dropped]
   Type additiveElt;
+  std::optional<ScoreModCapture> scoreMod;
 };
 
 /// Plans the attention for a match, before the IR changes; each refusal
@@ -190,7 +191,8 @@ public:
   FailureOr<AttentionPlan> plan() {
     AttentionPlan p;
     if (failed(checkChainIsClosed()) || failed(planOperands(p)) ||
-        failed(planCausal(p)) || failed(planMask(p)) || failed(verify(p)))
+        failed(planCausal(p)) || failed(planMask(p)) || failed(planScoreMod(p)) ||
+        failed(verify(p)))
       return failure();
     return p;
   }
@@ -332,6 +334,19 @@ private:
     return success();
   }
 
+  /// A score modification that reads indices or tensors is written over
+  /// the chain's index space, which must then be the raised op's
+  /// [b…, h, i, j]; a pure function of the score fits any rank.
+  LogicalResult planScoreMod(AttentionPlan &p) {
+    p.scoreMod = m.scoreMod;
+    if (!p.scoreMod || !p.scoreMod->readsIndexSpace ||
+        p.scoreMod->rank == p.resultType.getRank())
+      return success();
+    return fail("the score modification reads indices or tensors over scores of rank " +
+                Twine(p.scoreMod->rank) + ", but the attention is raised at rank " +
+                Twine(p.resultType.getRank()));
+  }
+
   /// The op verifier's checks, on the types the build will give each
   /// operand, so that no op is created only to be erased again.
   LogicalResult verify(const AttentionPlan &p) {
@@ -376,7 +391,7 @@ private:
 
 /// Creates the attention the plan describes, at the rewriter's insertion
 /// point, and returns its result as P·V's type.
-static Value buildAttention(OpBuilder &b, Location loc, const AttentionPlan &p,
+static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &p,
                             RankedTensorType pvType) {
   Value mask = p.mask;
   if (mask) {
@@ -398,6 +413,12 @@ static Value buildAttention(OpBuilder &b, Location loc, const AttentionPlan &p,
     causalAttr = CausalAlignmentAttr::get(b.getContext(), *p.causal);
   auto attn = AttentionOp::create(b, loc, p.resultType, q, k, v, mask,
                                   b.getF64FloatAttr(p.scale), causalAttr);
+  if (p.scoreMod) {
+    double scale = buildScoreModRegion(b, loc, attn.getScoreMod(), *p.scoreMod,
+                                       getAccumulatorType(p.elt), p.resultType.getRank(),
+                                       p.scale);
+    attn.setScaleAttr(b.getF64FloatAttr(scale));
+  }
   Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
   // The chain ran at another batch rank ([B·H, L, d] round trip).
   return reshapeToRank(b, loc, result, pvType);
