@@ -38,12 +38,17 @@ AXES = collections.OrderedDict([
     ("softmax", ["linalg", "drop_expand", "keepdim", "argmax_keepdim", "argmax_drop",
                  "named", "recip", "exp2", "nomax", "global_max"]),
     ("dtype", ["f32", "f16_f32", "bf16"]),
+    # Elementwise code on the scores that is neither scale nor mask, raised
+    # into a score_mod region; before the mask (Gemma 2, ALiBi) or after it.
+    ("score_mod", ["none", "none", "none", "softcap", "softcap_fused", "alibi", "gate",
+                   "abs_square", "window"]),
+    ("mod_place", ["before_mask", "after_mask"]),
 ])
 # Any tensor in the place of K or V still makes an attention, so a foreign
 # tensor goes in the place of an intermediate: the exp that is summed, or
 # the exp that is divided.
 LOOKALIKES = ["query_axis", "foreign_sum", "foreign_numerator", "extra_user_s",
-              "extra_user_p", "sigmoid", "relu", "topk"]
+              "extra_user_p", "sigmoid", "relu", "topk", "mod_colsum"]
 
 B, H, LQ, LK, D, DV = 2, 2, 4, 6, 8, 4
 NEG_INF = "0xFF800000"
@@ -373,6 +378,76 @@ class Spelling:
                            extra=[(z, shape, "f32", ["d%d" % i for i in range(R)])])
         return s
 
+    def score_mod(self, s):
+        """A modification of each score (the `score_mod` axis)."""
+        f, R, m = self.f, self.R, self.c["score_mod"]
+        shape = self.s_shape()
+        last2 = ["d%d" % (R - 2), "d%d" % (R - 1)]
+        if m == "softcap":
+            c = f.const("3.0", "f32")
+            s = self.ew(s, shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], c))])
+            s = self.ew(s, shape, lambda a: [f.op("math.tanh %s : f32" % a[0])])
+            return self.ew(s, shape, lambda a: [f.op("arith.mulf %s, %s : f32" % (a[0], c))])
+        if m == "softcap_fused":
+            c = f.const("3.0", "f32")
+
+            def body(a):
+                t = f.op("math.tanh %s : f32" % f.op("arith.divf %s, %s : f32" % (a[0], c)))
+                return [f.op("arith.mulf %s, %s : f32" % (t, c))]
+            return self.ew(s, shape, body)
+        if m == "alibi":
+            # s + slope·(j − i), the slope per (batch·)head from a tensor, or
+            # a constant without a head dim.
+            half = f.const("0.5", "f32")
+            extra = []
+            if R > 2:
+                extra = [(f.arg([shape[R - 3]], "f32"), [shape[R - 3]], "f32", ["d%d" % (R - 3)])]
+
+            def body(a):
+                i = f.op("linalg.index %d : index" % (R - 2))
+                j = f.op("linalg.index %d : index" % (R - 1))
+                d = f.op("arith.index_cast %s : index to i64" % f.op("arith.subi %s, %s : index" % (j, i)))
+                df = f.op("arith.sitofp %s : i64 to f32" % d)
+                bias = f.op("arith.mulf %s, %s : f32" % (a[1] if R > 2 else half, df))
+                return [f.op("arith.addf %s, %s : f32" % (a[0], bias))]
+            return self.ew(s, shape, body, extra=extra)
+        if m == "gate":
+            # s·(1 + g²): a positive gate. (A negative one turns a masked
+            # finfo.min score into +3e38, where an original softmax spelled
+            # without its max overflows to NaN and the raised one does not.)
+            g = f.arg([LQ, LK], "f32")
+            one = f.const("1.0", "f32")
+
+            def body(a):
+                gate = f.op("arith.addf %s, %s : f32" % (one, f.op("arith.mulf %s, %s : f32" % (a[1], a[1]))))
+                return [f.op("arith.mulf %s, %s : f32" % (a[0], gate))]
+            return self.ew(s, shape, body, extra=[(g, [LQ, LK], "f32", last2)])
+        if m == "abs_square":
+            tenth = f.const("0.1", "f32")
+
+            def body(a):
+                sq = f.op("arith.mulf %s, %s : f32" % (a[0], f.op("math.absf %s : f32" % a[0])))
+                return [f.op("arith.mulf %s, %s : f32" % (sq, tenth))]
+            return self.ew(s, shape, body)
+        if m == "window":
+            # Keep keys with j + 2 > i (a window of 2 behind each query).
+            two = f.const("2", "index")
+
+            def cond(a):
+                i = f.op("linalg.index %d : index" % (R - 2))
+                j = f.op("linalg.index %d : index" % (R - 1))
+                return f.op("arith.cmpi ugt, %s, %s : index" % (f.op("arith.addi %s, %s : index" % (j, two)), i))
+            return self.select(s, [], True, cond)
+        return s
+
+    def column_sum_mod(self, s):
+        """Look-alike: s + tanh(column sum of s), which reads other scores."""
+        f, R = self.f, self.R
+        cs, cshape, cres = self.reduce(s, "sum", "drop", axis=R - 2)
+        return self.ew(s, self.s_shape(),
+                       lambda a: [f.op("arith.addf %s, %s : f32" % (a[0], f.op("math.tanh %s : f32" % a[1])))],
+                       extra=[(cs, cshape, "f32", cres)])
+
     def iota(self, n):
         out = self.f.empty([n], "i64")
 
@@ -527,7 +602,13 @@ class Spelling:
         q, k, v = self.inputs()
         s = self.qk(q, k)
         s = self.scale_scores(s)
+        if c["mod_place"] == "before_mask":
+            s = self.score_mod(s)
         s = self.mask(s)
+        if c["mod_place"] == "after_mask":
+            s = self.score_mod(s)
+        if self.look == "mod_colsum":
+            s = self.column_sum_mod(s)
         if self.look == "topk":
             # keep only scores within 1 of the row max: a mask computed from S.
             mx, mshape, mres = self.reduce(s, "max", "drop_expand")

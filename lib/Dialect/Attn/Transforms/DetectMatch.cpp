@@ -31,7 +31,10 @@ namespace {
 
 class AttentionMatcher {
 public:
-  explicit AttentionMatcher(std::string &why) : why(why) {}
+  /// `finiteFillsAreMods`: selects with a finite fill go into the score_mod
+  /// region instead of becoming masks (see matchAttention).
+  AttentionMatcher(std::string &why, bool finiteFillsAreMods)
+      : why(why), finiteFillsAreMods(finiteFillsAreMods) {}
 
   /// Matches the chain that ends in the P·V product `pv`.
   std::optional<AttentionMatch> match(Operation *pvOp) {
@@ -401,6 +404,10 @@ private:
                                                        : std::nullopt) {
           if (!checkMaskScale(/*additive=*/false, m) || !setCausal(*off, m))
             return false;
+        } else if (m.mask) {
+          // A second mask tensor (BLOOM's ALiBi bias under a causal fill):
+          // it and what lies below go into the region.
+          return matchScoreMod(x, rank, m);
         } else if (!checkMaskScale(/*additive=*/true, m) ||
                    !setMask(mask, false, false, m)) {
           return false;
@@ -426,6 +433,11 @@ private:
         }
         if (!readsElementwise(*chainOp))
           return failB("the scores are read through a broadcast or transpose");
+        if (!std::isinf(*(keepWhereTrue ? f : t).scalar)) {
+          sawFiniteFill = true;
+          if (finiteFillsAreMods)
+            return matchScoreMod(x, rank, m);
+        }
         // A finite fill is raised as an additive mask (below).
         if (!checkMaskScale(!std::isinf(*(keepWhereTrue ? f : t).scalar), m))
           return false;
@@ -438,8 +450,10 @@ private:
           return matchScoreMod(x, rank, m);
         bool condInOrder = cond.value && readsLastTwoInOrder(cond, rank);
         if (cond.causalOffset) {
+          // Not the causal diagonal itself (a window: keep j > i − w), or a
+          // second one: a modification that sets scores to the fill.
           if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
-            return failB("unsupported index-comparison mask");
+            return matchScoreMod(x, rank, m);
         } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
           if (!keepWhereTrue || !setCausal(*off, m))
             return failB("unsupported constant mask");
@@ -447,6 +461,8 @@ private:
                    off && !keepWhereTrue) {
           if (!setCausal(*off, m))
             return false;
+        } else if (m.mask && cond.value && isa<ShapedType>(cond.value.getType())) {
+          return matchScoreMod(x, rank, m); // a second mask tensor, as above
         } else if (!setMask(cond, true, !keepWhereTrue, m)) {
           return false;
         } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
@@ -488,6 +504,7 @@ private:
       return failB("the softmax input is not a scaled, masked Q·Kᵀ, and not a "
                    "modification of each score either: " + reason);
     capture->factorAbove = m.scale;
+    capture->fillsDropKeys = !m.rowMaxShift;
     m.scale = 1.0;
     m.scaleOutsideMasks = 1.0;
     Node qk = classify(capture->scores);
@@ -665,10 +682,28 @@ private:
   }
 
   std::string &why;
+  bool finiteFillsAreMods;
+
+public:
+  /// Whether a select with a finite fill was peeled as a mask.
+  bool sawFiniteFill = false;
 };
 } // namespace
 
 std::optional<AttentionMatch> detect::matchAttention(Operation *pv,
                                                      std::string &why) {
-  return AttentionMatcher(why).match(pv);
+  // Under a softmax that subtracts the row max, a select with a finite fill
+  // (finfo.min) is raised as a mask (additive fill·[dropped], or causal),
+  // exact because s + fill rounds to fill for every ordinary score, and a
+  // row of fills is a uniform average either way. Scores a score_mod
+  // changed may be as low as the fill themselves (a window filled with
+  // finfo.min), where fill + fill is -inf and -inf is not the fill; so
+  // with a score_mod the finite-fill selects go into its region, as
+  // written. (Without the max, exp(fill) is 0 as exp(-inf) is: the masks
+  // are exact.)
+  AttentionMatcher first(why, /*finiteFillsAreMods=*/false);
+  std::optional<AttentionMatch> m = first.match(pv);
+  if (m && m->scoreMod && m->rowMaxShift && first.sawFiniteFill)
+    return AttentionMatcher(why, /*finiteFillsAreMods=*/true).match(pv);
+  return m;
 }

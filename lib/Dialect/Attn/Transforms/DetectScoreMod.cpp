@@ -20,6 +20,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -394,6 +395,27 @@ std::optional<double> floatConstant(Value v) {
   return std::nullopt;
 }
 
+/// Replaces the finfo.min-like fills of the region's selects by -inf (see
+/// ScoreModCapture::fillsDropKeys).
+void fillsToNegInf(RewriterBase &rewriter, Block &block) {
+  block.walk([&](arith::SelectOp select) {
+    auto type = dyn_cast<FloatType>(select.getType());
+    if (!type)
+      return;
+    double lowest = -APFloat::getLargest(type.getFloatSemantics()).convertToDouble();
+    for (OpOperand *side : {&select.getTrueValueMutable(), &select.getFalseValueMutable()}) {
+      std::optional<double> c = floatConstant(side->get());
+      if (!c || std::isinf(*c) || *c > 0.5 * lowest)
+        continue;
+      rewriter.setInsertionPoint(select);
+      Value negInf = arith::ConstantOp::create(
+          rewriter, select.getLoc(),
+          FloatAttr::get(type, -std::numeric_limits<double>::infinity()));
+      rewriter.modifyOpInPlace(select, [&] { side->set(negInf); });
+    }
+  });
+}
+
 /// Folds `score · c` (or `score / c`), applied first to the raw score and
 /// nowhere else, out of the region: its factor joins the op's `scale`, where
 /// the lowerings apply it anyway. Returns the new scale.
@@ -443,5 +465,7 @@ double mlir::attn::detect::buildScoreModRegion(RewriterBase &b, Location loc, Re
     y = arith::MulFOp::create(
         b, loc, y, arith::ConstantOp::create(b, loc, FloatAttr::get(scoreType, capture.factorAbove)));
   YieldOp::create(b, loc, y);
+  if (capture.fillsDropKeys)
+    fillsToNegInf(b, *block);
   return foldLeadingFactors(b, *block, scale);
 }

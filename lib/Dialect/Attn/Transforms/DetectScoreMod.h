@@ -46,6 +46,11 @@ struct ScoreModCapture {
   /// Whether the code reads indices or tensors, which pins it to the
   /// chain's index space (it must then be the raised op's).
   bool readsIndexSpace = false;
+  /// The softmax does not subtract the row max: a select's finfo.min fill
+  /// then drops its key exactly as -inf does (exp gives 0 for both), and
+  /// the region writes -inf, so that a row of fills gives the op's 0 for
+  /// fully masked rows instead of the original's 0/0.
+  bool fillsDropKeys = false;
 };
 
 /// Captures the code that computes `top` from one Q·Kᵀ product. Records the

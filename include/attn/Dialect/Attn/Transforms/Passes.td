@@ -29,6 +29,14 @@ def AttnDetectPass : Pass<"attn-detect", "func::FuncOp"> {
     from index comparisons (`linalg.index` i ≥ j) or a constant lower-
     triangular tensor set the causal flag; the Lq×Lk mask tensor is dropped.
 
+    What X holds besides scale and masks, if it is elementwise in the scores
+    (soft-capping c·tanh(s/c), ALiBi computed from indices, a sliding
+    window, a gathered relative-position bias), is copied into the op's
+    `score_mod` region rather than refused: exactly the ops the IR applies
+    to one score, other tensors read by `tensor.extract` at the score's
+    indices. Code that reads other scores (a row statistic, Sᵀ, a top-k
+    threshold) is not a function of one score and stays unraised.
+
     Look-alikes stay as they are: softmax over another axis than the one
     P·V contracts, a normalizer that is not the row sum of the same exp, a
     max subtracted per column instead of per row, sigmoid or unnormalized
