@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
@@ -50,6 +51,24 @@ std::string maskSuffix(const FlashKernelSpec &s) {
   for (int64_t e : s.maskShape)
     out += "x" + std::to_string(e);
   return out;
+}
+
+/// A hash of the score_mod region's text in the kernel name: kernels with
+/// different score modifications never share a name, equal ones do.
+std::string scoreModSuffix(const FlashKernelSpec &s) {
+  if (!s.scoreMod)
+    return "";
+  // The block, and the constants it reads from above (their values are not
+  // in the block's text).
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  s.scoreMod->front().print(os);
+  s.scoreMod->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!s.scoreMod->isAncestor(operand.getParentRegion()))
+        operand.getDefiningOp()->print(os, OpPrintingFlags().printGenericOpForm());
+  });
+  return llvm::formatv("_smod{0:x8}", static_cast<uint32_t>(llvm::xxh3_64bits(text))).str();
 }
 
 /// Why the tensor-core kernel does not run an op, and whether that is the
@@ -156,7 +175,8 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.swizzle ? "_sw" : "") + (s.kvStages != 2 ? "_s" + std::to_string(s.kvStages) : "") +
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
-           (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "");
+           (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
+           scoreModSuffix(s);
   // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
   // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
   // in flight share K/V in L2; the heads therefore go to y. The combine
@@ -206,6 +226,10 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
     s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
   }
 
+  if (op.hasScoreMod()) {
+    s.scoreMod = &op.getScoreMod();
+    s.scoreModRank = op.getRank();
+  }
   if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();
   return s;

@@ -335,7 +335,8 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   // scaled once per row (max commutes with a positive scale), and each
   // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
   // and a subtract. Masked tiles add the mask in the scaled domain.
-  const bool rawScores = !masked && scaleLog2 > 0 && family.keepsRawScores();
+  const bool rawScores =
+      !masked && scaleLog2 > 0 && family.keepsRawScores() && !s.scoreMod;
   ScoreTile p = maskAndScale(kvStart, buf, masked, rawScores, scaleV);
   SmallVector<Value> mNew(2 * c.mt), lNew(2 * c.mt);
   onlineSoftmax(p, state, rawScores, scaleV, acc, mNew, lNew);
@@ -361,6 +362,27 @@ Value FlashAttentionEmitter::loadMask(Value qRow, Value qHead, Value key) {
                          s.maskShape[1] == 1 ? k.idx(0) : qHead, at(2, qRow, c.lq),
                          at(3, key, c.lk)};
   return memref::LoadOp::create(b, loc, v.M, idx);
+}
+
+Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value key) {
+  // The region's indices: [b, h, i, j], without the batch at rank 3 and
+  // without the head at rank 2.
+  SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
+  ArrayRef<Value> used = ArrayRef<Value>(indices).take_back(s.scoreModRank);
+  Block &block = s.scoreMod->front();
+  IRMapping map;
+  map.map(block.getArgument(0), score);
+  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), used))
+    map.map(arg, index);
+  for (Operation &op : block.without_terminator()) {
+    // Constants from above (whyNoGPUScoreMod admits nothing else): the
+    // kernel is isolated from the host, so they are cloned into it.
+    for (Value operand : op.getOperands())
+      if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
+        map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+    b.clone(op, map);
+  }
+  return map.lookup(block.getTerminator()->getOperand(0));
 }
 
 Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Value keyMask) {
@@ -409,12 +431,13 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
       for (int r = 0; r < 2; ++r)
         for (int e = 0; e < 2; ++e) {
           Value x = k.extract(sBlock[mi], r, e);
-          if (!rawScores)
+          Value key = k.add(k.add(kvStart, v.twoT), nb * 8 + e);
+          if (s.scoreMod)
+            x = k.fmul(modifyScore(k.fmul(x, k.f(s.scale)), mi, r, key), k.f(M_LOG2E));
+          else if (!rawScores)
             x = k.fmul(x, scaleV);
-          if (masked) {
-            Value key = k.add(k.add(kvStart, v.twoT), nb * 8 + e);
+          if (masked)
             x = maskScore(x, mi, r, key, maskPerKey ? keyMask[e] : Value());
-          }
           p[mi][nb][r][e] = x;
         }
   }

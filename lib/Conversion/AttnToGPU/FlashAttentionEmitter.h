@@ -218,6 +218,9 @@ private:
   /// The scores of the tile in stage `buf` at key `kvStart`, scaled (unless
   /// `rawScores`) and masked when `masked`.
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
+  /// One score (scaled, natural domain) through the op's score_mod region,
+  /// copied in with the lane's indices.
+  Value modifyScore(Value score, int64_t mi, int r, Value key);
   /// One score after the mask tensor, the causal diagonal and Lk.
   Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
   /// The mask tensor's entry for (query row, query head, key).

@@ -144,6 +144,12 @@ struct FlashKernelSpec {
   /// keys a CTA visits end at its sequence's length, read at run time.
   int64_t pageSize = 0, numPages = 0, maxPages = 0;
   bool paged() const { return pageSize > 0; }
+  /// attn.attention's score_mod region (null: none), copied into the kernel
+  /// and applied to each scaled score before the masks. Its block takes the
+  /// score and `scoreModRank` indices ([b, h, i, j] at rank 4, [h, i, j] at
+  /// rank 3, [i, j] at rank 2). Unmasked tiles then lose the raw-score FMA.
+  Region *scoreMod = nullptr;
+  int64_t scoreModRank = 0;
 };
 
 /// The FlashAttention-2 forward kernel, one CTA per (batch·head, query tile

@@ -9,6 +9,38 @@
 using namespace mlir;
 using namespace mlir::attn;
 
+/// The kernel copies a score_mod region op for op into the kernel, which
+/// is isolated from the host: what the region reads from above must be a
+/// constant (cloned into the kernel), and a tensor has no kernel parameter
+/// to come in by yet.
+std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
+  std::optional<std::string> why;
+  scoreMod.walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      if (isa<ShapedType>(operand.getType())) {
+        why = "a score_mod that reads tensors ('" + inner->getName().getStringRef().str() +
+              "') has no GPU kernel yet";
+        return WalkResult::interrupt();
+      }
+      Operation *def = operand.getDefiningOp();
+      bool fromAbove = !scoreMod.isAncestor(operand.getParentRegion());
+      if (fromAbove && !(def && def->hasTrait<OpTrait::ConstantLike>() &&
+                         def->getNumOperands() == 0)) {
+        why = std::string("a score_mod that reads a non-constant value from above has no "
+                          "GPU kernel");
+        return WalkResult::interrupt();
+      }
+    }
+    if (inner->getNumRegions() != 0) {
+      why = "a score_mod with nested regions ('" + inner->getName().getStringRef().str() +
+            "') has no GPU kernel yet";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return why;
+}
+
 std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
   if (isa<VarlenAttentionOp>(op))
     return std::string("packed variable-length batches have no GPU kernel yet");
@@ -19,8 +51,10 @@ std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
   auto attention = dyn_cast<AttentionOp>(op);
   if (!attention)
     return std::nullopt;
-  if (attention.hasScoreMod())
-    return std::string("score_mod regions have no GPU kernel yet");
+  if (attention.hasScoreMod()) {
+    if (std::optional<std::string> why = whyNoGPUScoreMod(attention.getScoreMod()))
+      return why;
+  }
   int64_t r = attention.getRank();
   if (r > 4)
     return "the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank " +

@@ -63,13 +63,16 @@ KernelConfig getKernelConfig(KernelConfigAttr attr);
 FloatType getAccumulatorType(Type elementType);
 
 /// Why no GPU kernel takes `op` in any configuration (operand forms the
-/// kernels are not built for: a score_mod region, dynamic shapes, ranks
+/// kernels are not built for: a score_mod region that reads tensors, dynamic shapes, ranks
 /// other than 3 and 4, an additive mask wider than the inputs), or nullopt.
 /// Shared by --attn-io-cost, which then records no kernel and so never
 /// refuses explicit tile options on the op's account, and by
 /// --attn-lower-to-gpu, which leaves such ops unfused. Element types, head
 /// dims and tiles are the kernel chooser's (KernelConfig.h).
 std::optional<std::string> whyNoGPUKernelForm(Operation *op);
+/// Why the GPU kernels cannot copy a score_mod region (it reads tensors or
+/// non-constant values from above), or nullopt.
+std::optional<std::string> whyNoGPUScoreMod(Region &scoreMod);
 } // namespace attn
 } // namespace mlir
 
