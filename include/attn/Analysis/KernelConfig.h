@@ -119,7 +119,7 @@ namespace attn {
 
 /// How the kernel reads a mask tensor: not at all, once per key (a padding
 /// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the
-/// queries), which costs registers.
+/// queries, or a score_mod region), which costs registers.
 enum class MaskReads { None, PerKey, PerScore };
 
 /// Everything about the fused GPU kernel that is not the problem's shape.

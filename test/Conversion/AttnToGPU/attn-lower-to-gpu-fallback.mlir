@@ -84,15 +84,36 @@ func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tens
 
 // -----
 
-// Score modifications have no GPU kernel yet: the host runs them, fused.
-// CHECK-LABEL: func.func @score_mod
+// A score modification that reads a tensor (a relative-position bias) has
+// no kernel parameter to reach the kernel by: the host runs it, fused. One
+// that reads only the score, its indices and constants is copied into the
+// kernel (attn-lower-to-gpu-score-mod.mlir).
+// CHECK-LABEL: func.func @score_mod_reads_tensor
 // CHECK: attn.attention {{.*}} score_mod
-func.func @score_mod(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
-  // expected-warning @+1 {{attn-lower-to-gpu: score_mod regions have no GPU kernel yet; the attention stays unfused}}
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_reads_tensor(%q: tensor<1x2x64x64xf16>, %bias: tensor<2x64x64xf32>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod that reads tensors ('tensor.extract') has no GPU kernel yet; the attention stays unfused}}
   %o = attn.attention %q, %q, %q scale(0.125) score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
-    %t = math.tanh %s : f32
+    %x = tensor.extract %bias[%h, %i, %j] : tensor<2x64x64xf32>
+    %t = arith.addf %s, %x : f32
     attn.yield %t : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// A value from above that is no constant cannot be cloned into the kernel.
+// CHECK-LABEL: func.func @score_mod_reads_scalar_argument
+// CHECK: attn.attention {{.*}} score_mod
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_reads_scalar_argument(%q: tensor<1x2x64x64xf16>, %cap: f32) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod that reads a non-constant value from above has no GPU kernel; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %x = arith.divf %s, %cap : f32
+    attn.yield %x : f32
   } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }

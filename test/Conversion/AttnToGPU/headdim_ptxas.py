@@ -6,6 +6,10 @@ columns) and each tensor-core family (wgmma on sm_90a, mma.sync built for
 sm_90 and sm_80), compiles one attention through --attn-gpu-pipeline
 (strict: no host fallback), checks the manifest's head dims and that ptxas
 reports 0 spill bytes, and prints one line per kernel.
+
+With --score-mods, the same for attentions with a score_mod region copied
+into the kernel (soft-capping, ALiBi computed from the indices, a sliding
+window), at d = 64, 128 and 256.
 """
 import argparse
 import json
@@ -20,10 +24,39 @@ DIMS = [(32, 32), (40, 40), (64, 64), (72, 72), (80, 80), (96, 96), (128, 128), 
 CHIPS = ["sm_90a", "sm_90", "sm_80"]
 
 
-def attention(d, dv, causal):
+SCORE_MODS = {
+    "softcap": """
+    %cap = arith.constant 5.000000e+01 : f32
+    %x = arith.divf %s, %cap : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %cap : f32""",
+    "alibi": """
+    %hi = arith.index_cast %h : index to i64
+    %hf = arith.sitofp %hi : i64 to f32
+    %c = arith.constant -2.000000e+00 : f32
+    %e = arith.mulf %hf, %c : f32
+    %slope = math.exp2 %e : f32
+    %dj = arith.subi %j, %i : index
+    %di = arith.index_cast %dj : index to i64
+    %df = arith.sitofp %di : i64 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %y = arith.addf %s, %bias : f32""",
+    "window": """
+    %w = arith.constant 64 : index
+    %jw = arith.addi %j, %w : index
+    %keep = arith.cmpi ugt, %jw, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32""",
+}
+
+
+def attention(d, dv, causal, mod=None):
     q = "tensor<1x4x320x%dxbf16>" % d
     v = "tensor<1x4x320x%dxbf16>" % dv
     attrs = " scale(0.125)" + (" causal(bottom_right)" if causal else "")
+    if mod:
+        attrs += (" score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):"
+                  "%s\n    attn.yield %%y : f32\n  }" % SCORE_MODS[mod])
     return ("func.func @a(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v%s : %s, %s, %s -> %s\n"
             "  return %%o : %s\n}\n" % (q, q, v, v, attrs, q, q, v, v, v))
@@ -33,17 +66,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", required=True)
     ap.add_argument("--ptxas", required=True)
+    ap.add_argument("--score-mods", help="comma-separated: " + ", ".join(SCORE_MODS))
     a = ap.parse_args()
     ok, count = True, 0
+    mods = a.score_mods.split(",") if a.score_mods else [None]
+    dims = [(64, 64), (128, 128), (256, 256)] if a.score_mods else DIMS
+    cases = [(d, dv, chip, (i + j) % 2 == 1, mod) for mod in mods
+             for i, (d, dv) in enumerate(dims) for j, chip in enumerate(CHIPS)]
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (d, dv) in enumerate(DIMS):
-            for j, chip in enumerate(CHIPS):
-                causal = (i + j) % 2 == 1
-                out = os.path.join(tmp, "%d_%d_%s" % (d, dv, chip))
+        for d, dv, chip, causal, mod in cases:
+            if True:
+                out = os.path.join(tmp, "%d_%d_%s_%s" % (d, dv, chip, mod))
                 os.makedirs(out)
                 src = os.path.join(out, "a.mlir")
                 with open(src, "w") as f:
-                    f.write(attention(d, dv, causal))
+                    f.write(attention(d, dv, causal, mod))
                 r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true "
                                     "kv-splits=1 dump-dir=%s" % (chip, out), "-o", os.devnull],
                                    capture_output=True, text=True)
@@ -63,8 +100,9 @@ def main():
                         and (m["d"], m["dv"]) == (d, dv))
                 ok &= good
                 count += 1
-                print("%s d=%d dv=%d %s causal=%d %s: %s registers, spills %s" % (
+                print("%s d=%d dv=%d %s causal=%d %s%s: %s registers, spills %s" % (
                     "ok" if good else "FAIL", d, dv, chip, causal, m["instruction"],
+                    " score_mod=" + mod if mod else "",
                     "/".join(regs), sum(spills) if spills else "?"))
     print("%d kernels" % count)
     print("PASS" if ok else "FAIL")

@@ -543,6 +543,11 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 MaskReads mlir::attn::getMaskReads(AttentionOp op) {
+  // A score_mod region is per-score work too, with its temporaries live
+  // beside S: for the registers it counts as a mask read per score (mma.sync
+  // kernels with soft-capping or ALiBi spilled 24-68 bytes otherwise).
+  if (op.hasScoreMod())
+    return MaskReads::PerScore;
   Value mask = op.getMask();
   if (!mask)
     return MaskReads::None;

@@ -1,0 +1,70 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=1" | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=1 mma=wgmma" | FileCheck %s --check-prefix=WG
+// A score_mod region that reads only the score, its indices and constants
+// is copied into the kernel once per score the lane holds, on the scaled
+// score, before the masks; constants from above are cloned into the kernel
+// (it is isolated from the host). Regions that read tensors stay on the
+// host (attn-lower-to-gpu-fallback.mlir). The kernel name carries a hash of
+// the region, so different modifications never share a kernel.
+
+// Soft-capping at 50 with the cap defined above the op.
+// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_causal_{{.*}}_smod0x
+// CHECK: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_causal_{{.*}}_smod0x[[HASH:[0-9a-f]+]](
+// CHECK: %[[CAP:.*]] = arith.constant 5.000000e+01 : f32
+// CHECK: arith.divf %{{.*}}, %[[CAP]] : f32
+// CHECK: math.tanh
+// CHECK-LABEL: func.func @softcap
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_{{.*}}_smod0x[[HASH]]
+// WG-LABEL: func.func @softcap
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_{{.*}}_smod0x
+func.func @softcap(%q: tensor<1x2x128x64xbf16>) -> tensor<1x2x128x64xbf16> {
+  %cap = arith.constant 5.000000e+01 : f32
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %x = arith.divf %s, %cap : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %cap : f32
+    attn.yield %y : f32
+  } : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
+}
+
+// -----
+
+// The same cap at 30: another kernel.
+// CHECK-LABEL: func.func @softcap_30
+// CHECK-NOT: smod0x[[HASH]]
+// CHECK: gpu.launch_func @attn_fa2_mma_bf16_{{.*}}_smod0x
+func.func @softcap_30(%q: tensor<1x2x128x64xbf16>) -> tensor<1x2x128x64xbf16> {
+  %cap = arith.constant 3.000000e+01 : f32
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %x = arith.divf %s, %cap : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %cap : f32
+    attn.yield %y : f32
+  } : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
+}
+
+// -----
+
+// A window from the indices at rank 3 ([H, L, d]): the region's (h, i, j)
+// are the kernel's query head, query row and key.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_f16_b1_h2_kv2_q128_k128_d64_v64_{{.*}}_smod0x
+// CHECK: %[[W:.*]] = arith.constant 37 : index
+// CHECK-NEXT: %[[JW:.*]] = arith.addi %{{.*}}, %[[W]] : index
+// CHECK-NEXT: arith.cmpi ugt, %[[JW]], %{{.*}} : index
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+func.func @window_rank3(%q: tensor<2x128x64xf16>) -> tensor<2x128x64xf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    %w = arith.constant 37 : index
+    %jw = arith.addi %j, %w : index
+    %keep = arith.cmpi ugt, %jw, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x128x64xf16>
+  return %o : tensor<2x128x64xf16>
+}
