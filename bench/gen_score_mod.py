@@ -17,7 +17,6 @@ import subprocess
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WINDOW = 512
 
 # Each region takes (s, b, h, i, j); the Python twin in score_mod_bench.py
 # must compute the same function.
@@ -44,7 +43,7 @@ MODS = {
     %bias = arith.mulf %slope, %df : f32
     %y = arith.addf %s, %bias : f32
     attn.yield %y : f32""",
-    # keep j > i - W (with causal: the last W keys up to the query).
+    # keep j > i - W (with causal: the last W keys up to the query), W = N/8.
     "window": """
     %w = arith.constant {window} : index
     %jw = arith.addi %j, %w : index
@@ -54,15 +53,17 @@ MODS = {
     attn.yield %y : f32""",
 }
 
-# (B, H, N, d); every kernel causal.
-SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64)]
+# (B, H, N, d, mods); every kernel causal. N = 16k: the issue's sliding
+# window target (W = N/8 against the full causal kernel).
+SHAPES = [(4, 16, 4096, 128, list(MODS)), (8, 16, 2048, 64, list(MODS)),
+          (1, 16, 16384, 128, ["none", "window"])]
 
 
 def ir(mod, B, H, N, d):
     t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, N, d)
     region = ""
     if MODS[mod]:
-        body = MODS[mod].format(neg8_over_h="%.8e" % (-8.0 / H), window=WINDOW)
+        body = MODS[mod].format(neg8_over_h="%.8e" % (-8.0 / H), window=N // 8)
         region = " score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):%s\n  }" % body
     return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v scale(%.10e) causal(top_left)%s : %s, %s, %s -> %s\n"
@@ -77,8 +78,8 @@ def main():
     shutil.rmtree(a.out, ignore_errors=True)
     os.makedirs(a.out)
     index = []
-    for (B, H, N, d) in SHAPES:
-        for mod in MODS:
+    for (B, H, N, d, mods) in SHAPES:
+        for mod in mods:
             with tempfile.TemporaryDirectory() as tmp:
                 src = os.path.join(tmp, "in.mlir")
                 open(src, "w").write(ir(mod, B, H, N, d))
@@ -91,7 +92,7 @@ def main():
                 name = os.path.basename(manifests[0])[:-5]
                 for ext in (".json", ".ptx"):
                     shutil.copy(os.path.join(tmp, name + ext), a.out)
-            index.append({"mod": mod, "shape": [B, H, N, d], "window": WINDOW, "kernel": name})
+            index.append({"mod": mod, "shape": [B, H, N, d], "window": N // 8, "kernel": name})
             print(mod, (B, H, N, d), name)
     json.dump(index, open(os.path.join(a.out, "index.json"), "w"), indent=1)
 

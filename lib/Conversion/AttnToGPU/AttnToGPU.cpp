@@ -229,6 +229,9 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
   if (op.hasScoreMod()) {
     s.scoreMod = &op.getScoreMod();
     s.scoreModRank = op.getRank();
+    ScoreModKeyBounds keys = getScoreModKeyBounds(op.getScoreMod());
+    s.scoreModLowestKey = keys.lowest;
+    s.scoreModHighestKey = keys.highest;
   }
   if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();

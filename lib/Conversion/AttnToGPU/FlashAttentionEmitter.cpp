@@ -269,11 +269,29 @@ void FlashAttentionEmitter::computeKVRange() {
     // are empty.)
     v.kvEnd = arith::MinUIOp::create(b, loc, k.add(v.kvBegin, s.keysPerSplit), v.kvEnd);
   }
+  skipTilesOutsideScoreModBounds();
   if (s.causal) {
     Value lastSeen = k.add(v.qEnd, v.causalShift); // one past the last key
     lastSeen = arith::MaxSIOp::create(b, loc, lastSeen, k.idx(0));
     Value tiles = arith::CeilDivUIOp::create(b, loc, lastSeen, k.idx(c.bkv));
     // (A split past the diagonal gets kvEnd < kvBegin: its loops are empty.)
+    v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
+  }
+}
+
+void FlashAttentionEmitter::skipTilesOutsideScoreModBounds() {
+  // A score_mod that keeps no key below i + lowest (a sliding window) or
+  // above i + highest: the tiles wholly outside [qFirst + lowest,
+  // qEnd − 1 + highest] would give only -inf scores, which change nothing.
+  if (s.scoreModLowestKey) {
+    Value first =
+        arith::MaxSIOp::create(b, loc, k.add(v.qFirst, *s.scoreModLowestKey), k.idx(0));
+    v.kvBegin = arith::MaxUIOp::create(b, loc, v.kvBegin, k.mul(k.div(first, c.bkv), c.bkv));
+  }
+  if (s.scoreModHighestKey) {
+    Value end =
+        arith::MaxSIOp::create(b, loc, k.add(v.qEnd, *s.scoreModHighestKey), k.idx(0));
+    Value tiles = arith::CeilDivUIOp::create(b, loc, end, k.idx(c.bkv));
     v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
   }
 }
@@ -309,7 +327,7 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
     maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
   }
   maskedStart = arith::MinUIOp::create(b, loc, maskedStart, v.kvEnd);
-  if (s.splitKV())
+  if (s.splitKV() || s.scoreMod)
     maskedStart = arith::MaxUIOp::create(b, loc, maskedStart, v.kvBegin);
   scf::ForOp full = emitKVLoop(v.kvBegin, maskedStart, init, /*masked=*/false);
   b.setInsertionPointAfter(full);

@@ -218,6 +218,8 @@ private:
   /// The scores of the tile in stage `buf` at key `kvStart`, scaled (unless
   /// `rawScores`) and masked when `masked`.
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
+  /// Narrows [kvBegin, kvEnd) to the keys the score_mod can keep.
+  void skipTilesOutsideScoreModBounds();
   /// One score (scaled, natural domain) through the op's score_mod region,
   /// copied in with the lane's indices.
   Value modifyScore(Value score, int64_t mi, int r, Value key);

@@ -135,6 +135,15 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"scale", b.getF64FloatAttr(s.scale)},
       {"instruction", str(s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16")},
       {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
+      // The key offsets j − i a score_mod can keep (tiles outside skipped);
+      // a missing bound is null.
+      {"score_mod", !s.scoreMod ? Attribute(b.getBoolAttr(false))
+                    : dict({{"key_offset_min", s.scoreModLowestKey
+                                                   ? i64(*s.scoreModLowestKey)
+                                                   : Attribute(str("unbounded"))},
+                            {"key_offset_max", s.scoreModHighestKey
+                                                   ? i64(*s.scoreModHighestKey)
+                                                   : Attribute(str("unbounded"))}})},
       // Lk above is the key capacity max_pages · page_size when paged.
       {"paged", s.paged() ? dict({{"page_size", i64(s.pageSize)},
                                   {"num_pages", i64(s.numPages)},

@@ -2,6 +2,8 @@
 #ifndef ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 #define ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 
+#include <optional>
+
 #include "attn/Analysis/StagedTileLayout.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -150,6 +152,9 @@ struct FlashKernelSpec {
   /// rank 3, [i, j] at rank 2). Unmasked tiles then lose the raw-score FMA.
   Region *scoreMod = nullptr;
   int64_t scoreModRank = 0;
+  /// The keys the score_mod can keep, as offsets j − i
+  /// (getScoreModKeyBounds): K/V tiles wholly outside them are skipped.
+  std::optional<int64_t> scoreModLowestKey, scoreModHighestKey;
 };
 
 /// The FlashAttention-2 forward kernel, one CTA per (batch·head, query tile

@@ -6,6 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::attn;
 
@@ -70,3 +75,103 @@ std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
   return std::nullopt;
 }
 
+
+namespace {
+
+/// a·i + b·j + c over the region's query and key indices.
+struct AffineIJ {
+  int64_t i = 0, j = 0, c = 0;
+  AffineIJ operator-(const AffineIJ &o) const { return {i - o.i, j - o.j, c - o.c}; }
+  AffineIJ operator+(const AffineIJ &o) const { return {i + o.i, j + o.j, c + o.c}; }
+  bool nonNegative() const { return i >= 0 && j >= 0 && c >= 0; } // for i, j >= 0
+};
+
+/// `v` as an AffineIJ of the block's last two arguments (i, j), if it is
+/// one: sums and differences of them and index constants. The bounds are
+/// small (sequence lengths), so index arithmetic does not wrap.
+std::optional<AffineIJ> affineIJ(Value v, Block &block, int depth = 0) {
+  unsigned n = block.getNumArguments();
+  if (v == block.getArgument(n - 2))
+    return AffineIJ{1, 0, 0};
+  if (v == block.getArgument(n - 1))
+    return AffineIJ{0, 1, 0};
+  APInt c;
+  if (v.getType().isIndex() && matchPattern(v, m_ConstantInt(&c)))
+    return AffineIJ{0, 0, c.getSExtValue()};
+  if (depth > 8)
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  auto a = affineIJ(def->getOperand(0), block, depth + 1);
+  auto b = affineIJ(def->getOperand(1), block, depth + 1);
+  if (!a || !b)
+    return std::nullopt;
+  return isa<arith::AddIOp>(def) ? *a + *b : *a - *b;
+}
+
+/// Tightens `bounds` by a condition that holds wherever the score is kept
+/// (`holds`: the condition itself, else its negation).
+void addKeepCondition(Value cond, bool holds, Block &block, ScoreModKeyBounds &bounds) {
+  if (auto andOp = cond.getDefiningOp<arith::AndIOp>(); andOp && holds) {
+    addKeepCondition(andOp.getLhs(), true, block, bounds);
+    addKeepCondition(andOp.getRhs(), true, block, bounds);
+    return;
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return;
+  auto lhs = affineIJ(cmp.getLhs(), block), rhs = affineIJ(cmp.getRhs(), block);
+  if (!lhs || !rhs)
+    return;
+  using P = arith::CmpIPredicate;
+  P pred = holds ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
+  bool isUnsigned = pred == P::ugt || pred == P::uge || pred == P::ult || pred == P::ule;
+  // Unsigned order is the signed one only where neither side can be
+  // negative (j + W vs i, say; not i − j).
+  if (isUnsigned && !(lhs->nonNegative() && rhs->nonNegative()))
+    return;
+  // As `e >= 0` with e affine in i and j.
+  AffineIJ e = *lhs - *rhs;
+  switch (pred) {
+  case P::sgt: case P::ugt: e.c -= 1; break;
+  case P::sge: case P::uge: break;
+  case P::slt: case P::ult: e = AffineIJ{} - e; e.c -= 1; break;
+  case P::sle: case P::ule: e = AffineIJ{} - e; break;
+  default: return;
+  }
+  // j − i + c >= 0: j >= i − c.  i − j + c >= 0: j <= i + c.
+  if (e.j == 1 && e.i == -1)
+    bounds.lowest = std::max(bounds.lowest.value_or(INT64_MIN), -e.c);
+  else if (e.j == -1 && e.i == 1)
+    bounds.highest = std::min(bounds.highest.value_or(INT64_MAX), e.c);
+}
+
+bool isNegInf(Value v) {
+  FloatAttr f;
+  return matchPattern(v, m_Constant(&f)) && f.getValue().isInfinity() &&
+         f.getValue().isNegative();
+}
+
+} // namespace
+
+ScoreModKeyBounds mlir::attn::getScoreModKeyBounds(Region &scoreMod) {
+  ScoreModKeyBounds bounds;
+  if (scoreMod.empty() || scoreMod.front().getNumArguments() < 3)
+    return bounds;
+  Block &block = scoreMod.front();
+  // select(keep, s, -inf) or select(drop, -inf, s), possibly nested.
+  Value y = block.getTerminator()->getOperand(0);
+  while (auto select = y.getDefiningOp<arith::SelectOp>()) {
+    if (isNegInf(select.getFalseValue())) {
+      addKeepCondition(select.getCondition(), true, block, bounds);
+      y = select.getTrueValue();
+    } else if (isNegInf(select.getTrueValue())) {
+      addKeepCondition(select.getCondition(), false, block, bounds);
+      y = select.getFalseValue();
+    } else {
+      break;
+    }
+  }
+  return bounds;
+}

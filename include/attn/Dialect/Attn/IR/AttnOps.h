@@ -70,6 +70,17 @@ FloatType getAccumulatorType(Type elementType);
 /// --attn-lower-to-gpu, which leaves such ops unfused. Element types, head
 /// dims and tiles are the kernel chooser's (KernelConfig.h).
 std::optional<std::string> whyNoGPUKernelForm(Operation *op);
+/// The keys a score_mod region can keep, as offsets j − i from the query:
+/// none below i + `lowest` and none above i + `highest` (nullopt: no bound
+/// found). Read from the region's final selects to -inf, whose conditions
+/// are affine comparisons of i and j (a sliding window j > i − W, a causal
+/// j ≤ i + k); anything else gives no bound, which is always safe. The GPU
+/// kernels skip the K/V tiles outside these bounds.
+struct ScoreModKeyBounds {
+  std::optional<int64_t> lowest, highest;
+};
+ScoreModKeyBounds getScoreModKeyBounds(Region &scoreMod);
+
 /// Why the GPU kernels cannot copy a score_mod region (it reads tensors or
 /// non-constant values from above), or nullopt.
 std::optional<std::string> whyNoGPUScoreMod(Region &scoreMod);
