@@ -24,9 +24,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
 #include <limits>
@@ -56,6 +59,31 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
   workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
 }
 
+namespace {
+/// A math op with a native PTX instruction, as pure inline PTX: the
+/// GPU-to-NVVM lowering would call libdevice (__nv_fabsf, __nv_floorf, ...)
+/// and marks the LLVM intrinsics illegal. `asmText` names the operands $1..
+/// in the op's operand order.
+template <typename MathOp>
+struct MathToPTX : OpRewritePattern<MathOp> {
+  MathToPTX(MLIRContext *ctx, StringRef asmText) : OpRewritePattern<MathOp>(ctx), asmText(asmText) {}
+  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    std::string constraints = "=f";
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      constraints += ",f";
+    // Pure (no side-effect unit attribute), so LLVM may move and CSE it.
+    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
+        op, op.getType(), op->getOperands(), rewriter.getStringAttr(asmText),
+        rewriter.getStringAttr(constraints), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return success();
+  }
+  std::string asmText;
+};
+} // namespace
+
 gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   gpu::GPUFuncOp func = createKernel(module);
   bindSharedMemory(func);
@@ -66,7 +94,39 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   computeKVRange();
   scf::ForOp loop = emitKVLoops();
   epilogue(loop);
+  if (s.scoreMod)
+    expandScoreModMath(func);
   return func;
+}
+
+void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
+  // The GPU-to-NVVM lowering turns math.tanh, math.exp2, ... into libdevice
+  // calls, which resolve only where the CUDA toolkit is found at compile
+  // time (CUDA_HOME); elsewhere the PTX has unresolved externs. The copied
+  // score_mod's math ops (the kernel's own exp2 is inline PTX) are
+  // therefore rewritten into arithmetic: expansions (tanh via exp, exp2 via
+  // exp) and upstream's f32 polynomial approximations (a few ulps).
+  SmallVector<Operation *> mathOps;
+  func.walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect()))
+      mathOps.push_back(op);
+  });
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  populateMathPolynomialApproximationPatterns(patterns);
+  math::populateExpansionPatterns(patterns);
+  // The leaves the approximations and expansions are built from.
+  patterns.add<MathToPTX<math::AbsFOp>>(ctx, "abs.f32 $0, $1;");
+  patterns.add<MathToPTX<math::FloorOp>>(ctx, "cvt.rmi.f32.f32 $0, $1;");
+  patterns.add<MathToPTX<math::CeilOp>>(ctx, "cvt.rpi.f32.f32 $0, $1;");
+  patterns.add<MathToPTX<math::TruncOp>>(ctx, "cvt.rzi.f32.f32 $0, $1;");
+  patterns.add<MathToPTX<math::RoundEvenOp>>(ctx, "cvt.rni.f32.f32 $0, $1;");
+  patterns.add<MathToPTX<math::SqrtOp>>(ctx, "sqrt.rn.f32 $0, $1;");
+  patterns.add<MathToPTX<math::FmaOp>>(ctx, "fma.rn.f32 $0, $1, $2, $3;");
+  // math.copysign(x, y): x's magnitude, y's sign; PTX's copysign d, a, b
+  // takes a's sign and b's magnitude.
+  patterns.add<MathToPTX<math::CopySignOp>>(ctx, "copysign.f32 $0, $2, $1;");
+  (void)applyOpPatternsGreedily(mathOps, std::move(patterns));
 }
 
 gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {

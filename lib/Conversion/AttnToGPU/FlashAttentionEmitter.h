@@ -218,6 +218,9 @@ private:
   /// The scores of the tile in stage `buf` at key `kvStart`, scaled (unless
   /// `rawScores`) and masked when `masked`.
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
+  /// Rewrites the copied score_mod's math ops into arithmetic (no
+  /// libdevice calls).
+  void expandScoreModMath(gpu::GPUFuncOp func);
   /// Narrows [kvBegin, kvEnd) to the keys the score_mod can keep.
   void skipTilesOutsideScoreModBounds();
   /// One score (scaled, natural domain) through the op's score_mod region,

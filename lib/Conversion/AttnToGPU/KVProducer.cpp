@@ -84,8 +84,8 @@ public:
       Value start = k.add(first, i * c.bkv);
       if (i > 0)
         start = arith::MinUIOp::create(b, loc, start, k.idx(lastTile));
-      Value buf = s().splitKV() ? k.rem(k.add(k.div(first, c.bkv), i), c.stages)
-                                : k.idx(i % c.stages);
+      Value buf = s().kvBeginVaries() ? k.rem(k.add(k.div(first, c.bkv), i), c.stages)
+                                      : k.idx(i % c.stages);
       stage(start, buf);
     }
   }

@@ -120,6 +120,22 @@ func.func @score_mod_reads_scalar_argument(%q: tensor<1x2x64x64xf16>, %cap: f32)
 
 // -----
 
+// A math op the kernel cannot lower without libdevice (which resolves only
+// where the CUDA toolkit is found): the host runs it.
+// CHECK-LABEL: func.func @score_mod_powf
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_powf(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: 'math.powf' in a score_mod has no GPU lowering without libdevice; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %x = math.powf %s, %s : f32
+    attn.yield %x : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

@@ -100,6 +100,8 @@ def main():
                         and (m["d"], m["dv"]) == (d, dv))
                 ok &= good
                 count += 1
+                if not good and p.returncode:
+                    print(p.stderr.strip()[:500])
                 print("%s d=%d dv=%d %s causal=%d %s%s: %s registers, spills %s" % (
                     "ok" if good else "FAIL", d, dv, chip, causal, m["instruction"],
                     " score_mod=" + mod if mod else "",

@@ -155,6 +155,10 @@ struct FlashKernelSpec {
   /// The keys the score_mod can keep, as offsets j − i
   /// (getScoreModKeyBounds): K/V tiles wholly outside them are skipped.
   std::optional<int64_t> scoreModLowestKey, scoreModHighestKey;
+  /// Whether a CTA's first K/V tile may be another than tile 0 (a split of
+  /// the keys, or a window's first tile): the stage of tile t is t % stages
+  /// from the first tile on.
+  bool kvBeginVaries() const { return splitKV() || scoreModLowestKey.has_value(); }
 };
 
 /// The FlashAttention-2 forward kernel, one CTA per (batch·head, query tile

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -35,6 +36,21 @@ std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
                           "GPU kernel");
         return WalkResult::interrupt();
       }
+    }
+    // The kernel rewrites these into arithmetic and single PTX instructions
+    // (FlashAttentionEmitter::expandScoreModMath); others would become
+    // libdevice calls, which resolve only where the CUDA toolkit is found.
+    static const llvm::StringSet<> kernelMath = {
+        "math.tanh", "math.exp", "math.exp2", "math.expm1", "math.log", "math.log2",
+        "math.log1p", "math.erf", "math.erfc", "math.sin", "math.cos", "math.tan",
+        "math.atan", "math.sinh", "math.cosh", "math.asinh", "math.acosh", "math.atanh",
+        "math.absf", "math.floor", "math.ceil", "math.trunc", "math.roundeven", "math.sqrt",
+        "math.rsqrt", "math.cbrt", "math.fma", "math.copysign"};
+    if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
+        !kernelMath.contains(inner->getName().getStringRef())) {
+      why = "'" + inner->getName().getStringRef().str() +
+            "' in a score_mod has no GPU lowering without libdevice";
+      return WalkResult::interrupt();
     }
     if (inner->getNumRegions() != 0) {
       why = "a score_mod with nested regions ('" + inner->getName().getStringRef().str() +
