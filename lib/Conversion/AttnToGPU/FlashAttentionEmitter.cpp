@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -82,6 +83,55 @@ struct MathToPTX : OpRewritePattern<MathOp> {
   }
   std::string asmText;
 };
+/// f32 inline PTX of one instruction, pure (LLVM may move and CSE it).
+Value ptx(PatternRewriter &rewriter, Location loc, StringRef text, Value x) {
+  return LLVM::InlineAsmOp::create(rewriter, loc, x.getType(), ValueRange{x},
+                                   rewriter.getStringAttr(text), rewriter.getStringAttr("=f,f"),
+                                   UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+/// tanh(x) = 1 − 2 / (e^{2x} + 1) with the SFU's ex2.approx and
+/// rcp.approx, as FlashAttention's own exp is: ~10 instructions where the
+/// rational polynomial (with an IEEE divide) took ~40 and v20's libdevice
+/// tanhf ~25. Absolute error ≈ 1e-7 (near 0 the relative error grows,
+/// but the score's absolute error is what the softmax sees); ±1 beyond
+/// |x| ≈ 9, as e^{2x} overflows to inf or underflows to 0.
+struct TanhBySFU : OpRewritePattern<math::TanhOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::TanhOp op, PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    auto cst = [&](double v) {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
+    };
+    Value twoXLog2e = arith::MulFOp::create(rewriter, loc, op.getOperand(), cst(2.0 * M_LOG2E));
+    Value e2x = ptx(rewriter, loc, "ex2.approx.ftz.f32 $0, $1;", twoXLog2e);
+    Value inv = ptx(rewriter, loc, "rcp.approx.ftz.f32 $0, $1;",
+                    arith::AddFOp::create(rewriter, loc, e2x, cst(1.0)));
+    Value twice = arith::MulFOp::create(rewriter, loc, inv, cst(2.0));
+    rewriter.replaceOpWithNewOp<arith::SubFOp>(op, cst(1.0), twice);
+    return success();
+  }
+};
+
+/// x / c for a constant c as x · (1/c): within an ulp of the IEEE divide
+/// (PTX's div.rn.f32 is a ~10-instruction sequence with a slow path).
+struct DivByConstantAsMul : OpRewritePattern<arith::DivFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::DivFOp op, PatternRewriter &rewriter) const override {
+    FloatAttr c;
+    if (!op.getType().isF32() || !matchPattern(op.getRhs(), m_Constant(&c)) ||
+        c.getValue().isZero() || !c.getValue().isFinite())
+      return failure();
+    Value inv = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                          rewriter.getF32FloatAttr(1.0 / c.getValueAsDouble()));
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), inv);
+    return success();
+  }
+};
 } // namespace
 
 gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
@@ -106,13 +156,9 @@ void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
   // score_mod's math ops (the kernel's own exp2 is inline PTX) are
   // therefore rewritten into arithmetic: expansions (tanh via exp, exp2 via
   // exp) and upstream's f32 polynomial approximations (a few ulps).
-  SmallVector<Operation *> mathOps;
-  func.walk([&](Operation *op) {
-    if (isa<math::MathDialect>(op->getDialect()))
-      mathOps.push_back(op);
-  });
   MLIRContext *ctx = func.getContext();
   RewritePatternSet patterns(ctx);
+  patterns.add<TanhBySFU>(ctx, /*benefit=*/2); // before upstream's tanh
   populateMathPolynomialApproximationPatterns(patterns);
   math::populateExpansionPatterns(patterns);
   // The leaves the approximations and expansions are built from.
@@ -126,7 +172,8 @@ void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
   // math.copysign(x, y): x's magnitude, y's sign; PTX's copysign d, a, b
   // takes a's sign and b's magnitude.
   patterns.add<MathToPTX<math::CopySignOp>>(ctx, "copysign.f32 $0, $2, $1;");
-  (void)applyOpPatternsGreedily(mathOps, std::move(patterns));
+  patterns.add<DivByConstantAsMul>(ctx);
+  (void)applyOpPatternsGreedily(copiedOps, std::move(patterns));
 }
 
 gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
@@ -458,7 +505,9 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
     for (Value operand : op.getOperands())
       if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
         map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
-    b.clone(op, map);
+    Operation *copy = b.clone(op, map);
+    if (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy))
+      copiedOps.push_back(copy);
   }
   return map.lookup(block.getTerminator()->getOperand(0));
 }

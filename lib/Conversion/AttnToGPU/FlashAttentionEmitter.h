@@ -219,8 +219,10 @@ private:
   /// `rawScores`) and masked when `masked`.
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
   /// Rewrites the copied score_mod's math ops into arithmetic (no
-  /// libdevice calls).
+  /// libdevice calls), and its divides by constants into products.
   void expandScoreModMath(gpu::GPUFuncOp func);
+  /// The score_mod's math ops and divides, as copied into the kernel.
+  SmallVector<Operation *> copiedOps;
   /// Narrows [kvBegin, kvEnd) to the keys the score_mod can keep.
   void skipTilesOutsideScoreModBounds();
   /// One score (scaled, natural domain) through the op's score_mod region,

@@ -2,7 +2,8 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=1 mma=wgmma" | FileCheck %s --check-prefix=WG
 // A score_mod region that reads only the score, its indices and constants
 // is copied into the kernel once per score the lane holds, on the scaled
-// score, before the masks; its math ops are rewritten into arithmetic;
+// score, before the masks; its math ops are rewritten into arithmetic and
+// single PTX instructions;
 // constants from above are cloned into the kernel
 // (it is isolated from the host). Regions that read tensors stay on the
 // host (attn-lower-to-gpu-fallback.mlir). The kernel name carries a hash of
@@ -11,11 +12,13 @@
 // Soft-capping at 50 with the cap defined above the op.
 // CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_causal_{{.*}}_smod0x
 // CHECK: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_causal_{{.*}}_smod0x[[HASH:[0-9a-f]+]](
-// CHECK: %[[CAP:.*]] = arith.constant 5.000000e+01 : f32
-// CHECK: arith.divf %{{.*}}, %[[CAP]] : f32
-// math.tanh becomes upstream's f32 polynomial approximation (no libdevice
-// call: those resolve only where the CUDA toolkit is found), its leaves
-// single PTX instructions.
+// The divide by the constant cap becomes a product with its reciprocal;
+// math.tanh becomes 1 − 2/(e^{2x} + 1) on the SFU (ex2.approx, rcp.approx),
+// never a libdevice call (those resolve only where the CUDA toolkit is
+// found).
+// CHECK: %[[INV:.*]] = arith.constant 2.000000e-02 : f32
+// CHECK: arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;"
 // CHECK-NOT: math.tanh
 // CHECK-LABEL: func.func @softcap
 // CHECK: gpu.launch_func @attn_fa2_mma_bf16_{{.*}}_smod0x[[HASH]]
