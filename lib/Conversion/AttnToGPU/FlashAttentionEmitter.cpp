@@ -24,13 +24,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
 #include <limits>
@@ -60,79 +56,6 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
   workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
 }
 
-namespace {
-/// A math op with a native PTX instruction, as pure inline PTX: the
-/// GPU-to-NVVM lowering would call libdevice (__nv_fabsf, __nv_floorf, ...)
-/// and marks the LLVM intrinsics illegal. `asmText` names the operands $1..
-/// in the op's operand order.
-template <typename MathOp>
-struct MathToPTX : OpRewritePattern<MathOp> {
-  MathToPTX(MLIRContext *ctx, StringRef asmText) : OpRewritePattern<MathOp>(ctx), asmText(asmText) {}
-  LogicalResult matchAndRewrite(MathOp op, PatternRewriter &rewriter) const override {
-    if (!op.getType().isF32())
-      return failure();
-    std::string constraints = "=f";
-    for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      constraints += ",f";
-    // Pure (no side-effect unit attribute), so LLVM may move and CSE it.
-    rewriter.replaceOpWithNewOp<LLVM::InlineAsmOp>(
-        op, op.getType(), op->getOperands(), rewriter.getStringAttr(asmText),
-        rewriter.getStringAttr(constraints), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    return success();
-  }
-  std::string asmText;
-};
-/// f32 inline PTX of one instruction, pure (LLVM may move and CSE it).
-Value ptx(PatternRewriter &rewriter, Location loc, StringRef text, Value x) {
-  return LLVM::InlineAsmOp::create(rewriter, loc, x.getType(), ValueRange{x},
-                                   rewriter.getStringAttr(text), rewriter.getStringAttr("=f,f"),
-                                   UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                                   LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
-}
-
-/// tanh(x) = 1 − 2 / (e^{2x} + 1) with the SFU's ex2.approx and
-/// rcp.approx, as FlashAttention's own exp is: ~10 instructions where the
-/// rational polynomial (with an IEEE divide) took ~40 and v20's libdevice
-/// tanhf ~25. Absolute error ≈ 1e-7 (near 0 the relative error grows,
-/// but the score's absolute error is what the softmax sees); ±1 beyond
-/// |x| ≈ 9, as e^{2x} overflows to inf or underflows to 0.
-struct TanhBySFU : OpRewritePattern<math::TanhOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::TanhOp op, PatternRewriter &rewriter) const override {
-    if (!op.getType().isF32())
-      return failure();
-    Location loc = op.getLoc();
-    auto cst = [&](double v) {
-      return arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(v));
-    };
-    Value twoXLog2e = arith::MulFOp::create(rewriter, loc, op.getOperand(), cst(2.0 * M_LOG2E));
-    Value e2x = ptx(rewriter, loc, "ex2.approx.ftz.f32 $0, $1;", twoXLog2e);
-    Value inv = ptx(rewriter, loc, "rcp.approx.ftz.f32 $0, $1;",
-                    arith::AddFOp::create(rewriter, loc, e2x, cst(1.0)));
-    Value twice = arith::MulFOp::create(rewriter, loc, inv, cst(2.0));
-    rewriter.replaceOpWithNewOp<arith::SubFOp>(op, cst(1.0), twice);
-    return success();
-  }
-};
-
-/// x / c for a constant c as x · (1/c): within an ulp of the IEEE divide
-/// (PTX's div.rn.f32 is a ~10-instruction sequence with a slow path).
-struct DivByConstantAsMul : OpRewritePattern<arith::DivFOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(arith::DivFOp op, PatternRewriter &rewriter) const override {
-    FloatAttr c;
-    if (!op.getType().isF32() || !matchPattern(op.getRhs(), m_Constant(&c)) ||
-        c.getValue().isZero() || !c.getValue().isFinite())
-      return failure();
-    Value inv = arith::ConstantOp::create(rewriter, op.getLoc(),
-                                          rewriter.getF32FloatAttr(1.0 / c.getValueAsDouble()));
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), inv);
-    return success();
-  }
-};
-} // namespace
 
 gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   gpu::GPUFuncOp func = createKernel(module);
@@ -147,33 +70,6 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   if (s.scoreMod)
     expandScoreModMath(func);
   return func;
-}
-
-void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
-  // The GPU-to-NVVM lowering turns math.tanh, math.exp2, ... into libdevice
-  // calls, which resolve only where the CUDA toolkit is found at compile
-  // time (CUDA_HOME); elsewhere the PTX has unresolved externs. The copied
-  // score_mod's math ops (the kernel's own exp2 is inline PTX) are
-  // therefore rewritten into arithmetic: expansions (tanh via exp, exp2 via
-  // exp) and upstream's f32 polynomial approximations (a few ulps).
-  MLIRContext *ctx = func.getContext();
-  RewritePatternSet patterns(ctx);
-  patterns.add<TanhBySFU>(ctx, /*benefit=*/2); // before upstream's tanh
-  populateMathPolynomialApproximationPatterns(patterns);
-  math::populateExpansionPatterns(patterns);
-  // The leaves the approximations and expansions are built from.
-  patterns.add<MathToPTX<math::AbsFOp>>(ctx, "abs.f32 $0, $1;");
-  patterns.add<MathToPTX<math::FloorOp>>(ctx, "cvt.rmi.f32.f32 $0, $1;");
-  patterns.add<MathToPTX<math::CeilOp>>(ctx, "cvt.rpi.f32.f32 $0, $1;");
-  patterns.add<MathToPTX<math::TruncOp>>(ctx, "cvt.rzi.f32.f32 $0, $1;");
-  patterns.add<MathToPTX<math::RoundEvenOp>>(ctx, "cvt.rni.f32.f32 $0, $1;");
-  patterns.add<MathToPTX<math::SqrtOp>>(ctx, "sqrt.rn.f32 $0, $1;");
-  patterns.add<MathToPTX<math::FmaOp>>(ctx, "fma.rn.f32 $0, $1, $2, $3;");
-  // math.copysign(x, y): x's magnitude, y's sign; PTX's copysign d, a, b
-  // takes a's sign and b's magnitude.
-  patterns.add<MathToPTX<math::CopySignOp>>(ctx, "copysign.f32 $0, $2, $1;");
-  patterns.add<DivByConstantAsMul>(ctx);
-  (void)applyOpPatternsGreedily(copiedOps, std::move(patterns));
 }
 
 gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
@@ -386,23 +282,6 @@ void FlashAttentionEmitter::computeKVRange() {
   }
 }
 
-void FlashAttentionEmitter::skipTilesOutsideScoreModBounds() {
-  // A score_mod that keeps no key below i + lowest (a sliding window) or
-  // above i + highest: the tiles wholly outside [qFirst + lowest,
-  // qEnd − 1 + highest] would give only -inf scores, which change nothing.
-  if (s.scoreModLowestKey) {
-    Value first =
-        arith::MaxSIOp::create(b, loc, k.add(v.qFirst, *s.scoreModLowestKey), k.idx(0));
-    v.kvBegin = arith::MaxUIOp::create(b, loc, v.kvBegin, k.mul(k.div(first, c.bkv), c.bkv));
-  }
-  if (s.scoreModHighestKey) {
-    Value end =
-        arith::MaxSIOp::create(b, loc, k.add(v.qEnd, *s.scoreModHighestKey), k.idx(0));
-    Value tiles = arith::CeilDivUIOp::create(b, loc, end, k.idx(c.bkv));
-    v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
-  }
-}
-
 scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   // Loop state: acc[mi][nd] (mt * dv/8 C tiles), then m[mi][r], then l[mi][r].
   numAcc = c.mt * (c.dv / 8);
@@ -487,29 +366,6 @@ Value FlashAttentionEmitter::loadMask(Value qRow, Value qHead, Value key) {
                          s.maskShape[1] == 1 ? k.idx(0) : qHead, at(2, qRow, c.lq),
                          at(3, key, c.lk)};
   return memref::LoadOp::create(b, loc, v.M, idx);
-}
-
-Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value key) {
-  // The region's indices: [b, h, i, j], without the batch at rank 3 and
-  // without the head at rank 2.
-  SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
-  ArrayRef<Value> used = ArrayRef<Value>(indices).take_back(s.scoreModRank);
-  Block &block = s.scoreMod->front();
-  IRMapping map;
-  map.map(block.getArgument(0), score);
-  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), used))
-    map.map(arg, index);
-  for (Operation &op : block.without_terminator()) {
-    // Constants from above (whyNoGPUScoreMod admits nothing else): the
-    // kernel is isolated from the host, so they are cloned into it.
-    for (Value operand : op.getOperands())
-      if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
-        map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
-    Operation *copy = b.clone(op, map);
-    if (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy))
-      copiedOps.push_back(copy);
-  }
-  return map.lookup(block.getTerminator()->getOperand(0));
 }
 
 Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Value keyMask) {

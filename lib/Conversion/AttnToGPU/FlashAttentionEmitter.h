@@ -9,6 +9,8 @@
 //   KVProducer::prologue / acquire / drain                (produce K/V tiles)
 //   TensorCoreFamily::issueScores / scoresBlock           (S = Q·Kᵀ)
 //   maskAndScale, onlineSoftmax                           (mask, online softmax)
+//     modifyScore, skipTilesOutsideScoreModBounds         (a score_mod region;
+//                                                          ScoreModInKernel.cpp)
 //   TensorCoreFamily::accumulatePV                        (O += P·V)
 //   epilogue                                              (O = acc / l, stores)
 //

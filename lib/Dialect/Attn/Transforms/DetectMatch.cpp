@@ -8,9 +8,10 @@
 // A new frontend spelling usually needs a new case in `classify`
 // (DetectNormalize.cpp), never a new pattern here.
 //
-// ~610 lines: one matcher class whose steps (softmax, shift, scores, masks,
-// Q·Kᵀ) share its AttentionMatch state; head-repeat folding is already in
-// DetectMatchHeads.cpp.
+// ~710 lines: one matcher class whose steps (softmax, shift, scores, masks,
+// score modifications, Q·Kᵀ) share its AttentionMatch state; head-repeat
+// folding is already in DetectMatchHeads.cpp, and what a score
+// modification holds is read and copied by DetectScoreMod.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "DetectMatch.h"
