@@ -287,3 +287,80 @@ func.func @softcap_escapes(%q: tensor<32x16xf32>) -> (tensor<32x16xf32>, tensor<
   %o = attn.matmul %p, %q : tensor<32x32xf32>, tensor<32x16xf32> -> tensor<32x16xf32>
   return %o, %t : tensor<32x16xf32>, tensor<32x32xf32>
 }
+
+// -----
+
+// Refused: a modification that reads two products (which one is Q·Kᵀ?).
+// CHECK-LABEL: func.func @two_products
+// CHECK-NOT: attn.attention
+func.func @two_products(%q: tensor<32x16xf32>, %k2: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %s = attn.matmul %q, %q transpose_rhs : tensor<32x16xf32>, tensor<32x16xf32> -> tensor<32x32xf32>
+  %s2 = attn.matmul %q, %k2 transpose_rhs : tensor<32x16xf32>, tensor<32x16xf32> -> tensor<32x32xf32>
+  %t = math.tanh %s : tensor<32x32xf32>
+  %t2 = math.tanh %s2 : tensor<32x32xf32>
+  %x = arith.mulf %t, %t2 : tensor<32x32xf32>
+  %p = attn.softmax %x dim 1 : tensor<32x32xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the softmax input is not a scaled, masked Q·Kᵀ, and not a modification of each score either: the score modification combines two products}}
+  %o = attn.matmul %p, %q : tensor<32x32xf32>, tensor<32x16xf32> -> tensor<32x16xf32>
+  return %o : tensor<32x16xf32>
+}
+
+// -----
+
+// Refused: control flow in the modification (the region takes scalar ops).
+// CHECK-LABEL: func.func @control_flow
+// CHECK-NOT: attn.attention
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @control_flow(%q: tensor<8x16xf32>, %flag: i1) -> tensor<8x16xf32> {
+  %s = attn.matmul %q, %q transpose_rhs : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %sm = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = scf.if %flag -> f32 {
+      %t = math.tanh %in : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %in : f32
+    }
+    linalg.yield %y : f32
+  } -> tensor<8x8xf32>
+  %p = attn.softmax %sm dim 1 : tensor<8x8xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the softmax input is not a scaled, masked Q·Kᵀ, and not a modification of each score either: the score modification holds 'scf.if', which is not a side-effect-free scalar op}}
+  %o = attn.matmul %p, %q : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// -----
+
+// Refused: a modification that reads the [B·H] batch index of scores kept
+// at rank 3, while the attention is raised at rank 4 ([B, H, ...]): the
+// region's indices would be (b, h), not b·H + h.
+// CHECK-LABEL: func.func @index_at_other_rank
+// CHECK-NOT: attn.attention
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @index_at_other_rank(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %q3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x2x8x16xf32> into tensor<2x8x16xf32>
+  %e3 = tensor.empty() : tensor<2x8x8xf32>
+  %a3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s3 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q3, %q3 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%a3 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %sm = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s3 : tensor<2x8x8xf32>) outs(%e3 : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %bh = linalg.index 0 : index
+    %bi = arith.index_cast %bh : index to i64
+    %bf = arith.sitofp %bi : i64 to f32
+    %y = arith.addf %in, %bf : f32
+    linalg.yield %y : f32
+  } -> tensor<2x8x8xf32>
+  %p = linalg.softmax dimension(2) ins(%sm : tensor<2x8x8xf32>) outs(%e3 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %v3 = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x2x8x16xf32> into tensor<2x8x16xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %ao = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the score modification reads indices or tensors over scores of rank 3, but the attention is raised at rank 4}}
+  %o3 = linalg.batch_matmul ins(%p, %v3 : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%ao : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [1, 2, 8, 16] : tensor<2x8x16xf32> into tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
