@@ -74,6 +74,12 @@ def sdpa_anchors(q, k, v, scale, rate):
     return row
 
 
+def bench(fn):
+    """CUDA-event median of `fn` in seconds (triton's do_bench)."""
+    import triton
+    return triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median") * 1e-3
+
+
 def rel_err(x, ref):
     return ((x.float() - ref).norm() / ref.norm()).item()
 

@@ -13,14 +13,9 @@ import os
 import sys
 
 import torch
-import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, reference, rel_err  # noqa: E402
-
-
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median") * 1e-3
+from attn_run import Kernel, bench, reference, rel_err  # noqa: E402
 
 
 def cudnn_tflops(q, k, v, causal, scale, flops):

@@ -13,14 +13,9 @@ import os
 import sys
 
 import torch
-import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, rel_err  # noqa: E402
-
-
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median") * 1e-3
+from attn_run import Kernel, bench, rel_err  # noqa: E402
 
 
 def slopes(H, device):

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
+#include "attn/Dialect/Attn/IR/ScoreMod.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -105,22 +106,21 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
   // without the head at rank 2.
   SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
   ArrayRef<Value> used = ArrayRef<Value>(indices).take_back(s.scoreModRank);
-  Block &block = s.scoreMod->front();
+  // Constants from above (whyNoGPUScoreMod admits nothing else): the
+  // kernel is isolated from the host, so they are cloned into it first.
   IRMapping map;
-  map.map(block.getArgument(0), score);
-  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), used))
-    map.map(arg, index);
-  for (Operation &op : block.without_terminator()) {
-    // Constants from above (whyNoGPUScoreMod admits nothing else): the
-    // kernel is isolated from the host, so they are cloned into it.
-    for (Value operand : op.getOperands())
+  s.scoreMod->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
       if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
         map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
-    Operation *copy = b.clone(op, map);
+  });
+  Value result = applyScoreMod(b, *s.scoreMod, score, used, map);
+  for (Operation &op : s.scoreMod->front().without_terminator()) {
+    Operation *copy = map.lookup(op.getResult(0)).getDefiningOp();
     if (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy))
       copiedOps.push_back(copy);
   }
-  return map.lookup(block.getTerminator()->getOperand(0));
+  return result;
 }
 
 void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {

@@ -1,7 +1,9 @@
 //===- GPUKernelForms.cpp - Which attention forms a GPU kernel takes ------===//
 //
 // One predicate for --attn-io-cost and --attn-lower-to-gpu (AttnOps.h): the
-// operand forms no GPU kernel is built for, whatever its configuration.
+// operand forms no GPU kernel is built for, whatever its configuration; and
+// how a score_mod region is applied, which keys it can keep, and whether a
+// kernel can copy it.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -14,6 +16,19 @@
 
 using namespace mlir;
 using namespace mlir::attn;
+
+Value mlir::attn::applyScoreMod(OpBuilder &b, Region &scoreMod, Value score,
+                                ValueRange indices, IRMapping &map) {
+  if (scoreMod.empty())
+    return score;
+  Block &block = scoreMod.front();
+  map.map(block.getArgument(0), score);
+  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), indices))
+    map.map(arg, index);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  return map.lookup(cast<YieldOp>(block.getTerminator()).getScore());
+}
 
 /// The kernel copies a score_mod region op for op into the kernel, which
 /// is isolated from the host: what the region reads from above must be a

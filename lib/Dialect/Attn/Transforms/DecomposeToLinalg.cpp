@@ -110,22 +110,6 @@ Value applyCausal(OpBuilder &b, Location loc, Value s, Value row, Value col,
       floatConst(b, loc, s.getType(), -std::numeric_limits<double>::infinity()), s);
 }
 
-/// `score` through a score_mod region (none: `score` itself), cloned at
-/// the builder with its block arguments bound to the score and `indices`
-/// (one per dim of the scores, as attn.attention defines them).
-Value applyScoreMod(OpBuilder &b, Region &scoreMod, Value score, ValueRange indices) {
-  if (scoreMod.empty())
-    return score;
-  Block &block = scoreMod.front();
-  IRMapping map;
-  map.map(block.getArgument(0), score);
-  for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), indices))
-    map.map(arg, index);
-  for (Operation &op : block.without_terminator())
-    b.clone(op, map);
-  return map.lookup(cast<YieldOp>(block.getTerminator()).getScore());
-}
-
 /// The generic's loop indices [first, first + n) as values.
 SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t first, int64_t n) {
   SmallVector<Value> out;

@@ -387,14 +387,6 @@ private:
   DenseMap<Value, Value> memo;
 };
 
-/// A float constant behind `v`, if it is one.
-std::optional<double> floatConstant(Value v) {
-  FloatAttr attr;
-  if (matchPattern(v, m_Constant(&attr)))
-    return attr.getValueAsDouble();
-  return std::nullopt;
-}
-
 /// Replaces the finfo.min-like fills of the region's selects by -inf (see
 /// ScoreModCapture::fillsDropKeys).
 void fillsToNegInf(RewriterBase &rewriter, Block &block) {
@@ -404,7 +396,7 @@ void fillsToNegInf(RewriterBase &rewriter, Block &block) {
       return;
     double lowest = -APFloat::getLargest(type.getFloatSemantics()).convertToDouble();
     for (OpOperand *side : {&select.getTrueValueMutable(), &select.getFalseValueMutable()}) {
-      std::optional<double> c = floatConstant(side->get());
+      std::optional<double> c = scalarConstant(side->get());
       if (!c || std::isinf(*c) || *c > 0.5 * lowest)
         continue;
       rewriter.setInsertionPoint(select);
@@ -426,9 +418,9 @@ double foldLeadingFactors(RewriterBase &rewriter, Block &block, double scale) {
     Operation *user = *score.getUsers().begin();
     std::optional<double> c;
     if (auto mul = dyn_cast<arith::MulFOp>(user))
-      c = floatConstant(mul.getLhs() == score ? mul.getRhs() : mul.getLhs());
+      c = scalarConstant(mul.getLhs() == score ? mul.getRhs() : mul.getLhs());
     else if (auto div = dyn_cast<arith::DivFOp>(user); div && div.getLhs() == score)
-      if ((c = floatConstant(div.getRhs())))
+      if ((c = scalarConstant(div.getRhs())))
         c = 1.0 / *c;
     if (!c || !std::isfinite(*c) || *c == 0.0 || !std::isfinite(factor * *c))
       break;
