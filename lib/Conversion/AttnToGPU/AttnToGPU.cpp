@@ -232,6 +232,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
     ScoreModKeyBounds keys = getScoreModKeyBounds(op.getScoreMod());
     s.scoreModLowestKey = keys.lowest;
     s.scoreModHighestKey = keys.highest;
+    s.scoreModInsideBounds = keys.insideBounds;
   }
   if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();

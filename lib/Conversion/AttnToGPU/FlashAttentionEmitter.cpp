@@ -296,31 +296,74 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
     init.push_back(k.f(0.0));
   producer.prologue();
 
-  // Causal: tiles wholly below the diagonal (last key <= first row + shift)
-  // need no mask; only the tiles from `diagStart` on pay for it.
-  // A partial last K/V tile (Lk % bkv != 0) is masked as well; a mask
-  // tensor masks every tile.
-  if (c.hasMask)
-    return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/true);
-  if (!s.causal && !c.kTail)
-    return emitKVLoop(v.kvBegin, v.kvEnd, init, /*masked=*/false);
-  Value maskedStart = s.paged() ? k.mul(k.div(v.kvLen, c.bkv), c.bkv)
-                                : k.idx(c.lk / c.bkv * c.bkv);
-  if (s.causal) {
-    Value firstMasked = k.add(k.add(v.qFirst, v.causalShift), 1); // smallest masked key
-    firstMasked = arith::MaxSIOp::create(b, loc, firstMasked, k.idx(0));
-    Value diagStart = k.mul(k.div(firstMasked, c.bkv), c.bkv);
-    maskedStart = arith::MinUIOp::create(b, loc, diagStart, maskedStart);
+  // Three runs of tiles, each loop specialized to its run (statically
+  // empty runs are not emitted):
+  //   [kvBegin, insideBegin)    across the score_mod's lowest key (a
+  //                             window's far edge): the whole region;
+  //   [insideBegin, insideEnd)  wholly inside the score_mod's key bounds
+  //                             and below the causal diagonal and Lk: only
+  //                             the region's inside value (none for a plain
+  //                             window), no causal or Lk mask;
+  //   [insideEnd, kvEnd)        the rest (the diagonal, a partial last
+  //                             tile, the score_mod's highest key):
+  //                             everything.
+  // A mask tensor is applied in every run.
+  auto clamp = [&](Value x, Value lo) {
+    return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, x, lo), v.kvEnd)
+        .getResult();
+  };
+  // (With kvEnd < kvBegin, a split past the diagonal, every run is empty.)
+  Value insideEnd = v.kvEnd;
+  if (Value end = firstTileNeedingMasks())
+    insideEnd = clamp(end, v.kvBegin);
+  Value insideBegin = v.kvBegin;
+  if (s.scoreModLowestKey)
+    insideBegin = arith::MinUIOp::create(b, loc, clamp(firstTileInsideLowestKey(), v.kvBegin),
+                                         insideEnd);
+  ValueRange state = init;
+  if (s.scoreModLowestKey) {
+    scf::ForOp edge = emitKVLoop(v.kvBegin, insideBegin, state, c.hasMask, /*inside=*/false);
+    b.setInsertionPointAfter(edge);
+    state = edge.getResults();
   }
-  maskedStart = arith::MinUIOp::create(b, loc, maskedStart, v.kvEnd);
-  if (s.splitKV() || s.scoreMod)
-    maskedStart = arith::MaxUIOp::create(b, loc, maskedStart, v.kvBegin);
-  scf::ForOp full = emitKVLoop(v.kvBegin, maskedStart, init, /*masked=*/false);
-  b.setInsertionPointAfter(full);
-  return emitKVLoop(maskedStart, v.kvEnd, full.getResults(), /*masked=*/true);
+  scf::ForOp inside = emitKVLoop(insideBegin, insideEnd, state, c.hasMask, /*inside=*/true);
+  if (insideEnd == v.kvEnd)
+    return inside;
+  b.setInsertionPointAfter(inside);
+  return emitKVLoop(insideEnd, v.kvEnd, inside.getResults(), /*masked=*/true, /*inside=*/false);
 }
 
-scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked) {
+Value FlashAttentionEmitter::firstTileInsideLowestKey() {
+  // Tile t is inside when every row's lowest key is at most t: the last row
+  // (qEnd − 1) has the highest.
+  Value lowest = k.add(k.add(v.qEnd, -1), *s.scoreModLowestKey);
+  lowest = arith::MaxSIOp::create(b, loc, lowest, k.idx(0));
+  return k.mul(arith::CeilDivUIOp::create(b, loc, lowest, k.idx(c.bkv)), c.bkv);
+}
+
+Value FlashAttentionEmitter::firstTileNeedingMasks() {
+  // The tile holding the smallest key some row must not see: past the
+  // first row's causal diagonal or score_mod's highest key, or Lk (all
+  // tiles are masked anyway with a mask tensor).
+  auto tileOf = [&](Value firstDropped) {
+    firstDropped = arith::MaxSIOp::create(b, loc, firstDropped, k.idx(0));
+    return k.mul(k.div(firstDropped, c.bkv), c.bkv);
+  };
+  auto earlier = [&](Value x, Value y) -> Value {
+    return x ? arith::MinUIOp::create(b, loc, x, y).getResult() : y;
+  };
+  Value first;
+  if (!c.hasMask && c.kTail)
+    first = s.paged() ? k.mul(k.div(v.kvLen, c.bkv), c.bkv) : k.idx(c.lk / c.bkv * c.bkv);
+  if (!c.hasMask && s.causal)
+    first = earlier(first, tileOf(k.add(k.add(v.qFirst, v.causalShift), 1)));
+  if (s.scoreModHighestKey)
+    first = earlier(first, tileOf(k.add(v.qFirst, *s.scoreModHighestKey + 1)));
+  return first;
+}
+
+scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked,
+                                             bool inside) {
   OpBuilder::InsertionGuard loopGuard(b);
   auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
   b.setInsertionPointToStart(loop.getBody());
@@ -339,9 +382,13 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   // scaled once per row (max commutes with a positive scale), and each
   // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
   // and a subtract. Masked tiles add the mask in the scaled domain.
-  const bool rawScores =
-      !masked && scaleLog2 > 0 && family.keepsRawScores() && !s.scoreMod;
-  ScoreTile p = maskAndScale(kvStart, buf, masked, rawScores, scaleV);
+  const bool modifies = s.scoreMod && !(inside && s.scoreModIsIdentityInsideBounds());
+  const bool rawScores = !masked && scaleLog2 > 0 && family.keepsRawScores() && !modifies;
+  Value modResult;
+  if (modifies)
+    modResult = inside ? s.scoreModInsideBounds
+                       : s.scoreMod->front().getTerminator()->getOperand(0);
+  ScoreTile p = maskAndScale(kvStart, buf, masked, rawScores, scaleV, modResult);
   SmallVector<Value> mNew(2 * c.mt), lNew(2 * c.mt);
   onlineSoftmax(p, state, rawScores, scaleV, acc, mNew, lNew);
   family.accumulatePV(p, buf, acc);
@@ -396,7 +443,7 @@ Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Va
 }
 
 ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool masked,
-                                              bool rawScores, Value scaleV) {
+                                              bool rawScores, Value scaleV, Value modResult) {
   // A mask that does not vary along the queries (a padding mask
   // [B, 1, 1, Lk]) is read once per key and shared by all of the lane's rows
   // (when they share a head: rows of packed heads need a mask without a
@@ -415,8 +462,9 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
         for (int e = 0; e < 2; ++e) {
           Value x = k.extract(sBlock[mi], r, e);
           Value key = k.add(k.add(kvStart, v.twoT), nb * 8 + e);
-          if (s.scoreMod)
-            x = k.fmul(modifyScore(k.fmul(x, k.f(s.scale)), mi, r, key), k.f(M_LOG2E));
+          if (modResult)
+            x = k.fmul(modifyScore(k.fmul(x, k.f(s.scale)), mi, r, key, modResult),
+                       k.f(M_LOG2E));
           else if (!rawScores)
             x = k.fmul(x, scaleV);
           if (masked)

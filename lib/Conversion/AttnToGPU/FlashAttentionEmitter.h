@@ -213,13 +213,23 @@ private:
   void stageQ();
   /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).
   void computeKVRange();
-  /// The K/V loops (unmasked, then masked tiles) from the initial state.
+  /// The K/V loops (a score_mod's lower edge, tiles inside every bound,
+  /// then masked tiles) from the initial state.
   scf::ForOp emitKVLoops();
-  /// One loop over the K/V tiles in [lo, hi); `masked` applies the masks.
-  scf::ForOp emitKVLoop(Value lo, Value hi, ValueRange init, bool masked);
-  /// The scores of the tile in stage `buf` at key `kvStart`, scaled (unless
+  /// The first tile wholly above every row's lowest score_mod key.
+  Value firstTileInsideLowestKey();
+  /// The first tile some row must mask (causal, Lk, the score_mod's
+  /// highest key), or null when no tile needs more than the loop's run.
+  Value firstTileNeedingMasks();
+  /// One loop over the K/V tiles in [lo, hi); `masked` applies the masks,
+  /// `inside` (tiles wholly inside the score_mod's key bounds) only the
+  /// region's inside value.
+  scf::ForOp emitKVLoop(Value lo, Value hi, ValueRange init, bool masked, bool inside);
+  /// The scores of the tile in stage `buf` at key `kvStart`, through the
+  /// score_mod region's value `modResult` (null: none), scaled (unless
   /// `rawScores`) and masked when `masked`.
-  ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV);
+  ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV,
+                         Value modResult);
   /// Rewrites the copied score_mod's math ops into arithmetic (no
   /// libdevice calls), and its divides by constants into products.
   void expandScoreModMath(gpu::GPUFuncOp func);
@@ -229,7 +239,7 @@ private:
   void skipTilesOutsideScoreModBounds();
   /// One score (scaled, natural domain) through the op's score_mod region,
   /// copied in with the lane's indices.
-  Value modifyScore(Value score, int64_t mi, int r, Value key);
+  Value modifyScore(Value score, int64_t mi, int r, Value key, Value modResult);
   /// One score after the mask tensor, the causal diagonal and Lk.
   Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
   /// The mask tensor's entry for (query row, query head, key).

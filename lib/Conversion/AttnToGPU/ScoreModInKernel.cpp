@@ -101,7 +101,8 @@ struct DivByConstantAsMul : OpRewritePattern<arith::DivFOp> {
 };
 } // namespace
 
-Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value key) {
+Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value key,
+                                         Value modResult) {
   // The region's indices: [b, h, i, j], without the batch at rank 3 and
   // without the head at rank 2.
   SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
@@ -114,10 +115,11 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
       if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
         map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
   });
-  Value result = applyScoreMod(b, *s.scoreMod, score, used, map);
+  Value result = applyScoreMod(b, *s.scoreMod, score, used, map, modResult);
   for (Operation &op : s.scoreMod->front().without_terminator()) {
-    Operation *copy = map.lookup(op.getResult(0)).getDefiningOp();
-    if (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy))
+    Value copied = map.lookupOrNull(op.getResult(0));
+    Operation *copy = copied ? copied.getDefiningOp() : nullptr;
+    if (copy && (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy)))
       copiedOps.push_back(copy);
   }
   return result;

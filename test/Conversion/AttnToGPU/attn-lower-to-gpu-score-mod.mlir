@@ -75,3 +75,84 @@ func.func @window_rank3(%q: tensor<2x128x64xf16>) -> tensor<2x128x64xf16> {
   } : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x128x64xf16>
   return %o : tensor<2x128x64xf16>
 }
+
+// -----
+
+// Mistral's mask: a window of 64 under causal. The K/V loop runs in three
+// specialized runs: the tiles across the window's far edge apply the whole
+// region; the tiles wholly inside the window and below the diagonal apply
+// nothing per score (the region is the score itself there); the diagonal
+// tiles apply the region and the causal mask.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_causal_{{.*}}_smod0x
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[EDGE_END:[0-9a-z_]+]] step
+// CHECK: arith.cmpi slt, %{{.*}}, %c64
+// CHECK: scf.for %{{.*}} = %[[EDGE_END]] to %[[INSIDE_END:[0-9a-z_]+]] step
+// CHECK-NOT: arith.cmpi
+// CHECK: scf.for %{{.*}} = %[[INSIDE_END]] to
+// CHECK: arith.cmpi slt, %{{.*}}, %c64
+// CHECK: arith.cmpi sgt
+// CHECK: gpu.return
+func.func @mistral_window(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %w = arith.constant 64 : index
+    %d = arith.subi %i, %j : index
+    %keep = arith.cmpi slt, %d, %w : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// A soft-cap inside a window, with the window written as a drop: the
+// tiles inside the window apply the soft-cap alone (its SFU reciprocal),
+// without the window's compare and select.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq{{.*}}_smod0x
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[EDGE_END:[0-9a-z_]+]] step
+// CHECK: arith.cmpi sge, %{{.*}}, %c64
+// CHECK: scf.for %{{.*}} = %[[EDGE_END]] to
+// CHECK-NOT: arith.cmpi sge
+// CHECK: rcp.approx
+// CHECK-NOT: arith.cmpi sge
+// CHECK: gpu.return
+func.func @softcap_in_window(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %cap = arith.constant 5.000000e+01 : f32
+    %x = arith.divf %s, %cap : f32
+    %t = math.tanh %x : f32
+    %capped = arith.mulf %t, %cap : f32
+    %w = arith.constant 64 : index
+    %d = arith.subi %i, %j : index
+    %drop = arith.cmpi sge, %d, %w : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %drop, %ninf, %capped : f32
+    attn.yield %y : f32
+  } : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// A bound that is not exact (an unsigned i − j < 8 wraps for j > i): no
+// tile is skipped and every tile applies the whole region.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q256_k256_d64_v64_bq{{.*}}_smod0x
+// CHECK: scf.for
+// CHECK: arith.cmpi ult
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @inexact_window(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %w = arith.constant 8 : index
+    %d = arith.subi %i, %j : index
+    %keep = arith.cmpi ult, %d, %w : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}

@@ -155,6 +155,13 @@ struct FlashKernelSpec {
   /// The keys the score_mod can keep, as offsets j − i
   /// (getScoreModKeyBounds): K/V tiles wholly outside them are skipped.
   std::optional<int64_t> scoreModLowestKey, scoreModHighestKey;
+  /// The region's value inside those bounds (ScoreModKeyBounds): the
+  /// K/V tiles wholly inside them apply only that, and none of the
+  /// bounds' selects; the score argument itself means no modification.
+  Value scoreModInsideBounds;
+  bool scoreModIsIdentityInsideBounds() const {
+    return scoreMod && scoreModInsideBounds == scoreMod->front().getArgument(0);
+  }
   /// Whether a CTA's first K/V tile may be another than tile 0 (a split of
   /// the keys, or a window's first tile): the stage of tile t is t % stages
   /// from the first tile on.

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
@@ -18,16 +19,27 @@ using namespace mlir;
 using namespace mlir::attn;
 
 Value mlir::attn::applyScoreMod(OpBuilder &b, Region &scoreMod, Value score,
-                                ValueRange indices, IRMapping &map) {
+                                ValueRange indices, IRMapping &map, Value result) {
   if (scoreMod.empty())
     return score;
   Block &block = scoreMod.front();
   map.map(block.getArgument(0), score);
   for (auto [arg, index] : llvm::zip_equal(block.getArguments().drop_front(), indices))
     map.map(arg, index);
+  if (!result)
+    result = cast<YieldOp>(block.getTerminator()).getScore();
+  // Only the ops `result` depends on: the rest would be dead code.
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Value> worklist{result};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (def && def->getBlock() == &block && needed.insert(def).second)
+      llvm::append_range(worklist, def->getOperands());
+  }
   for (Operation &op : block.without_terminator())
-    b.clone(op, map);
-  return map.lookup(cast<YieldOp>(block.getTerminator()).getScore());
+    if (needed.contains(&op))
+      b.clone(op, map);
+  return map.lookup(result);
 }
 
 /// The kernel copies a score_mod region op for op into the kernel, which
@@ -142,26 +154,31 @@ std::optional<AffineIJ> affineIJ(Value v, Block &block, int depth = 0) {
 }
 
 /// Tightens `bounds` by a condition that holds wherever the score is kept
-/// (`holds`: the condition itself, else its negation).
-void addKeepCondition(Value cond, bool holds, Block &block, ScoreModKeyBounds &bounds) {
-  if (auto andOp = cond.getDefiningOp<arith::AndIOp>(); andOp && holds) {
-    addKeepCondition(andOp.getLhs(), true, block, bounds);
-    addKeepCondition(andOp.getRhs(), true, block, bounds);
-    return;
+/// (`holds`: the condition itself, else its negation). Returns whether the
+/// condition is exactly the bounds it added (every (i, j) inside them
+/// satisfies it), so that a select on it can be dropped there.
+bool addKeepCondition(Value cond, bool holds, Block &block, ScoreModKeyBounds &bounds) {
+  // keep = a ∧ b, or drop = a ∨ b (keep = ¬a ∧ ¬b).
+  Operation *def = cond.getDefiningOp();
+  if ((holds && isa_and_nonnull<arith::AndIOp>(def)) ||
+      (!holds && isa_and_nonnull<arith::OrIOp>(def))) {
+    bool lhs = addKeepCondition(def->getOperand(0), holds, block, bounds);
+    bool rhs = addKeepCondition(def->getOperand(1), holds, block, bounds);
+    return lhs && rhs;
   }
-  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
   if (!cmp)
-    return;
+    return false;
   auto lhs = affineIJ(cmp.getLhs(), block), rhs = affineIJ(cmp.getRhs(), block);
   if (!lhs || !rhs)
-    return;
+    return false;
   using P = arith::CmpIPredicate;
   P pred = holds ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
   bool isUnsigned = pred == P::ugt || pred == P::uge || pred == P::ult || pred == P::ule;
   // Unsigned order is the signed one only where neither side can be
   // negative (j + W vs i, say; not i − j).
   if (isUnsigned && !(lhs->nonNegative() && rhs->nonNegative()))
-    return;
+    return false;
   // As `e >= 0` with e affine in i and j.
   AffineIJ e = *lhs - *rhs;
   switch (pred) {
@@ -169,13 +186,18 @@ void addKeepCondition(Value cond, bool holds, Block &block, ScoreModKeyBounds &b
   case P::sge: case P::uge: break;
   case P::slt: case P::ult: e = AffineIJ{} - e; e.c -= 1; break;
   case P::sle: case P::ule: e = AffineIJ{} - e; break;
-  default: return;
+  default: return false;
   }
   // j − i + c >= 0: j >= i − c.  i − j + c >= 0: j <= i + c.
-  if (e.j == 1 && e.i == -1)
+  if (e.j == 1 && e.i == -1) {
     bounds.lowest = std::max(bounds.lowest.value_or(INT64_MIN), -e.c);
-  else if (e.j == -1 && e.i == 1)
+    return true;
+  }
+  if (e.j == -1 && e.i == 1) {
     bounds.highest = std::min(bounds.highest.value_or(INT64_MAX), e.c);
+    return true;
+  }
+  return false;
 }
 
 bool isNegInf(Value v) {
@@ -191,18 +213,20 @@ ScoreModKeyBounds mlir::attn::getScoreModKeyBounds(Region &scoreMod) {
   if (scoreMod.empty() || scoreMod.front().getNumArguments() < 3)
     return bounds;
   Block &block = scoreMod.front();
-  // select(keep, s, -inf) or select(drop, -inf, s), possibly nested.
+  // select(keep, s, -inf) or select(drop, -inf, s), possibly nested. The
+  // outer selects whose conditions are exactly bounds always keep inside
+  // them: what they keep is the region's value there.
   Value y = block.getTerminator()->getOperand(0);
+  bounds.insideBounds = y;
+  bool exactSoFar = true;
   while (auto select = y.getDefiningOp<arith::SelectOp>()) {
-    if (isNegInf(select.getFalseValue())) {
-      addKeepCondition(select.getCondition(), true, block, bounds);
-      y = select.getTrueValue();
-    } else if (isNegInf(select.getTrueValue())) {
-      addKeepCondition(select.getCondition(), false, block, bounds);
-      y = select.getFalseValue();
-    } else {
+    bool holds = isNegInf(select.getFalseValue());
+    if (!holds && !isNegInf(select.getTrueValue()))
       break;
-    }
+    exactSoFar &= addKeepCondition(select.getCondition(), holds, block, bounds);
+    y = holds ? select.getTrueValue() : select.getFalseValue();
+    if (exactSoFar)
+      bounds.insideBounds = y;
   }
   return bounds;
 }

@@ -77,8 +77,15 @@ std::optional<std::string> whyNoGPUKernelForm(Operation *op);
 /// are affine comparisons of i and j (a sliding window j > i − W, a causal
 /// j ≤ i + k); anything else gives no bound, which is always safe. The GPU
 /// kernels skip the K/V tiles outside these bounds.
+///
+/// `insideBounds` is the region's value (for the terminator's: its
+/// operand) wherever lowest <= j − i <= highest: the yielded value with the
+/// outer selects whose conditions are exactly these bounds removed. Where
+/// it is the score argument itself, a K/V tile wholly inside the bounds
+/// needs no modification at all.
 struct ScoreModKeyBounds {
   std::optional<int64_t> lowest, highest;
+  Value insideBounds;
 };
 ScoreModKeyBounds getScoreModKeyBounds(Region &scoreMod);
 

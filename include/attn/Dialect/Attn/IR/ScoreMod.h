@@ -18,9 +18,11 @@ namespace attn {
 /// `indices` (one per dim of the scores, as attn.attention defines them).
 /// `map` may bind more beforehand (values from above, for a kernel isolated
 /// from them) and holds every clone afterwards. The one way the lowerings
-/// (CPU loops, linalg, GPU kernels) apply a region.
+/// (CPU loops, linalg, GPU kernels) apply a region. `result` (default: the
+/// yielded value) picks another value of the region to compute; only the
+/// ops it depends on are cloned.
 Value applyScoreMod(OpBuilder &b, Region &scoreMod, Value score, ValueRange indices,
-                    IRMapping &map);
+                    IRMapping &map, Value result = {});
 inline Value applyScoreMod(OpBuilder &b, Region &scoreMod, Value score, ValueRange indices) {
   IRMapping map;
   return applyScoreMod(b, scoreMod, score, indices, map);
