@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compiles the score_mod GPU set (issue 15; here, no GPU): attn.attention
 with a score_mod region (Gemma 2's soft-cap, ALiBi computed from the
-indices, a causal sliding window) and the same shapes without one, each
+indices, a causal sliding window, a T5-style relative-position bias table
+read from a kernel parameter) and the same shapes without one, each
 through --attn-gpu-pipeline for sm_90a with the config chooser's tiles.
 
     python3 bench/gen_score_mod.py --out bench/kernels_score_mod
@@ -51,6 +52,15 @@ MODS = {
     %ninf = arith.constant 0xFF800000 : f32
     %y = arith.select %keep, %s, %ninf : f32
     attn.yield %y : f32""",
+    # T5-style relative-position bias: table[h, j − i + N − 1], the table
+    # [H, 2N − 1] (f32) a kernel parameter (score_mod_operand_0).
+    "relbias": """
+    %off = arith.constant {last} : index
+    %ji = arith.subi %j, %i : index
+    %r = arith.addi %ji, %off : index
+    %x = tensor.extract %table[%h, %r] : {table}
+    %y = arith.addf %s, %x : f32
+    attn.yield %y : f32""",
 }
 
 # (B, H, N, d, mods); every kernel causal. N = 16k: the issue's sliding
@@ -61,13 +71,16 @@ SHAPES = [(4, 16, 4096, 128, list(MODS)), (8, 16, 2048, 64, list(MODS)),
 
 def ir(mod, B, H, N, d):
     t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, N, d)
+    table = "tensor<%dx%dxf32>" % (H, 2 * N - 1)
     region = ""
     if MODS[mod]:
-        body = MODS[mod].format(neg8_over_h="%.8e" % (-8.0 / H), window=N // 8)
+        body = MODS[mod].format(neg8_over_h="%.8e" % (-8.0 / H), window=N // 8, last=N - 1,
+                                table=table)
         region = " score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):%s\n  }" % body
-    return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
+    extra = ", %%table: %s" % table if mod == "relbias" else ""
+    return ("func.func @attention(%%q: %s, %%k: %s, %%v: %s%s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v scale(%.10e) causal(top_left)%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (t, t, t, t, d ** -0.5, region, t, t, t, t, t))
+            "  return %%o : %s\n}\n" % (t, t, t, extra, t, d ** -0.5, region, t, t, t, t, t))
 
 
 def main():

@@ -22,6 +22,13 @@ def slopes(H, device):
     return torch.exp2(-8.0 * (torch.arange(H, device=device, dtype=torch.float32) + 1) / H)
 
 
+def relbias_table(H, N, device):
+    """The relative-position bias [H, 2N − 1] (f32) of gen_score_mod.py's
+    `relbias`: score + table[h, j − i + N − 1]."""
+    gen = torch.Generator(device=device).manual_seed(3)
+    return torch.randn(H, 2 * N - 1, device=device, generator=gen)
+
+
 def reference(q, k, v, mod, scale, window, heads=4):
     """fp32 on batch 0 and the first `heads` heads, the modification as
     gen_score_mod.py's region writes it."""
@@ -37,6 +44,8 @@ def reference(q, k, v, mod, scale, window, heads=4):
         s = s + slopes(H, s.device)[:heads, None, None] * (j - i).float()
     elif mod == "window":
         s = s.masked_fill(~(j + window > i), float("-inf"))
+    elif mod == "relbias":
+        s = s + relbias_table(q.shape[1], N, s.device)[:heads, j - i + N - 1]
     s = s.masked_fill(j > i, float("-inf"))
     return torch.softmax(s, dim=-1) @ vf
 
@@ -55,8 +64,10 @@ def flex(mod, B, H, N, window, device):
     def windowed(b, h, qi, ki):
         return (qi >= ki) & (qi - ki < window)
 
+    table = relbias_table(H, N, device)
     score_mod = {"softcap": lambda s, b, h, qi, ki: 50.0 * torch.tanh(s / 50.0),
-                 "alibi": lambda s, b, h, qi, ki: s + sl[h] * (ki - qi)}.get(mod)
+                 "alibi": lambda s, b, h, qi, ki: s + sl[h] * (ki - qi),
+                 "relbias": lambda s, b, h, qi, ki: s + table[h, ki - qi + N - 1]}.get(mod)
     mask = create_block_mask(windowed if mod == "window" else causal, None, None, N, N,
                              device=device)
     # A fresh compile per (shape, modification): every call recompiles
@@ -83,13 +94,14 @@ def main():
         scale = kern.manifest["scale"]
         gen = torch.Generator(device="cuda").manual_seed(2)
         q, k, v, o = kern.inputs(gen)
-        kern(q, k, v, o)
+        operands = (relbias_table(H, N, q.device),) if mod == "relbias" else ()
+        kern(q, k, v, o, score_mod_operands=operands)
         torch.cuda.synchronize()
         ref = reference(q, k, v, mod, scale, window)
         err = rel_err(o[:1, :4].float(), ref)
         nan = bool(torch.isnan(o).any())
         row = {"mod": mod, "shape": [B, H, N, d], "kernel": entry["kernel"], "err": err,
-               "nan": nan, "ours": flops / bench(lambda: kern(q, k, v, o)) / 1e12}
+               "nan": nan, "ours": flops / bench(lambda: kern(q, k, v, o, score_mod_operands=operands)) / 1e12}
         f = flex(mod, B, H, N, window, q.device)
         if f:
             fo = f(q, k, v, scale)

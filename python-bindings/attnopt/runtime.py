@@ -21,7 +21,8 @@ import json
 import threading
 from typing import Any, Dict, Optional
 
-_DTYPES = {"bf16": "bfloat16", "f16": "float16"}
+_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
+           "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 
@@ -190,7 +191,7 @@ class LoadedKernel:
                 for name, shape in self.workspace}
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
-                 check_bounds=False):
+                 check_bounds=False, score_mod_operands=()):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
         and dtype, contiguous, on the current stream; returns `out`. Kernels
         compiled with a mask tensor take it as `mask` (the input dtype for an
@@ -201,7 +202,12 @@ class LoadedKernel:
         `seq_lens` [B] (int32). Entries of the block table that a sequence
         uses must name pages of the pool, and 0 <= seq_lens <= max_pages *
         page_size: the caller's contract, as in vLLM; `check_bounds=True`
-        checks it first (a debugging aid: it synchronizes with the GPU)."""
+        checks it first (a debugging aid: it synchronizes with the GPU).
+
+        Kernels whose score_mod reads tensors (a relative-position bias
+        table, ...) take them as `score_mod_operands`, in the order of the
+        manifest's `score_mod_operand_<n>` params (the order the region
+        first reads them)."""
         import torch
         if out is None:
             out = torch.empty(self.shapes[3], device=torch.device("cuda", self.device_index),
@@ -225,8 +231,17 @@ class LoadedKernel:
             dtypes += [torch.int32, torch.int32]
             if check_bounds:
                 _check_pages(block_table, seq_lens, paged)
+        wanted = [p for p in self.manifest["params"] if p["name"].startswith("score_mod_operand_")]
+        if len(score_mod_operands) != len(wanted):
+            raise ValueError("this kernel's score_mod reads %d tensor(s), got %d score_mod_operands"
+                             % (len(wanted), len(score_mod_operands)))
+        for p, t in zip(wanted, score_mod_operands):
+            tensors.append((p["name"], t))
+            dtypes.append(getattr(torch, _DTYPES[p["type"].rstrip("*")]))
+        shapes = {p["name"]: tuple(p["shape"]) for p in self.manifest["params"]}
         pointers = {}
-        for (name, t), shape, dtype in zip(tensors, self.shapes, dtypes):
+        for (name, t), dtype in zip(tensors, dtypes):
+            shape = shapes[name]
             if tuple(t.shape) != shape:
                 raise ValueError("%s has shape %s, the kernel needs %s" % (name, tuple(t.shape), shape))
             if isinstance(t, torch.Tensor) and (
@@ -263,7 +278,7 @@ def _check_pages(block_table, seq_lens, paged):
 
 
 def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
-           check_bounds=False):
+           check_bounds=False, score_mod_operands=()):
     """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
     the mask tensor, for kernels compiled from an attention with one; the
     block table and sequence lengths, for a paged KV cache)."""
@@ -276,4 +291,4 @@ def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None
         if loaded is None:
             loaded = loaded_by_device[device.index] = LoadedKernel(kernel.manifest, kernel.ptx)
         return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
-                      check_bounds=check_bounds)
+                      check_bounds=check_bounds, score_mod_operands=score_mod_operands)

@@ -59,13 +59,14 @@ std::string scoreModSuffix(const FlashKernelSpec &s) {
   if (!s.scoreMod)
     return "";
   // The block, and the constants it reads from above (their values are not
-  // in the block's text).
+  // in the block's text; tensors are parameters, their types in the text).
   std::string text;
   llvm::raw_string_ostream os(text);
   s.scoreMod->front().print(os);
   s.scoreMod->walk([&](Operation *op) {
     for (Value operand : op->getOperands())
-      if (!s.scoreMod->isAncestor(operand.getParentRegion()))
+      if (!s.scoreMod->isAncestor(operand.getParentRegion()) &&
+          !llvm::is_contained(s.scoreModTensors, operand))
         operand.getDefiningOp()->print(os, OpPrintingFlags().printGenericOpForm());
   });
   return llvm::formatv("_smod{0:x8}", static_cast<uint32_t>(llvm::xxh3_64bits(text))).str();
@@ -233,6 +234,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
     s.scoreModLowestKey = keys.lowest;
     s.scoreModHighestKey = keys.highest;
     s.scoreModInsideBounds = keys.insideBounds;
+    s.scoreModTensors = getScoreModTensorOperands(op.getScoreMod());
   }
   if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();
@@ -425,6 +427,8 @@ struct AttnLowerToGPUPass
         args.push_back(asBuffer(paged.getBlockTable(), /*attentionOperand=*/false));
         args.push_back(asBuffer(paged.getSeqLens(), /*attentionOperand=*/false));
       }
+      for (Value t : spec->scoreModTensors)
+        args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.

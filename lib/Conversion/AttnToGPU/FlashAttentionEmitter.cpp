@@ -94,6 +94,10 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     params.push_back(MemRefType::get({s.batch, s.maxPages}, b.getI32Type()));
     params.push_back(MemRefType::get({s.batch}, b.getI32Type()));
   }
+  for (Value t : s.scoreModTensors) {
+    auto type = cast<RankedTensorType>(t.getType());
+    params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
+  }
   auto fnType = b.getFunctionType(params, {});
   SmallVector<Type> staticTiles;
   if (!s.dynamicSharedMemory)
@@ -115,6 +119,8 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     v.blockTable = entry.getArgument(next++);
     v.seqLens = entry.getArgument(next++);
   }
+  for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
+    v.scoreModBuffers.push_back(entry.getArgument(next++));
   return func;
 }
 

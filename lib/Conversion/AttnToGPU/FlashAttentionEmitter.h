@@ -38,6 +38,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <array>
 #include <memory>
@@ -54,6 +55,8 @@ struct KernelValues {
   Value Q, K, V, O, M, LSE;
   /// Paged KV cache: the block table [B, maxPages] and sequence lengths [B].
   Value blockTable, seqLens;
+  /// The score_mod's tensors (FlashKernelSpec::scoreModTensors).
+  SmallVector<Value> scoreModBuffers;
   /// Shared memory: the K and V stages, and the Q tile when it is staged.
   Value kTile, vTile, qTile;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
@@ -240,6 +243,9 @@ private:
   /// One score (scaled, natural domain) through the op's score_mod region,
   /// copied in with the lane's indices.
   Value modifyScore(Value score, int64_t mi, int r, Value key, Value modResult);
+  /// A copied tensor.extract of a score_mod tensor replaced by a load from
+  /// its kernel parameter at clamped indices (returned).
+  Value loadElement(tensor::ExtractOp extract);
   /// One score after the mask tensor, the causal diagonal and Lk.
   Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
   /// The mask tensor's entry for (query row, query head, key).

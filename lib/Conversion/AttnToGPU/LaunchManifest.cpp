@@ -25,6 +25,15 @@ namespace attn {
 using namespace mlir;
 using namespace mlir::attn;
 
+/// A scalar type as the manifest names it: MLIR's spelling (f16, bf16, f32,
+/// i1, i32, ...).
+static std::string elementTypeName(Type t) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  t.print(os);
+  return name;
+}
+
 /// The launch manifest of the kernel of `s`: what a runner without MLIR
 /// needs to launch it (bench/attn_run.py reads it as <kernel>.json). Only
 /// booleans, integers, f64 floats, strings, arrays and dictionaries, which
@@ -45,7 +54,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       named.push_back(b.getNamedAttr(key, value));
     return b.getDictionaryAttr(named);
   };
-  std::string dtype = s.elementType.isF16() ? "f16" : "bf16";
+  std::string dtype = elementTypeName(s.elementType);
   auto param = [&](StringRef name, StringRef type, Attribute dims) -> Attribute {
     return dict({{"name", str(name)}, {"type", str(type)}, {"shape", dims}});
   };
@@ -67,6 +76,15 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   if (s.paged()) {
     params.push_back(param("block_table", "i32*", shape({s.batch, s.maxPages})));
     params.push_back(param("seq_lens", "i32*", shape({s.batch})));
+  }
+  // The tensors a score_mod reads (a relative-position bias table, ...),
+  // in the order of attn.attention's region; the caller passes them.
+  SmallVector<std::string> scoreModArgs;
+  for (auto [i, t] : llvm::enumerate(s.scoreModTensors)) {
+    auto type = cast<RankedTensorType>(t.getType());
+    scoreModArgs.push_back("score_mod_operand_" + std::to_string(i));
+    params.push_back(param(scoreModArgs.back(), elementTypeName(type.getElementType()) + "*",
+                           shape(type.getShape())));
   }
   // Buffers the runner allocates (uninitialized) and passes by name.
   SmallVector<Attribute> workspace;
@@ -90,6 +108,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.push_back("mask");
   if (s.paged())
     attentionArgs.append({"block_table", "seq_lens"});
+  for (const std::string &name : scoreModArgs)
+    attentionArgs.push_back(name);
   Attribute grid = shape({s.numQueryTiles(), s.batch * s.gridHeads(), s.kvSplits});
   Attribute block = shape({32 * s.numWarps(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;

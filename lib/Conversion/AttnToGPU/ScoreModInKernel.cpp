@@ -5,6 +5,8 @@
 //
 //   modifyScore                      the region copied per score, with the
 //                                    lane's (b, h, i, j)
+//   loadElement                      its reads of tensors from above, as
+//                                    loads from kernel parameters
 //   expandScoreModMath               its math ops as arithmetic and single
 //                                    PTX instructions (no libdevice)
 //   skipTilesOutsideScoreModBounds   K/V tiles outside the key offsets the
@@ -15,6 +17,9 @@
 #include "attn/Dialect/Attn/IR/ScoreMod.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -107,22 +112,52 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
   // without the head at rank 2.
   SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
   ArrayRef<Value> used = ArrayRef<Value>(indices).take_back(s.scoreModRank);
-  // Constants from above (whyNoGPUScoreMod admits nothing else): the
-  // kernel is isolated from the host, so they are cloned into it first.
+  // From above, whyNoGPUScoreMod admits constants, cloned into the kernel
+  // (it is isolated from the host), and tensors read element by element,
+  // which are kernel parameters: bound as tensors here, their reads become
+  // loads below.
   IRMapping map;
+  for (auto [t, buffer] : llvm::zip_equal(s.scoreModTensors, v.scoreModBuffers))
+    map.map(t, bufferization::ToTensorOp::create(
+                   b, loc, t.getType(), buffer, /*restrict=*/true, /*writable=*/false)
+                   .getResult());
   s.scoreMod->walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
         map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
   });
-  Value result = applyScoreMod(b, *s.scoreMod, score, used, map, modResult);
+  applyScoreMod(b, *s.scoreMod, score, used, map, modResult);
+  s.scoreMod->walk([&](tensor::ExtractOp extract) {
+    if (Value copied = map.lookupOrNull(extract.getResult()))
+      map.map(extract.getResult(), loadElement(copied.getDefiningOp<tensor::ExtractOp>()));
+  });
+  for (Value t : s.scoreModTensors)
+    if (Operation *view = map.lookup(t).getDefiningOp(); view->use_empty())
+      view->erase();
   for (Operation &op : s.scoreMod->front().without_terminator()) {
-    Value copied = map.lookupOrNull(op.getResult(0));
+    Value copied = op.getNumResults() == 1 ? map.lookupOrNull(op.getResult(0)) : Value();
     Operation *copy = copied ? copied.getDefiningOp() : nullptr;
     if (copy && (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy)))
       copiedOps.push_back(copy);
   }
-  return result;
+  return map.lookup(modResult);
+}
+
+Value FlashAttentionEmitter::loadElement(tensor::ExtractOp extract) {
+  // An element of a kernel parameter. tensor.extract out of bounds is
+  // undefined; the kernel clamps each index (unsigned, so a negative one
+  // reads the last element) and so never reads past the buffer.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(extract);
+  auto view = extract.getTensor().getDefiningOp<bufferization::ToTensorOp>();
+  auto shape = extract.getTensor().getType().getShape();
+  SmallVector<Value> indices;
+  for (auto [index, size] : llvm::zip_equal(extract.getIndices(), shape))
+    indices.push_back(arith::MinUIOp::create(b, loc, index, k.idx(size - 1)));
+  Value element = memref::LoadOp::create(b, loc, view.getBuffer(), indices);
+  extract.replaceAllUsesWith(element);
+  extract.erase();
+  return element;
 }
 
 void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {

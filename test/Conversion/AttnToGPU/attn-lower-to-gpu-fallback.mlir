@@ -84,19 +84,56 @@ func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tens
 
 // -----
 
-// A score modification that reads a tensor (a relative-position bias) has
-// no kernel parameter to reach the kernel by: the host runs it, fused. One
-// that reads only the score, its indices and constants is copied into the
-// kernel (attn-lower-to-gpu-score-mod.mlir).
-// CHECK-LABEL: func.func @score_mod_reads_tensor
+// A score modification reads tensors from above element by element as
+// kernel parameters (attn-lower-to-gpu-score-mod.mlir); one of dynamic
+// shape has no static parameter type: the host runs it, fused.
+// CHECK-LABEL: func.func @score_mod_reads_dynamic_tensor
 // CHECK: attn.attention {{.*}} score_mod
 // CHECK-NOT: gpu.launch_func
-func.func @score_mod_reads_tensor(%q: tensor<1x2x64x64xf16>, %bias: tensor<2x64x64xf32>) -> tensor<1x2x64x64xf16> {
-  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod that reads tensors ('tensor.extract') has no GPU kernel yet; the attention stays unfused}}
+func.func @score_mod_reads_dynamic_tensor(%q: tensor<1x2x64x64xf16>, %bias: tensor<2x?xf32>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod that reads a tensor of dynamic shape has no GPU kernel; the attention stays unfused}}
   %o = attn.attention %q, %q, %q scale(0.125) score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
-    %x = tensor.extract %bias[%h, %i, %j] : tensor<2x64x64xf32>
+    %x = tensor.extract %bias[%h, %j] : tensor<2x?xf32>
     %t = arith.addf %s, %x : f32
+    attn.yield %t : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// A tensor of index elements has no layout a caller could pass.
+// CHECK-LABEL: func.func @score_mod_reads_index_tensor
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_reads_index_tensor(%q: tensor<1x2x64x64xf16>, %pos: tensor<64xindex>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod that reads a tensor of index has no GPU kernel (it takes integers and floats of up to 64 bits); the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %p = tensor.extract %pos[%j] : tensor<64xindex>
+    %keep = arith.cmpi ule, %p, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %t = arith.select %keep, %s, %ninf : f32
+    attn.yield %t : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// A tensor used other than by tensor.extract (here its size): the kernel
+// would need the tensor itself.
+// CHECK-LABEL: func.func @score_mod_takes_tensor
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_takes_tensor(%q: tensor<1x2x64x64xf16>, %bias: tensor<64xf32>) -> tensor<1x2x64x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a score_mod whose 'tensor.dim' takes a tensor has no GPU kernel (the kernel reads single elements of tensors defined above the op); the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %bias, %c0 : tensor<64xf32>
+    %keep = arith.cmpi ult, %j, %n : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %t = arith.select %keep, %s, %ninf : f32
     attn.yield %t : f32
   } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>

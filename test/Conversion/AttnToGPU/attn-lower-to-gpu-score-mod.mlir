@@ -5,8 +5,9 @@
 // score, before the masks; its math ops are rewritten into arithmetic and
 // single PTX instructions;
 // constants from above are cloned into the kernel
-// (it is isolated from the host). Regions that read tensors stay on the
-// host (attn-lower-to-gpu-fallback.mlir). The kernel name carries a hash of
+// (it is isolated from the host), and tensors it reads elements of are
+// kernel parameters. What no kernel can copy stays on the host
+// (attn-lower-to-gpu-fallback.mlir). The kernel name carries a hash of
 // the region, so different modifications never share a kernel.
 
 // Soft-capping at 50 with the cap defined above the op.
@@ -155,4 +156,35 @@ func.func @inexact_window(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16
     attn.yield %y : f32
   } : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// A relative-position bias table (T5, or ALiBi tabulated) read from above
+// with tensor.extract: the table is a kernel parameter after the others,
+// each read a load at clamped indices (tensor.extract out of bounds is
+// undefined; the kernel never reads past the buffer), and the host passes
+// the table's buffer.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_causal_{{.*}}_smod0x
+// CHECK-SAME: %[[TABLE:[a-z0-9]+]]: memref<2x255xf32>)
+// CHECK: %[[R:.*]] = arith.addi %{{.*}}, %c127{{.*}} : index
+// CHECK: %[[H:.*]] = arith.minui %{{.*}}, %c1{{.*}} : index
+// CHECK: %[[RC:.*]] = arith.minui %[[R]], %c254{{.*}} : index
+// CHECK: %[[X:.*]] = memref.load %[[TABLE]][%[[H]], %[[RC]]] : memref<2x255xf32>
+// CHECK: arith.addf %{{.*}}, %[[X]] : f32
+// CHECK-NOT: tensor.extract
+// CHECK-LABEL: func.func @relative_bias_table
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %{{.*}} : tensor<2x255xf32> to memref<2x255xf32>
+// CHECK: gpu.launch_func @{{.*}}_smod0x{{.*}} args({{.*}}, %[[BUF]] : memref<2x255xf32>)
+func.func @relative_bias_table(%q: tensor<1x2x128x64xbf16>, %table: tensor<2x255xf32>) -> tensor<1x2x128x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %off = arith.constant 127 : index
+    %ji = arith.subi %j, %i : index
+    %r = arith.addi %ji, %off : index
+    %x = tensor.extract %table[%h, %r] : tensor<2x255xf32>
+    %y = arith.addf %s, %x : f32
+    attn.yield %y : f32
+  } : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
 }

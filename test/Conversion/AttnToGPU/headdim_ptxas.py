@@ -9,7 +9,8 @@ reports 0 spill bytes, and prints one line per kernel.
 
 With --score-mods, the same for attentions with a score_mod region copied
 into the kernel (soft-capping, ALiBi computed from the indices, a sliding
-window), at d = 64, 128 and 256.
+window, a relative-position bias table read from a kernel parameter), at
+d = 64, 128 and 256.
 """
 import argparse
 import json
@@ -47,7 +48,17 @@ SCORE_MODS = {
     %keep = arith.cmpi ugt, %jw, %i : index
     %ninf = arith.constant 0xFF800000 : f32
     %y = arith.select %keep, %s, %ninf : f32""",
+    # T5-style: a bias per head and relative position, from a table that is
+    # a kernel parameter (`%table`, SCORE_MOD_TENSORS).
+    "relbias": """
+    %off = arith.constant 319 : index
+    %ji = arith.subi %j, %i : index
+    %r = arith.addi %ji, %off : index
+    %x = tensor.extract %table[%h, %r] : tensor<4x639xf32>
+    %y = arith.addf %s, %x : f32""",
 }
+# The tensors a score_mod reads, as extra function arguments.
+SCORE_MOD_TENSORS = {"relbias": ", %table: tensor<4x639xf32>"}
 
 
 def attention(d, dv, causal, mod=None):
@@ -57,9 +68,10 @@ def attention(d, dv, causal, mod=None):
     if mod:
         attrs += (" score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):"
                   "%s\n    attn.yield %%y : f32\n  }" % SCORE_MODS[mod])
-    return ("func.func @a(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
+    return ("func.func @a(%%q: %s, %%k: %s, %%v: %s%s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (q, q, v, v, attrs, q, q, v, v, v))
+            "  return %%o : %s\n}\n" % (q, q, v, SCORE_MOD_TENSORS.get(mod, ""), v, attrs,
+                                         q, q, v, v, v))
 
 
 def main():

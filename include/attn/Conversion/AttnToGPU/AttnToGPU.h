@@ -152,6 +152,10 @@ struct FlashKernelSpec {
   /// rank 3, [i, j] at rank 2). Unmasked tiles then lose the raw-score FMA.
   Region *scoreMod = nullptr;
   int64_t scoreModRank = 0;
+  /// The tensors from above the region reads elements of
+  /// (getScoreModTensorOperands): kernel parameters after all others, read
+  /// from global memory at clamped indices.
+  SmallVector<Value> scoreModTensors;
   /// The keys the score_mod can keep, as offsets j − i
   /// (getScoreModKeyBounds): K/V tiles wholly outside them are skipped.
   std::optional<int64_t> scoreModLowestKey, scoreModHighestKey;

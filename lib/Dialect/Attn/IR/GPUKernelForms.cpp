@@ -9,7 +9,9 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -42,18 +44,52 @@ Value mlir::attn::applyScoreMod(OpBuilder &b, Region &scoreMod, Value score,
   return map.lookup(result);
 }
 
+namespace {
+/// Why a tensor operand `t` of `user` in a score_mod cannot be a kernel
+/// parameter, or nullopt: the kernel reads single elements of tensors from
+/// above, of static shape and a scalar type it can load (a table of
+/// relative-position biases, a bias or gate tensor).
+std::optional<std::string> whyNoKernelParameter(Operation *user, Value t, Region &scoreMod) {
+  auto extract = dyn_cast<tensor::ExtractOp>(user);
+  if (!extract || extract.getTensor() != t || scoreMod.isAncestor(t.getParentRegion()))
+    return "a score_mod whose '" + user->getName().getStringRef().str() +
+           "' takes a tensor has no GPU kernel (the kernel reads single elements of "
+           "tensors defined above the op)";
+  auto type = cast<RankedTensorType>(t.getType());
+  Type elt = type.getElementType();
+  if (!type.hasStaticShape())
+    return std::string("a score_mod that reads a tensor of dynamic shape has no GPU kernel");
+  if (!(isa<FloatType>(elt) || elt.isSignlessInteger()) || elt.getIntOrFloatBitWidth() > 64)
+    return std::string("a score_mod that reads a tensor of ") +
+           (isa<IndexType>(elt) ? "index" : "this element type") +
+           " has no GPU kernel (it takes integers and floats of up to 64 bits)";
+  return std::nullopt;
+}
+} // namespace
+
+SmallVector<Value> mlir::attn::getScoreModTensorOperands(Region &scoreMod) {
+  llvm::SetVector<Value> tensors;
+  scoreMod.walk([&](tensor::ExtractOp extract) {
+    if (!scoreMod.isAncestor(extract.getTensor().getParentRegion()))
+      tensors.insert(extract.getTensor());
+  });
+  return tensors.takeVector();
+}
+
 /// The kernel copies a score_mod region op for op into the kernel, which
 /// is isolated from the host: what the region reads from above must be a
-/// constant (cloned into the kernel), and a tensor has no kernel parameter
-/// to come in by yet.
+/// constant (cloned into the kernel), or a tensor that it only reads
+/// elements of (a kernel parameter, getScoreModTensorOperands).
 std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
   std::optional<std::string> why;
   scoreMod.walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
       if (isa<ShapedType>(operand.getType())) {
-        why = "a score_mod that reads tensors ('" + inner->getName().getStringRef().str() +
-              "') has no GPU kernel yet";
-        return WalkResult::interrupt();
+        if (std::optional<std::string> whyNot = whyNoKernelParameter(inner, operand, scoreMod)) {
+          why = *whyNot;
+          return WalkResult::interrupt();
+        }
+        continue;
       }
       Operation *def = operand.getDefiningOp();
       bool fromAbove = !scoreMod.isAncestor(operand.getParentRegion());

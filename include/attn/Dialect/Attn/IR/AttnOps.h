@@ -89,9 +89,13 @@ struct ScoreModKeyBounds {
 };
 ScoreModKeyBounds getScoreModKeyBounds(Region &scoreMod);
 
-/// Why the GPU kernels cannot copy a score_mod region (it reads tensors or
-/// non-constant values from above), or nullopt.
+/// Why the GPU kernels cannot copy a score_mod region (it reads
+/// non-constant scalars from above, tensors other than element by element,
+/// ...), or nullopt.
 std::optional<std::string> whyNoGPUScoreMod(Region &scoreMod);
+/// The tensors from above that a score_mod reads elements of, in the order
+/// of first use: the GPU kernel takes each as a parameter after its own.
+SmallVector<Value> getScoreModTensorOperands(Region &scoreMod);
 } // namespace attn
 } // namespace mlir
 
