@@ -6,10 +6,12 @@
 //
 //   createKernel, bindSharedMemory, computeCoordinates   (the CTA's place)
 //   stageQ                                                (Q to registers or shared memory)
+//   computeKVRange, emitKVLoops                           (the CTA's K/V tiles, in
+//                                                          runs; KVTileRanges.cpp)
 //   KVProducer::prologue / acquire / drain                (produce K/V tiles)
 //   TensorCoreFamily::issueScores / scoresBlock           (S = Q·Kᵀ)
 //   maskAndScale, onlineSoftmax                           (mask, online softmax)
-//     modifyScore, skipTilesOutsideScoreModBounds         (a score_mod region;
+//     modifyScore, loadElement                            (a score_mod region;
 //                                                          ScoreModInKernel.cpp)
 //   TensorCoreFamily::accumulatePV                        (O += P·V)
 //   epilogue                                              (O = acc / l, stores)

@@ -9,8 +9,6 @@
 //                                    loads from kernel parameters
 //   expandScoreModMath               its math ops as arithmetic and single
 //                                    PTX instructions (no libdevice)
-//   skipTilesOutsideScoreModBounds   K/V tiles outside the key offsets the
-//                                    region can keep (a sliding window)
 //
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
@@ -185,21 +183,4 @@ void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
   patterns.add<MathToPTX<math::CopySignOp>>(ctx, "copysign.f32 $0, $2, $1;");
   patterns.add<DivByConstantAsMul>(ctx);
   (void)applyOpPatternsGreedily(copiedOps, std::move(patterns));
-}
-
-void FlashAttentionEmitter::skipTilesOutsideScoreModBounds() {
-  // A score_mod that keeps no key below i + lowest (a sliding window) or
-  // above i + highest: the tiles wholly outside [qFirst + lowest,
-  // qEnd − 1 + highest] would give only -inf scores, which change nothing.
-  if (s.scoreModLowestKey) {
-    Value first =
-        arith::MaxSIOp::create(b, loc, k.add(v.qFirst, *s.scoreModLowestKey), k.idx(0));
-    v.kvBegin = arith::MaxUIOp::create(b, loc, v.kvBegin, k.mul(k.div(first, c.bkv), c.bkv));
-  }
-  if (s.scoreModHighestKey) {
-    Value end =
-        arith::MaxSIOp::create(b, loc, k.add(v.qEnd, *s.scoreModHighestKey), k.idx(0));
-    Value tiles = arith::CeilDivUIOp::create(b, loc, end, k.idx(c.bkv));
-    v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
-  }
 }
