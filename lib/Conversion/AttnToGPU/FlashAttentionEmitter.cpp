@@ -67,8 +67,7 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   computeKVRange();
   scf::ForOp loop = emitKVLoops();
   epilogue(loop);
-  if (s.scoreMod)
-    expandScoreModMath(func);
+  scoreMods.expandMath();
   return func;
 }
 
@@ -120,7 +119,7 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     v.seqLens = entry.getArgument(next++);
   }
   for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
-    v.scoreModBuffers.push_back(entry.getArgument(next++));
+    scoreMods.buffers.push_back(entry.getArgument(next++));
   return func;
 }
 

@@ -36,11 +36,11 @@
 #define ATTN_LIB_CONVERSION_ATTNTOGPU_FLASHATTENTIONEMITTER_H
 
 #include "KernelBuilder.h"
+#include "ScoreModInKernel.h"
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <array>
 #include <memory>
@@ -57,8 +57,6 @@ struct KernelValues {
   Value Q, K, V, O, M, LSE;
   /// Paged KV cache: the block table [B, maxPages] and sequence lengths [B].
   Value blockTable, seqLens;
-  /// The score_mod's tensors (FlashKernelSpec::scoreModTensors).
-  SmallVector<Value> scoreModBuffers;
   /// Shared memory: the K and V stages, and the Q tile when it is staged.
   Value kTile, vTile, qTile;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
@@ -235,19 +233,12 @@ private:
   /// `rawScores`) and masked when `masked`.
   ScoreTile maskAndScale(Value kvStart, Value buf, bool masked, bool rawScores, Value scaleV,
                          Value modResult);
-  /// Rewrites the copied score_mod's math ops into arithmetic (no
-  /// libdevice calls), and its divides by constants into products.
-  void expandScoreModMath(gpu::GPUFuncOp func);
-  /// The score_mod's math ops and divides, as copied into the kernel.
-  SmallVector<Operation *> copiedOps;
   /// Narrows [kvBegin, kvEnd) to the keys the score_mod can keep.
   void skipTilesOutsideScoreModBounds();
   /// One score (scaled, natural domain) through the op's score_mod region,
   /// copied in with the lane's indices.
   Value modifyScore(Value score, int64_t mi, int r, Value key, Value modResult);
-  /// A copied tensor.extract of a score_mod tensor replaced by a load from
-  /// its kernel parameter at clamped indices (returned).
-  Value loadElement(tensor::ExtractOp extract);
+
   /// One score after the mask tensor, the causal diagonal and Lk.
   Value maskScore(Value x, int64_t mi, int r, Value key, Value keyMask);
   /// The mask tensor's entry for (query row, query head, key).
@@ -274,6 +265,9 @@ private:
   KVProducer &producer;
   /// Loop state layout: acc (numAcc C tiles), then m[mi][r], then l[mi][r].
   int64_t numAcc = 0, mBase = 0, lBase = 0;
+  /// The score_mod's copies (its tensors' parameters bound by createKernel;
+  /// declared after b, loc and s, which it is built from).
+  ScoreModCopier scoreMods{b, loc, s};
 };
 
 } // namespace attn

@@ -1,16 +1,16 @@
 //===- ScoreModInKernel.cpp - attn.attention's score_mod in the kernel ----===//
 //
-// The FlashAttentionEmitter stages for a score_mod region (the rest of the
-// emitter is in FlashAttentionEmitter.cpp):
+// A score_mod region in a kernel (ScoreModCopier, shared by the tensor-core
+// and the generic kernels), and FlashAttentionEmitter::modifyScore:
 //
-//   modifyScore                      the region copied per score, with the
-//                                    lane's (b, h, i, j)
-//   loadElement                      its reads of tensors from above, as
-//                                    loads from kernel parameters
-//   expandScoreModMath               its math ops as arithmetic and single
-//                                    PTX instructions (no libdevice)
+//   copy          the region copied per score, with its (b, h, i, j)
+//   loadElement   its reads of tensors from above, as loads from kernel
+//                 parameters
+//   expandMath    its math ops as arithmetic and single PTX instructions
+//                 (no libdevice)
 //
 //===----------------------------------------------------------------------===//
+#include "ScoreModInKernel.h"
 #include "FlashAttentionEmitter.h"
 #include "attn/Dialect/Attn/IR/ScoreMod.h"
 
@@ -109,30 +109,34 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
   // The region's indices: [b, h, i, j], without the batch at rank 3 and
   // without the head at rank 2.
   SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
-  ArrayRef<Value> used = ArrayRef<Value>(indices).take_back(s.scoreModRank);
+  return scoreMods.copy(score, ArrayRef<Value>(indices).take_back(s.scoreModRank), modResult);
+}
+
+Value ScoreModCopier::copy(Value score, ValueRange indices, Value modResult) {
   // From above, whyNoGPUScoreMod admits constants, cloned into the kernel
   // (it is isolated from the host), and tensors read element by element,
   // which are kernel parameters: bound as tensors here, their reads become
   // loads below.
+  Region &region = *s.scoreMod;
   IRMapping map;
-  for (auto [t, buffer] : llvm::zip_equal(s.scoreModTensors, v.scoreModBuffers))
+  for (auto [t, buffer] : llvm::zip_equal(s.scoreModTensors, buffers))
     map.map(t, bufferization::ToTensorOp::create(
                    b, loc, t.getType(), buffer, /*restrict=*/true, /*writable=*/false)
                    .getResult());
-  s.scoreMod->walk([&](Operation *op) {
+  region.walk([&](Operation *op) {
     for (Value operand : op->getOperands())
-      if (!map.contains(operand) && !s.scoreMod->isAncestor(operand.getParentRegion()))
+      if (!map.contains(operand) && !region.isAncestor(operand.getParentRegion()))
         map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
   });
-  applyScoreMod(b, *s.scoreMod, score, used, map, modResult);
-  s.scoreMod->walk([&](tensor::ExtractOp extract) {
+  applyScoreMod(b, region, score, indices, map, modResult);
+  region.walk([&](tensor::ExtractOp extract) {
     if (Value copied = map.lookupOrNull(extract.getResult()))
       map.map(extract.getResult(), loadElement(copied.getDefiningOp<tensor::ExtractOp>()));
   });
   for (Value t : s.scoreModTensors)
     if (Operation *view = map.lookup(t).getDefiningOp(); view->use_empty())
       view->erase();
-  for (Operation &op : s.scoreMod->front().without_terminator()) {
+  for (Operation &op : region.front().without_terminator()) {
     Value copied = op.getNumResults() == 1 ? map.lookupOrNull(op.getResult(0)) : Value();
     Operation *copy = copied ? copied.getDefiningOp() : nullptr;
     if (copy && (isa<math::MathDialect>(copy->getDialect()) || isa<arith::DivFOp>(copy)))
@@ -141,7 +145,7 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
   return map.lookup(modResult);
 }
 
-Value FlashAttentionEmitter::loadElement(tensor::ExtractOp extract) {
+Value ScoreModCopier::loadElement(tensor::ExtractOp extract) {
   // An element of a kernel parameter. tensor.extract out of bounds is
   // undefined; the kernel clamps each index (unsigned, so a negative one
   // reads the last element) and so never reads past the buffer.
@@ -151,21 +155,24 @@ Value FlashAttentionEmitter::loadElement(tensor::ExtractOp extract) {
   auto shape = extract.getTensor().getType().getShape();
   SmallVector<Value> indices;
   for (auto [index, size] : llvm::zip_equal(extract.getIndices(), shape))
-    indices.push_back(arith::MinUIOp::create(b, loc, index, k.idx(size - 1)));
+    indices.push_back(arith::MinUIOp::create(
+        b, loc, index, arith::ConstantIndexOp::create(b, loc, size - 1)));
   Value element = memref::LoadOp::create(b, loc, view.getBuffer(), indices);
   extract.replaceAllUsesWith(element);
   extract.erase();
   return element;
 }
 
-void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
+void ScoreModCopier::expandMath() {
   // The GPU-to-NVVM lowering turns math.tanh, math.exp2, ... into libdevice
   // calls, which resolve only where the CUDA toolkit is found at compile
   // time (CUDA_HOME); elsewhere the PTX has unresolved externs. The copied
   // score_mod's math ops (the kernel's own exp2 is inline PTX) are
   // therefore rewritten into arithmetic: expansions (tanh via exp, exp2 via
   // exp) and upstream's f32 polynomial approximations (a few ulps).
-  MLIRContext *ctx = func.getContext();
+  if (copiedOps.empty())
+    return;
+  MLIRContext *ctx = b.getContext();
   RewritePatternSet patterns(ctx);
   patterns.add<TanhBySFU>(ctx, /*benefit=*/2); // before upstream's tanh
   populateMathPolynomialApproximationPatterns(patterns);
@@ -183,4 +190,5 @@ void FlashAttentionEmitter::expandScoreModMath(gpu::GPUFuncOp func) {
   patterns.add<MathToPTX<math::CopySignOp>>(ctx, "copysign.f32 $0, $2, $1;");
   patterns.add<DivByConstantAsMul>(ctx);
   (void)applyOpPatternsGreedily(copiedOps, std::move(patterns));
+  copiedOps.clear();
 }
