@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, rel_err  # noqa: E402
+from attn_run import Kernel, rel_err, runtime  # noqa: E402
 
 
 def tensor_mask(kern, generator=None):
@@ -27,11 +27,13 @@ def tensor_mask(kern, generator=None):
     kind = kern.manifest.get("mask", "none")
     if kind == "none":
         return None
-    shape = kern.shapes[4]
+    [param] = [p for p in kern.manifest["params"] if p["name"] == "mask"]
+    shape = tuple(param["shape"])
     if kind == "additive":
         m = torch.rand(shape, device="cuda", generator=generator) * -3.0
         m[..., 0] = float("-inf")
-        return m.to(kern.torch_dtype)
+        # The tensor-core kernels take the inputs' type, the generic one wider.
+        return m.to(getattr(torch, runtime._DTYPES[param["type"].rstrip("*")]))
     m = torch.rand(shape, device="cuda", generator=generator) < 0.8
     m[..., -1] = True
     if shape[2] > 3:
@@ -90,7 +92,10 @@ def main():
         torch.cuda.synchronize()
         causal_keep = keep_mask(q.shape[2], k.shape[2], m["causal"], q.device)
         mask32 = combined_mask(causal_keep, tmask, torch.float32)
-        ref = sdpa(q.float(), k.float(), v.float(), mask32, m["scale"])
+        # fp64 for f32 inputs (fp32 would be the same-precision baseline).
+        wide = torch.float64 if q.dtype == torch.float32 else torch.float32
+        ref = sdpa(q.to(wide), k.to(wide), v.to(wide),
+                   None if mask32 is None else mask32.to(wide), m["scale"]).float()
         same_prec = sdpa(q, k, v, mask32, m["scale"])
         err, base = rel_err(o, ref), rel_err(same_prec, ref)
         nan = int(o.isnan().sum())

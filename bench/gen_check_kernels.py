@@ -2,8 +2,9 @@
 """Compiles the correctness set for bench/check_kernels.py (here, no GPU
 needed): lengths that are not multiples of the tiles (decode, tails, Lq > Lk
 with fully masked rows), both causal alignments, GQA and MQA, dv = d at 64
-and 128, additive and keep mask tensors of every broadcast form, and the
-regular 4k shapes as controls.
+and 128, additive and keep mask tensors of every broadcast form, the
+regular 4k shapes as controls, and what only the generic CUDA-core kernel
+takes (f32, head dims 20, 36, 264, a wider mask).
 
     python3 bench/gen_check_kernels.py --out DIR [--mma auto|mma.sync|wgmma]
     # on the GPU machine:
@@ -50,17 +51,31 @@ CASES = [
     ("bf16", 1, 1, 1, 1024, 16384, 128, None, None),
     ("bf16", 1, 2, 2, 512, 8192, 64, "bottom_right", None),
 ]
+# The generic CUDA-core kernel (what the tensor-core kernels refuse): f32
+# (Phi's d = 80 with dv = 72, GQA, bottom-right causal; a keep mask; a 4k
+# control that times it), head dims no multiple of 8 (36, 20) and above 256
+# (264), an f32 additive mask on f16 inputs. (..., dv, mask dtype) extend
+# the tuple.
+GENERIC_CASES = [
+    ("f32", 1, 4, 2, 24, 40, 80, "bottom_right", None, 72),
+    ("f16", 2, 3, 3, 33, 33, 36, None, ("add", [2, 1, 33, 33]), 36, "f32"),
+    ("f32", 1, 8, 8, 1000, 1000, 128, "top_left", ("keep", [1, 1, 1000, 1000])),
+    ("bf16", 1, 2, 1, 100, 300, 264, None, None),
+    ("f16", 1, 2, 2, 4096, 4096, 20, None, None),
+    ("f32", 2, 4, 4, 4096, 4096, 64, "top_left", None),
+]
 
 
-def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask):
-    def t(h, l):
-        return "tensor<%dx%dx%dx%dx%s>" % (B, h, l, d, dtype)
-    q, kv = t(Hq, Lq), t(Hkv, Lk)
-    args = "%%q: %s, %%k: %s, %%v: %s" % (q, kv, kv)
+def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv=None, mask_dtype=None):
+    def t(h, l, cols=d):
+        return "tensor<%dx%dx%dx%dx%s>" % (B, h, l, cols, dtype)
+    q, k, v, o = t(Hq, Lq), t(Hkv, Lk), t(Hkv, Lk, dv or d), t(Hq, Lq, dv or d)
+    args = "%%q: %s, %%k: %s, %%v: %s" % (q, k, v)
     attrs = ""
     if mask:
         kind, shape = mask
-        mt = "tensor<%s>" % "x".join(str(e) for e in shape + ["i1" if kind == "keep" else dtype])
+        mt = "tensor<%s>" % "x".join(str(e) for e in shape + [
+            "i1" if kind == "keep" else mask_dtype or dtype])
         args += ", %%m: %s" % mt
         attrs += " mask(%%m : %s)" % mt
     attrs += " scale(%r)" % (d ** -0.5)
@@ -68,7 +83,7 @@ def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask):
         attrs += " causal(%s)" % causal
     return ("func.func @attention(%s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (args, q, attrs, q, kv, kv, q, q))
+            "  return %%o : %s\n}\n" % (args, o, attrs, q, k, v, o, o))
 
 
 def main():
@@ -80,7 +95,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     src = os.path.join(a.out, "src.mlir")
-    for case in CASES:
+    for case in CASES + GENERIC_CASES:
         with open(src, "w") as f:
             f.write(case_ir(*case))
         r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=mma=%s %s dump-dir=%s"
@@ -90,7 +105,7 @@ def main():
             print(r.stderr)
             return 1
     os.remove(src)
-    print("%d kernels in %s" % (len(CASES), a.out))
+    print("%d kernels in %s" % (len(CASES + GENERIC_CASES), a.out))
     return 0
 
 

@@ -153,6 +153,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   // the chip lacks, also for an op the cost model recorded no kernel for.
   lowering.mma = cost.mma;
   lowering.strict = options.strict;
+  lowering.genericKernel = options.genericKernel;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // What the kernels refused runs on the host, fused as on the CPU (the
   // fused path also takes dynamic head counts, which the naive one cannot).

@@ -182,6 +182,12 @@ class LoadedKernel:
         import torch
         return getattr(torch, _DTYPES[self.manifest["dtype"]])
 
+    def _param_dtype(self, name):
+        """The torch dtype of the manifest's parameter `name`."""
+        import torch
+        [param] = [p for p in self.manifest["params"] if p["name"] == name]
+        return getattr(torch, _DTYPES[param["type"].rstrip("*")])
+
     def _workspace(self, device):
         """The split-KV workspace (f32), allocated per call from PyTorch's
         caching allocator on the current stream: a kernel shared by threads
@@ -194,8 +200,9 @@ class LoadedKernel:
                  check_bounds=False, score_mod_operands=()):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
         and dtype, contiguous, on the current stream; returns `out`. Kernels
-        compiled with a mask tensor take it as `mask` (the input dtype for an
-        additive mask, bool for a keep mask), broadcast dims of size 1.
+        compiled with a mask tensor take it as `mask` (an additive mask in
+        the manifest's type, the input dtype unless the generic kernel took a
+        wider one; bool for a keep mask), broadcast dims of size 1.
 
         Paged kernels (attn.paged_attention) take k and v as the page pools
         [pages, page_size, Hkv, d], `block_table` [B, max_pages] and
@@ -225,7 +232,7 @@ class LoadedKernel:
         dtypes = [self.torch_dtype] * 4
         if mask is not None:
             tensors.append(("mask", mask))
-            dtypes.append(torch.bool if kind == "keep" else self.torch_dtype)
+            dtypes.append(self._param_dtype("mask"))
         if paged is not None:
             tensors += [("block_table", block_table), ("seq_lens", seq_lens)]
             dtypes += [torch.int32, torch.int32]
@@ -237,7 +244,7 @@ class LoadedKernel:
                              % (len(wanted), len(score_mod_operands)))
         for p, t in zip(wanted, score_mod_operands):
             tensors.append((p["name"], t))
-            dtypes.append(getattr(torch, _DTYPES[p["type"].rstrip("*")]))
+            dtypes.append(self._param_dtype(p["name"]))
         shapes = {p["name"]: tuple(p["shape"]) for p in self.manifest["params"]}
         pointers = {}
         for (name, t), dtype in zip(tensors, dtypes):

@@ -44,10 +44,16 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     shared memory (wgmma stages whole 64-column atoms, so d = 80 or 96 stage
     128 columns; its k-steps read only d). An op that violates one is not
     an error: it stays as it is, with a warning at the op giving the reason,
-    and the GPU pipeline decomposes it for the host like any other
-    computation it does not offload, so a correct program is never refused
-    (a generic GPU kernel for these ops is future work). `strict=true`
-    makes the warning an error. Explicit tile options that the op's shape
+    and the generic GPU kernel runs it instead: one warp per query row, f32
+    arithmetic on the CUDA cores, any head dims, f16/bf16/f32 inputs, an
+    additive mask of any of these types, the same causal alignments,
+    score_mod regions and GQA (lib/Conversion/AttnToGPU/GenericKernel.cpp;
+    exact, not fast). What even that kernel cannot take (dynamic shapes,
+    f64, a paged cache on f32, a score_mod it cannot copy), or everything
+    with `generic-kernel=false`, stays unfused and the GPU pipeline
+    decomposes it for the host like any other computation it does not
+    offload, so a correct program is never refused. `strict=true` makes
+    the warning an error. Explicit tile options that the op's shape
     cannot take, where the chooser's own pick could, stay an error: the
     options ask for a kernel that does not exist. A mask
     tensor (additive, or keep as i1; each dim 1 or full) becomes the
@@ -139,7 +145,11 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Make an attention the kernel cannot run an error instead of a "
-           "warning that leaves it unfused">
+           "warning that leaves it unfused">,
+    Option<"genericKernel", "generic-kernel", "bool", /*default=*/"true",
+           "Run attentions the tensor-core kernels refuse (f32, head dims "
+           "that are no multiple of 8, a wider additive mask) with the "
+           "generic CUDA-core kernel; false leaves them unfused for the host">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::gpu::GPUDialect",

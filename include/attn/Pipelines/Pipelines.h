@@ -73,9 +73,16 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<bool> strict{
       *this, "strict",
       llvm::cl::desc("Make an attention the tensor-core kernel cannot run an "
-                     "error instead of a warning that leaves it unfused (on "
-                     "the host)"),
+                     "error instead of a warning (that runs it with the "
+                     "generic kernel, or leaves it unfused on the host)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> genericKernel{
+      *this, "generic-kernel",
+      llvm::cl::desc("Run attentions the tensor-core kernels refuse (f32, "
+                     "head dims that are no multiple of 8, a wider additive "
+                     "mask) with the generic CUDA-core kernel; false leaves "
+                     "them unfused on the host"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write <kernel>.ptx and <kernel>.json (launch manifest) here"),

@@ -48,6 +48,9 @@ std::string maskSuffix(const FlashKernelSpec &s) {
   if (s.mask == FlashKernelSpec::Mask::None)
     return "";
   std::string out = s.mask == FlashKernelSpec::Mask::Keep ? "_keep" : "_add";
+  // The generic kernel takes additive masks of any kernel float type.
+  if (s.generic() && s.mask == FlashKernelSpec::Mask::Additive)
+    llvm::raw_string_ostream(out) << s.maskElementType;
   for (int64_t e : s.maskShape)
     out += "x" + std::to_string(e);
   return out;
@@ -130,6 +133,8 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
   return *config;
 }
 
+LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal);
+
 /// The rest of the spec, from the problem, its element type and its
 /// kernel configuration (the mask, scale and paging are already in `s`);
 /// refuses what CUDA's grid limits do not allow.
@@ -178,6 +183,19 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            scoreModSuffix(s);
+  if (failed(checkGridLimits(s, refusal)))
+    return failure();
+  // Guaranteed by checkKernelConfig: the warps split the query tile.
+  assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
+  return success();
+}
+
+/// Refuses a spec whose grid CUDA does not allow.
+LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal) {
+  auto fail = [&](const Twine &why) {
+    refusal.why = why.str();
+    return failure();
+  };
   // The grid is (query tiles, B·heads, splits): CUDA caps gridDim.y and z
   // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
   // in flight share K/V in L2; the heads therefore go to y. The combine
@@ -191,11 +209,83 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   if (s.splitKV() && s.batch * s.headsQ * s.seqQ > 2147483647)
     return fail("split-KV's combine kernel needs B·Hq·Lq <= 2^31 - 1 CTAs; "
                 "use kv-splits=1");
-  // Guaranteed by checkKernelConfig: the warps split the query tile.
-  assert(s.blockQ % s.rowsPerWarp == 0 && "warps must split the query tile");
   return success();
 }
 
+
+/// What every kernel applies to the scores: the scale, the mask, the
+/// score_mod region and what it bounds.
+FlashKernelSpec scoresSpec(AttentionOp op) {
+  FlashKernelSpec s;
+  s.scale = op.getScale().convertToDouble();
+  if (Value mask = op.getMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    s.maskElementType = mt.getElementType();
+    s.mask = s.maskElementType.isInteger(1) ? FlashKernelSpec::Mask::Keep
+                                            : FlashKernelSpec::Mask::Additive;
+    // As [MB, MH, MQ, MK], like the operands (ranks 2 and 3 lack the
+    // leading dims).
+    s.maskShape.assign(4 - mt.getRank(), 1);
+    s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
+  }
+  if (op.hasScoreMod()) {
+    s.scoreMod = &op.getScoreMod();
+    s.scoreModRank = op.getRank();
+    ScoreModKeyBounds keys = getScoreModKeyBounds(op.getScoreMod());
+    s.scoreModLowestKey = keys.lowest;
+    s.scoreModHighestKey = keys.highest;
+    s.scoreModInsideBounds = keys.insideBounds;
+    s.scoreModTensors = getScoreModTensorOperands(op.getScoreMod());
+  }
+  return s;
+}
+
+/// The generic kernel's spec (buildGenericAttentionKernel), for an op the
+/// tensor-core kernels do not take: f32 inputs, any head dims, an additive
+/// mask of another float type. Refused only for what no kernel takes
+/// (whyNoGenericGPUKernelForm), f64, and CUDA's grid limits.
+FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
+  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
+    refusal.why = why.str();
+    return failure();
+  };
+  if (std::optional<std::string> why = whyNoGenericGPUKernelForm(op))
+    return fail(*why);
+  Type elt = op.getQuery().getType().getElementType();
+  auto isKernelFloat = [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); };
+  if (!isKernelFloat(elt))
+    return fail("the GPU kernels need f16, bf16 or f32 inputs");
+  FlashKernelSpec s = scoresSpec(op);
+  if (s.mask == FlashKernelSpec::Mask::Additive && !isKernelFloat(s.maskElementType))
+    return fail("the GPU kernels add an f16, bf16 or f32 mask to the f32 scores");
+  AttentionShape shape = *op.getCostShape();
+  s.tensorCore = FlashKernelSpec::TensorCore::None;
+  s.batch = shape.batch;
+  s.headsQ = shape.headsQ;
+  s.headsKV = shape.headsKV;
+  s.seqQ = shape.seqQ;
+  s.seqKV = shape.seqKV;
+  s.headDim = shape.headDim;
+  s.headDimV = shape.headDimV;
+  s.elementType = elt;
+  s.causal = shape.causal;
+  s.causalBottomRight = shape.causalBottomRight;
+  // One query row per warp, four warps per CTA; no K/V tiles or stages.
+  s.blockQ = 4;
+  s.rowsPerWarp = 1;
+  s.blockKV = 1;
+  s.kvStages = 0;
+  std::string eltName;
+  llvm::raw_string_ostream(eltName) << elt;
+  s.name = llvm::formatv("attn_generic_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}", eltName,
+                         s.batch, s.headsQ, s.headsKV, s.seqQ, s.seqKV, s.headDim, s.headDimV,
+                         (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal"))
+               .str() +
+           maskSuffix(s) + scoreModSuffix(s);
+  if (failed(checkGridLimits(s, refusal)))
+    return failure();
+  return s;
+}
 
 /// Checks the kernel's preconditions (both tensor-core families) and fills
 /// the spec from the op's shape and its kernel configuration.
@@ -215,27 +305,7 @@ FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
   FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options, refusal);
   if (failed(config))
     return failure();
-  FlashKernelSpec s;
-  s.scale = op.getScale().convertToDouble();
-  if (Value mask = op.getMask()) {
-    auto mt = cast<RankedTensorType>(mask.getType());
-    s.mask = mt.getElementType().isInteger(1) ? FlashKernelSpec::Mask::Keep
-                                              : FlashKernelSpec::Mask::Additive;
-    // As [MB, MH, MQ, MK], like the operands (ranks 2 and 3 lack the
-    // leading dims).
-    s.maskShape.assign(4 - mt.getRank(), 1);
-    s.maskShape.append(mt.getShape().begin(), mt.getShape().end());
-  }
-
-  if (op.hasScoreMod()) {
-    s.scoreMod = &op.getScoreMod();
-    s.scoreModRank = op.getRank();
-    ScoreModKeyBounds keys = getScoreModKeyBounds(op.getScoreMod());
-    s.scoreModLowestKey = keys.lowest;
-    s.scoreModHighestKey = keys.highest;
-    s.scoreModInsideBounds = keys.insideBounds;
-    s.scoreModTensors = getScoreModTensorOperands(op.getScoreMod());
-  }
+  FlashKernelSpec s = scoresSpec(op);
   if (failed(fillSpec(*shape, elt, *config, s, refusal)))
     return failure();
   return s;
@@ -377,6 +447,17 @@ struct AttnLowerToGPUPass
       Refusal refusal;
       FailureOr<FlashKernelSpec> spec = attention ? specFor(attention, *options, refusal)
                                                   : specFor(paged, *options, refusal);
+      if (failed(spec) && attention && genericKernel && !strict && !refusal.byRequest) {
+        Refusal genericRefusal;
+        spec = genericSpecFor(attention, genericRefusal);
+        if (succeeded(spec))
+          op->emitWarning("attn-lower-to-gpu: ")
+              << refusal.why
+              << "; the generic GPU kernel runs it instead (f32 on the CUDA cores, no tensor "
+                 "cores; strict=true makes this an error)";
+        else
+          refusal = genericRefusal;
+      }
       if (failed(spec)) {
         if (failed(refuse(op, refusal)))
           return signalPassFailure();
@@ -387,7 +468,8 @@ struct AttnLowerToGPUPass
       auto &[kernel, combine] = kernels[spec->name];
       if (!kernel) {
         auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
-        kernel = buildFlashAttentionKernel(b, loc, gpuModule, *spec);
+        kernel = spec->generic() ? buildGenericAttentionKernel(b, loc, gpuModule, *spec)
+                                 : buildFlashAttentionKernel(b, loc, gpuModule, *spec);
         if (spec->splitKV())
           combine = buildSplitKVCombineKernel(b, loc, gpuModule, *spec);
         // Keyed by the gpu.module's symbol, which its gpu.binary keeps

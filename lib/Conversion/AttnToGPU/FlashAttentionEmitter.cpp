@@ -87,8 +87,7 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, c.f32));
   }
   if (c.hasMask)
-    params.push_back(MemRefType::get(
-        s.maskShape, s.mask == FlashKernelSpec::Mask::Keep ? Type(b.getI1Type()) : c.T));
+    params.push_back(MemRefType::get(s.maskShape, s.maskElementType));
   if (s.paged()) {
     params.push_back(MemRefType::get({s.batch, s.maxPages}, b.getI32Type()));
     params.push_back(MemRefType::get({s.batch}, b.getI32Type()));

@@ -69,9 +69,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       param("o", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
   // A keep mask is one byte per element (i1 in memory; torch.bool).
   if (s.mask != FlashKernelSpec::Mask::None)
-    params.push_back(param("mask",
-                           s.mask == FlashKernelSpec::Mask::Keep ? "i1*" : dtype + "*",
-                           shape(s.maskShape)));
+    params.push_back(
+        param("mask", elementTypeName(s.maskElementType) + "*", shape(s.maskShape)));
   // A paged KV cache's block table and sequence lengths (int32).
   if (s.paged()) {
     params.push_back(param("block_table", "i32*", shape({s.batch, s.maxPages})));
@@ -150,10 +149,15 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"kv_splits", i64(s.kvSplits)},
       {"keys_per_split", i64(s.keysPerSplit)},
       {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
-      {"smem_layout", str(s.wgmma() ? "swizzled-128b-atoms" : s.swizzle ? "swizzled" : "padded")},
+      {"smem_layout", str(s.generic()  ? "none"
+                          : s.wgmma()  ? "swizzled-128b-atoms"
+                          : s.swizzle  ? "swizzled"
+                                       : "padded")},
       {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
       {"scale", b.getF64FloatAttr(s.scale)},
-      {"instruction", str(s.wgmma() ? "wgmma.mma_async.m64nNk16" : "mma.sync.m16n8k16")},
+      {"instruction", str(s.generic() ? "fma.rn.f32 (CUDA cores, no tensor cores)"
+                          : s.wgmma() ? "wgmma.mma_async.m64nNk16"
+                                      : "mma.sync.m16n8k16")},
       {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
       // The key offsets j − i a score_mod can keep (tiles outside skipped);
       // a missing bound is null.

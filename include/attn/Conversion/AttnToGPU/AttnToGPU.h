@@ -46,14 +46,21 @@ struct FlashKernelSpec {
   /// type, added to the scores) or keep (i1, -inf where false).
   enum class Mask { None, Additive, Keep } mask = Mask::None;
   SmallVector<int64_t, 4> maskShape;
+  /// i1 for a keep mask; an additive mask's float type (the inputs' for
+  /// the tensor-core kernels, any float up to f32 for the generic one).
+  Type maskElementType;
   /// The tensor-core instruction family. mma.sync.m16n8k16 runs on sm_80
   /// and later; Hopper's wgmma.mma_async (sm_90a) lets a warpgroup of 4
   /// warps multiply 64 query rows by a whole K/V tile per instruction with
   /// both operands read from shared memory (Q·Kᵀ) or A from registers (P·V).
-  enum class TensorCore { MmaSync, Wgmma } tensorCore = TensorCore::MmaSync;
+  /// None: the generic kernel (buildGenericAttentionKernel), f32 on the
+  /// CUDA cores, for what neither family takes; blockQ is then its rows
+  /// (one per warp), and it stages nothing in shared memory.
+  enum class TensorCore { MmaSync, Wgmma, None } tensorCore = TensorCore::MmaSync;
   bool wgmma() const { return tensorCore == TensorCore::Wgmma; }
+  bool generic() const { return tensorCore == TensorCore::None; }
   static StringRef tensorCoreName(TensorCore t) {
-    return t == TensorCore::Wgmma ? "wgmma" : "mma.sync";
+    return t == TensorCore::Wgmma ? "wgmma" : t == TensorCore::None ? "none" : "mma.sync";
   }
   int64_t blockQ = 64;
   int64_t blockKV = 64;
@@ -93,6 +100,8 @@ struct FlashKernelSpec {
   /// Shared memory of the CTA in bytes: the K/V stages, then the Q tile when
   /// it is staged.
   int64_t sharedMemoryBytes() const {
+    if (generic())
+      return 0;
     return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0) +
            alignmentSlackBytes();
   }
@@ -187,6 +196,13 @@ gpu::GPUFuncOp buildFlashAttentionKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 const FlashKernelSpec &spec);
 
+/// The generic kernel (GenericKernel.cpp): one warp per query row and
+/// `blockQ` rows per CTA, f32 arithmetic on the CUDA cores, any head dims,
+/// f16/bf16/f32 inputs, the mask, causal diagonal and score_mod of the
+/// tensor-core kernels. Parameters: Q, K, V, O as [B, H, L, d], the mask,
+/// then the score_mod's tensors.
+gpu::GPUFuncOp buildGenericAttentionKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                                           const FlashKernelSpec &spec);
 /// Split-KV's second kernel: one CTA of dv threads per (batch, query head,
 /// query row), each thread one output column, combining the kvSplits
 /// partial outputs by their log2-sum-exp. Parameters: the partial outputs

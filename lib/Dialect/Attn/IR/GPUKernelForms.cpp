@@ -126,6 +126,21 @@ std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
 }
 
 std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
+  if (std::optional<std::string> why = whyNoGenericGPUKernelForm(op))
+    return why;
+  auto attention = dyn_cast<AttentionOp>(op);
+  // The kernel reads an additive mask in the inputs' element type; a wider
+  // bias would have to be rounded, which changes the result.
+  if (Value mask = attention ? attention.getMask() : Value()) {
+    Type maskElt = cast<RankedTensorType>(mask.getType()).getElementType();
+    if (!maskElt.isInteger(1) && maskElt != attention.getQuery().getType().getElementType())
+      return std::string("the GPU kernel reads an additive mask in the inputs' element type; "
+                         "cast the mask to it (rounding the bias) or run on the CPU");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> mlir::attn::whyNoGenericGPUKernelForm(Operation *op) {
   if (isa<VarlenAttentionOp>(op))
     return std::string("packed variable-length batches have no GPU kernel yet");
   if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
@@ -143,14 +158,6 @@ std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
   if (r > 4)
     return "the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank " +
            std::to_string(r);
-  // The kernel reads an additive mask in the inputs' element type; a wider
-  // bias would have to be rounded, which changes the result.
-  if (Value mask = attention.getMask()) {
-    Type maskElt = cast<RankedTensorType>(mask.getType()).getElementType();
-    if (!maskElt.isInteger(1) && maskElt != attention.getQuery().getType().getElementType())
-      return std::string("the GPU kernel reads an additive mask in the inputs' element type; "
-                         "cast the mask to it (rounding the bias) or run on the CPU");
-  }
   return std::nullopt;
 }
 

@@ -1,0 +1,245 @@
+//===- GenericKernel.cpp - attention on CUDA cores, for any shape ---------===//
+//
+// The fallback kernel: what the tensor-core kernels do not take (f32
+// inputs, head dims that are not multiples of 8 or above 256, an additive
+// mask wider than the inputs) still runs fused on the GPU, exactly, with
+// f32 arithmetic on the CUDA cores instead of an error or the host.
+//
+// One warp per query row, four rows per CTA. Lane l holds the Q elements
+// l, l + 32, ... of its row and the output columns l, l + 32, ...; the
+// warp walks the row's keys one at a time (only those the causal diagonal
+// and the score_mod's key bounds leave), each step
+//
+//   s  = Σ_lanes q·k (a butterfly of shuffles), · scale, the score_mod,
+//        the mask                                     (every lane has s)
+//   m' = max(m, s),  α = 2^((m − m')·log2 e),  p = 2^((s − m')·log2 e)
+//   ℓ' = α·ℓ + p,    o' = α·o + p·v                   (online softmax)
+//
+// and stores o / ℓ (0 where ℓ = 0: a row that sees no key). K and V rows
+// are read by the 32 lanes together (coalesced); nothing is staged in
+// shared memory, so no barrier is needed and rows past Lq simply return.
+// It is a correctness fallback, not a fast path: one key per step, no
+// tensor cores.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilder.h"
+#include "ScoreModInKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The kernel, stage by stage (the file comment has the algorithm).
+class GenericAttentionEmitter {
+public:
+  GenericAttentionEmitter(OpBuilder &b, Location loc, const FlashKernelSpec &s)
+      : b(b), loc(loc), s(s), k{b, loc, s.elementType, b.getF32Type()},
+        qRegs(llvm::divideCeil(s.headDim, 32)), oRegs(llvm::divideCeil(s.headDimV, 32)),
+        scoreMods(b, loc, s) {}
+
+  gpu::GPUFuncOp emit(gpu::GPUModuleOp module) {
+    gpu::GPUFuncOp func = createKernel(module);
+    computeCoordinates();
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, k.idx(s.seqQ));
+    auto ifRow = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifRow.getThenRegion().front());
+    loadQuery();
+    scf::ForOp loop = emitKeyLoop();
+    storeOutput(loop);
+    b.setInsertionPointToEnd(&func.getBody().front());
+    gpu::ReturnOp::create(b, loc);
+    scoreMods.expandMath();
+    return func;
+  }
+
+private:
+  gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module) {
+    auto global = [&](int64_t h, int64_t l, int64_t cols) {
+      return MemRefType::get({s.batch, h, l, cols}, s.elementType);
+    };
+    SmallVector<Type> params{global(s.headsQ, s.seqQ, s.headDim),
+                             global(s.headsKV, s.seqKV, s.headDim),
+                             global(s.headsKV, s.seqKV, s.headDimV),
+                             global(s.headsQ, s.seqQ, s.headDimV)};
+    if (s.mask != FlashKernelSpec::Mask::None)
+      params.push_back(MemRefType::get(s.maskShape, s.maskElementType));
+    for (Value t : s.scoreModTensors) {
+      auto type = cast<RankedTensorType>(t.getType());
+      params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
+    }
+    auto func = gpu::GPUFuncOp::create(b, loc, s.name, b.getFunctionType(params, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(32 * s.numWarps()), 1, 1}));
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Q = entry.getArgument(0);
+    K = entry.getArgument(1);
+    V = entry.getArgument(2);
+    O = entry.getArgument(3);
+    unsigned next = 4;
+    if (s.mask != FlashKernelSpec::Mask::None)
+      M = entry.getArgument(next++);
+    for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
+      scoreMods.buffers.push_back(entry.getArgument(next++));
+    return func;
+  }
+
+  void computeCoordinates() {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane = k.rem(tid, 32);
+    Value rowInCTA = k.div(tid, 32);
+    Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    row = k.add(k.mul(tile, s.blockQ), rowInCTA);
+    Value batchHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    batch = k.div(batchHead, s.headsQ);
+    head = k.rem(batchHead, s.headsQ);
+    kvHead = k.div(head, s.headsQ / s.headsKV);
+  }
+
+  /// Column `r·32 + lane` of a row of `cols` columns, clamped into it (the
+  /// lanes past the row read its last column; their values are not used).
+  Value column(int64_t r, int64_t cols) {
+    return arith::MinUIOp::create(b, loc, k.add(lane, r * 32), k.idx(cols - 1));
+  }
+  Value isColumn(int64_t r, int64_t cols) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k.add(lane, r * 32),
+                                 k.idx(cols));
+  }
+  Value toF32(Value x) {
+    return x.getType().isF32() ? x : arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  }
+
+  void loadQuery() {
+    // Zero past d, so that the lanes past the row add nothing to q·k.
+    for (int64_t r = 0; r < qRegs; ++r) {
+      Value x = toF32(memref::LoadOp::create(b, loc, Q,
+                                             ValueRange{batch, head, row, column(r, s.headDim)}));
+      q.push_back(arith::SelectOp::create(b, loc, isColumn(r, s.headDim), x, k.f(0.0)));
+    }
+  }
+
+  /// [first, end) of the keys row `row` sees: up to the causal diagonal,
+  /// inside the score_mod's key bounds (a sliding window).
+  std::pair<Value, Value> keyRange() {
+    auto clampToKeys = [&](Value key) {
+      key = arith::MaxSIOp::create(b, loc, key, k.idx(0));
+      return arith::MinSIOp::create(b, loc, key, k.idx(s.seqKV)).getResult();
+    };
+    Value first = k.idx(0), end = k.idx(s.seqKV);
+    if (s.causal) {
+      int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
+      end = clampToKeys(k.add(row, shift + 1));
+    }
+    if (s.scoreModLowestKey)
+      first = clampToKeys(k.add(row, *s.scoreModLowestKey));
+    if (s.scoreModHighestKey)
+      end = arith::MinSIOp::create(b, loc, end,
+                                   clampToKeys(k.add(row, *s.scoreModHighestKey + 1)));
+    return {first, end};
+  }
+
+  /// The score of key `key` in the exp2 domain, as every lane has it.
+  Value score(Value key) {
+    Value partial = k.f(0.0);
+    for (int64_t r = 0; r < qRegs; ++r) {
+      Value x = memref::LoadOp::create(b, loc, K,
+                                       ValueRange{batch, kvHead, key, column(r, s.headDim)});
+      partial = k.fadd(partial, k.fmul(q[r], toF32(x)));
+    }
+    for (int32_t offset : {16, 8, 4, 2, 1})
+      partial = k.fadd(partial, k.xorShuffle(partial, offset));
+    Value x = k.fmul(partial, k.f(s.scale));
+    if (s.scoreMod) {
+      SmallVector<Value, 4> indices{batch, head, row, key};
+      x = scoreMods.copy(x, ArrayRef<Value>(indices).take_back(s.scoreModRank),
+                         s.scoreMod->front().getTerminator()->getOperand(0));
+    }
+    if (M)
+      x = applyMask(x, key);
+    return k.fmul(x, k.f(M_LOG2E));
+  }
+
+  Value applyMask(Value x, Value key) {
+    auto at = [&](int dim, Value full) { return s.maskShape[dim] == 1 ? k.idx(0) : full; };
+    Value m = memref::LoadOp::create(
+        b, loc, M, ValueRange{at(0, batch), at(1, head), at(2, row), at(3, key)});
+    if (s.mask == FlashKernelSpec::Mask::Keep)
+      return arith::SelectOp::create(b, loc, m, x, k.f(-INFINITY));
+    return k.fadd(x, toF32(m));
+  }
+
+  scf::ForOp emitKeyLoop() {
+    auto [first, end] = keyRange();
+    SmallVector<Value> init{k.f(-INFINITY), k.f(0.0)};
+    for (int64_t r = 0; r < oRegs; ++r)
+      init.push_back(k.f(0.0));
+    auto loop = scf::ForOp::create(b, loc, first, end, k.idx(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key = loop.getInductionVar();
+    ValueRange state = loop.getRegionIterArgs();
+    Value x = score(key);
+    Value mNew = k.fmax(state[0], x);
+    // Every key so far masked: m' = -inf, and α and p must be 0, not NaN.
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
+                                        k.f(-INFINITY));
+    Value mSafe = arith::SelectOp::create(b, loc, noKey, k.f(0.0), mNew);
+    Value alpha = k.exp2(k.fsub(state[0], mSafe));
+    Value p = k.exp2(k.fsub(x, mSafe));
+    // (ptxas contracts each product and sum into one fma.)
+    SmallVector<Value> yields{mNew, k.fadd(k.fmul(state[1], alpha), p)};
+    for (int64_t r = 0; r < oRegs; ++r) {
+      Value v = toF32(memref::LoadOp::create(
+          b, loc, V, ValueRange{batch, kvHead, key, column(r, s.headDimV)}));
+      yields.push_back(k.fadd(k.fmul(state[2 + r], alpha), k.fmul(p, v)));
+    }
+    scf::YieldOp::create(b, loc, yields);
+    return loop;
+  }
+
+  void storeOutput(scf::ForOp loop) {
+    Value l = loop.getResult(1);
+    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
+    Value inv = arith::SelectOp::create(b, loc, none, k.f(0.0), arith::DivFOp::create(b, loc, k.f(1.0), l));
+    for (int64_t r = 0; r < oRegs; ++r) {
+      Value o = k.fmul(loop.getResult(2 + r), inv);
+      if (!s.elementType.isF32())
+        o = arith::TruncFOp::create(b, loc, s.elementType, o);
+      auto store = scf::IfOp::create(b, loc, isColumn(r, s.headDimV), /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      memref::StoreOp::create(b, loc, o, O, ValueRange{batch, head, row, column(r, s.headDimV)});
+    }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const FlashKernelSpec &s;
+  KernelBuilder k;
+  /// Registers per lane for a row of Q (d) and of O (dv).
+  int64_t qRegs, oRegs;
+  ScoreModCopier scoreMods;
+  Value Q, K, V, O, M;
+  Value lane, row, batch, head, kvHead;
+  SmallVector<Value> q;
+};
+
+} // namespace
+
+gpu::GPUFuncOp mlir::attn::buildGenericAttentionKernel(OpBuilder &b, Location loc,
+                                                       gpu::GPUModuleOp module,
+                                                       const FlashKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  return GenericAttentionEmitter(b, loc, spec).emit(module);
+}
