@@ -270,9 +270,12 @@ FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
   s.elementType = elt;
   s.causal = shape.causal;
   s.causalBottomRight = shape.causalBottomRight;
-  // One query row per warp, four warps per CTA; no K/V tiles or stages.
-  s.blockQ = 4;
-  s.rowsPerWarp = 1;
+  // Four warps per CTA, each with as many query rows as its registers
+  // hold comfortably (a row costs ⌈d/32⌉ + ⌈dv/32⌉ + 2 per lane); no K/V
+  // tiles or stages.
+  int64_t widest = std::max(shape.headDim, shape.headDimV);
+  s.rowsPerWarp = widest <= 128 ? 4 : widest <= 256 ? 2 : 1;
+  s.blockQ = 4 * s.rowsPerWarp;
   s.blockKV = 1;
   s.kvStages = 0;
   std::string eltName;

@@ -5,10 +5,12 @@
 // mask wider than the inputs) still runs fused on the GPU, exactly, with
 // f32 arithmetic on the CUDA cores instead of an error or the host.
 //
-// One warp per query row, four rows per CTA. Lane l holds the Q elements
-// l, l + 32, ... of its row and the output columns l, l + 32, ...; the
-// warp walks the row's keys one at a time (only those the causal diagonal
-// and the score_mod's key bounds leave), each step
+// Four warps per CTA, each with a few query rows (4 up to head dims of 128,
+// 2 up to 256, else 1: each K/V row it loads serves all of them, and their
+// dependency chains interleave). Lane l holds the Q elements l, l + 32, ...
+// of each row and the output columns l, l + 32, ...; the warp walks the
+// keys one at a time (only those the causal diagonal and the score_mod's
+// key bounds leave to one of its rows; -inf for the others), each step
 //
 //   s  = Σ_lanes q·k (a butterfly of shuffles), · scale, the score_mod,
 //        the mask                                     (every lane has s)
@@ -17,7 +19,8 @@
 //
 // and stores o / ℓ (0 where ℓ = 0: a row that sees no key). K and V rows
 // are read by the 32 lanes together (coalesced); nothing is staged in
-// shared memory, so no barrier is needed and rows past Lq simply return.
+// shared memory, so no barrier is needed: rows past Lq compute on the last
+// row and are not stored.
 // It is a correctness fallback, not a fast path: one key per step, no
 // tensor cores.
 //
@@ -44,13 +47,15 @@ class GenericAttentionEmitter {
 public:
   GenericAttentionEmitter(OpBuilder &b, Location loc, const FlashKernelSpec &s)
       : b(b), loc(loc), s(s), k{b, loc, s.elementType, b.getF32Type()},
-        qRegs(llvm::divideCeil(s.headDim, 32)), oRegs(llvm::divideCeil(s.headDimV, 32)),
-        scoreMods(b, loc, s) {}
+        rows(s.rowsPerWarp), qRegs(llvm::divideCeil(s.headDim, 32)),
+        oRegs(llvm::divideCeil(s.headDimV, 32)), scoreMods(b, loc, s) {}
 
   gpu::GPUFuncOp emit(gpu::GPUModuleOp module) {
     gpu::GPUFuncOp func = createKernel(module);
     computeCoordinates();
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, k.idx(s.seqQ));
+    // A warp whose first row is past Lq has nothing to do (no barriers).
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstRow, k.idx(s.seqQ));
     auto ifRow = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     b.setInsertionPointToStart(&ifRow.getThenRegion().front());
     loadQuery();
@@ -97,9 +102,11 @@ private:
   void computeCoordinates() {
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     lane = k.rem(tid, 32);
-    Value rowInCTA = k.div(tid, 32);
     Value tile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    row = k.add(k.mul(tile, s.blockQ), rowInCTA);
+    firstRow = k.add(k.mul(tile, s.blockQ), k.mul(k.div(tid, 32), rows));
+    // Rows past Lq compute on the last row (in bounds) and are not stored.
+    for (int64_t r = 0; r < rows; ++r)
+      row.push_back(arith::MinUIOp::create(b, loc, k.add(firstRow, r), k.idx(s.seqQ - 1)));
     Value batchHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     batch = k.div(batchHead, s.headsQ);
     head = k.rem(batchHead, s.headsQ);
@@ -121,104 +128,158 @@ private:
 
   void loadQuery() {
     // Zero past d, so that the lanes past the row add nothing to q·k.
-    for (int64_t r = 0; r < qRegs; ++r) {
-      Value x = toF32(memref::LoadOp::create(b, loc, Q,
-                                             ValueRange{batch, head, row, column(r, s.headDim)}));
-      q.push_back(arith::SelectOp::create(b, loc, isColumn(r, s.headDim), x, k.f(0.0)));
-    }
+    q.resize(rows);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t r = 0; r < qRegs; ++r) {
+        Value x = toF32(memref::LoadOp::create(
+            b, loc, Q, ValueRange{batch, head, row[i], column(r, s.headDim)}));
+        q[i].push_back(arith::SelectOp::create(b, loc, isColumn(r, s.headDim), x, k.f(0.0)));
+      }
   }
 
-  /// [first, end) of the keys row `row` sees: up to the causal diagonal,
-  /// inside the score_mod's key bounds (a sliding window).
-  std::pair<Value, Value> keyRange() {
+  /// [first, end) of the keys a row sees: up to the causal diagonal, inside
+  /// the score_mod's key bounds (a sliding window). Null: all of them.
+  std::pair<Value, Value> keyRange(Value query) {
     auto clampToKeys = [&](Value key) {
       key = arith::MaxSIOp::create(b, loc, key, k.idx(0));
       return arith::MinSIOp::create(b, loc, key, k.idx(s.seqKV)).getResult();
     };
-    Value first = k.idx(0), end = k.idx(s.seqKV);
+    Value first, end;
     if (s.causal) {
       int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
-      end = clampToKeys(k.add(row, shift + 1));
+      end = clampToKeys(k.add(query, shift + 1));
     }
     if (s.scoreModLowestKey)
-      first = clampToKeys(k.add(row, *s.scoreModLowestKey));
-    if (s.scoreModHighestKey)
-      end = arith::MinSIOp::create(b, loc, end,
-                                   clampToKeys(k.add(row, *s.scoreModHighestKey + 1)));
+      first = clampToKeys(k.add(query, *s.scoreModLowestKey));
+    if (s.scoreModHighestKey) {
+      Value highest = clampToKeys(k.add(query, *s.scoreModHighestKey + 1));
+      end = end ? arith::MinSIOp::create(b, loc, end, highest).getResult() : highest;
+    }
     return {first, end};
   }
 
-  /// The score of key `key` in the exp2 domain, as every lane has it.
-  Value score(Value key) {
-    Value partial = k.f(0.0);
-    for (int64_t r = 0; r < qRegs; ++r) {
-      Value x = memref::LoadOp::create(b, loc, K,
-                                       ValueRange{batch, kvHead, key, column(r, s.headDim)});
-      partial = k.fadd(partial, k.fmul(q[r], toF32(x)));
+  /// The scores of key `key` for the warp's rows, in the exp2 domain, as
+  /// every lane has them; -inf outside a row's own key range.
+  SmallVector<Value> scores(Value key, ArrayRef<std::pair<Value, Value>> ranges) {
+    SmallVector<Value> kRow;
+    for (int64_t r = 0; r < qRegs; ++r)
+      kRow.push_back(toF32(memref::LoadOp::create(
+          b, loc, K, ValueRange{batch, kvHead, key, column(r, s.headDim)})));
+    SmallVector<Value> x;
+    for (int64_t i = 0; i < rows; ++i) {
+      Value partial = k.f(0.0);
+      for (int64_t r = 0; r < qRegs; ++r)
+        partial = k.fadd(partial, k.fmul(q[i][r], kRow[r]));
+      x.push_back(partial);
     }
+    // The rows' butterflies interleaved: independent shuffles in flight.
     for (int32_t offset : {16, 8, 4, 2, 1})
-      partial = k.fadd(partial, k.xorShuffle(partial, offset));
-    Value x = k.fmul(partial, k.f(s.scale));
-    if (s.scoreMod) {
-      SmallVector<Value, 4> indices{batch, head, row, key};
-      x = scoreMods.copy(x, ArrayRef<Value>(indices).take_back(s.scoreModRank),
-                         s.scoreMod->front().getTerminator()->getOperand(0));
+      for (Value &partial : x)
+        partial = k.fadd(partial, k.xorShuffle(partial, offset));
+    for (int64_t i = 0; i < rows; ++i) {
+      x[i] = k.fmul(x[i], k.f(s.scale));
+      if (s.scoreMod) {
+        SmallVector<Value, 4> indices{batch, head, row[i], key};
+        x[i] = scoreMods.copy(x[i], ArrayRef<Value>(indices).take_back(s.scoreModRank),
+                              s.scoreMod->front().getTerminator()->getOperand(0));
+      }
+      if (M)
+        x[i] = applyMask(x[i], row[i], key);
+      if (rows > 1)
+        x[i] = dropOutside(x[i], key, ranges[i]);
+      x[i] = k.fmul(x[i], k.f(M_LOG2E));
     }
-    if (M)
-      x = applyMask(x, key);
-    return k.fmul(x, k.f(M_LOG2E));
+    return x;
   }
 
-  Value applyMask(Value x, Value key) {
+  Value applyMask(Value x, Value query, Value key) {
     auto at = [&](int dim, Value full) { return s.maskShape[dim] == 1 ? k.idx(0) : full; };
     Value m = memref::LoadOp::create(
-        b, loc, M, ValueRange{at(0, batch), at(1, head), at(2, row), at(3, key)});
+        b, loc, M, ValueRange{at(0, batch), at(1, head), at(2, query), at(3, key)});
     if (s.mask == FlashKernelSpec::Mask::Keep)
       return arith::SelectOp::create(b, loc, m, x, k.f(-INFINITY));
     return k.fadd(x, toF32(m));
   }
 
+  /// -inf for a key outside [first, end) (the loop visits the union of the
+  /// warp's rows' ranges).
+  Value dropOutside(Value x, Value key, std::pair<Value, Value> range) {
+    using P = arith::CmpIPredicate;
+    Value drop;
+    if (range.first)
+      drop = arith::CmpIOp::create(b, loc, P::slt, key, range.first);
+    if (range.second) {
+      Value past = arith::CmpIOp::create(b, loc, P::sge, key, range.second);
+      drop = drop ? arith::OrIOp::create(b, loc, drop, past).getResult() : past;
+    }
+    return drop ? arith::SelectOp::create(b, loc, drop, k.f(-INFINITY), x).getResult() : x;
+  }
+
+  /// Loop state per row i: m at i·stride, ℓ at i·stride + 1, then o.
+  int64_t stride() const { return 2 + oRegs; }
+
   scf::ForOp emitKeyLoop() {
-    auto [first, end] = keyRange();
-    SmallVector<Value> init{k.f(-INFINITY), k.f(0.0)};
-    for (int64_t r = 0; r < oRegs; ++r)
-      init.push_back(k.f(0.0));
+    SmallVector<std::pair<Value, Value>> ranges;
+    for (int64_t i = 0; i < rows; ++i)
+      ranges.push_back(keyRange(row[i]));
+    // The union: the rows' ranges only grow with the row.
+    Value first = ranges.front().first ? ranges.front().first : k.idx(0);
+    Value end = ranges.back().second ? ranges.back().second : k.idx(s.seqKV);
+    SmallVector<Value> init;
+    for (int64_t i = 0; i < rows; ++i) {
+      init.append({k.f(-INFINITY), k.f(0.0)});
+      for (int64_t r = 0; r < oRegs; ++r)
+        init.push_back(k.f(0.0));
+    }
     auto loop = scf::ForOp::create(b, loc, first, end, k.idx(1), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    Value x = score(key);
-    Value mNew = k.fmax(state[0], x);
-    // Every key so far masked: m' = -inf, and α and p must be 0, not NaN.
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
-                                        k.f(-INFINITY));
-    Value mSafe = arith::SelectOp::create(b, loc, noKey, k.f(0.0), mNew);
-    Value alpha = k.exp2(k.fsub(state[0], mSafe));
-    Value p = k.exp2(k.fsub(x, mSafe));
-    // (ptxas contracts each product and sum into one fma.)
-    SmallVector<Value> yields{mNew, k.fadd(k.fmul(state[1], alpha), p)};
-    for (int64_t r = 0; r < oRegs; ++r) {
-      Value v = toF32(memref::LoadOp::create(
-          b, loc, V, ValueRange{batch, kvHead, key, column(r, s.headDimV)}));
-      yields.push_back(k.fadd(k.fmul(state[2 + r], alpha), k.fmul(p, v)));
+    SmallVector<Value> x = scores(key, ranges);
+    SmallVector<Value> vRow;
+    for (int64_t r = 0; r < oRegs; ++r)
+      vRow.push_back(toF32(memref::LoadOp::create(
+          b, loc, V, ValueRange{batch, kvHead, key, column(r, s.headDimV)})));
+    SmallVector<Value> yields;
+    for (int64_t i = 0; i < rows; ++i) {
+      ValueRange rowState = state.slice(i * stride(), stride());
+      Value mNew = k.fmax(rowState[0], x[i]);
+      // Every key so far masked: m' = -inf, and α and p must be 0, not NaN.
+      Value noKey =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, k.f(-INFINITY));
+      Value mSafe = arith::SelectOp::create(b, loc, noKey, k.f(0.0), mNew);
+      Value alpha = k.exp2(k.fsub(rowState[0], mSafe));
+      Value p = k.exp2(k.fsub(x[i], mSafe));
+      // (ptxas contracts each product and sum into one fma.)
+      yields.append({mNew, k.fadd(k.fmul(rowState[1], alpha), p)});
+      for (int64_t r = 0; r < oRegs; ++r)
+        yields.push_back(k.fadd(k.fmul(rowState[2 + r], alpha), k.fmul(p, vRow[r])));
     }
     scf::YieldOp::create(b, loc, yields);
     return loop;
   }
 
   void storeOutput(scf::ForOp loop) {
-    Value l = loop.getResult(1);
-    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
-    Value inv = arith::SelectOp::create(b, loc, none, k.f(0.0), arith::DivFOp::create(b, loc, k.f(1.0), l));
-    for (int64_t r = 0; r < oRegs; ++r) {
-      Value o = k.fmul(loop.getResult(2 + r), inv);
-      if (!s.elementType.isF32())
-        o = arith::TruncFOp::create(b, loc, s.elementType, o);
-      auto store = scf::IfOp::create(b, loc, isColumn(r, s.headDimV), /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      memref::StoreOp::create(b, loc, o, O, ValueRange{batch, head, row, column(r, s.headDimV)});
+    for (int64_t i = 0; i < rows; ++i) {
+      ValueRange rowState = loop.getResults().slice(i * stride(), stride());
+      Value l = rowState[1];
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
+      Value inv = arith::SelectOp::create(b, loc, none, k.f(0.0),
+                                          arith::DivFOp::create(b, loc, k.f(1.0), l));
+      Value isRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          k.add(firstRow, i), k.idx(s.seqQ));
+      for (int64_t r = 0; r < oRegs; ++r) {
+        Value o = k.fmul(rowState[2 + r], inv);
+        if (!s.elementType.isF32())
+          o = arith::TruncFOp::create(b, loc, s.elementType, o);
+        Value stored = arith::AndIOp::create(b, loc, isRow, isColumn(r, s.headDimV));
+        auto store = scf::IfOp::create(b, loc, stored, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        memref::StoreOp::create(b, loc, o, O,
+                                ValueRange{batch, head, row[i], column(r, s.headDimV)});
+      }
     }
   }
 
@@ -226,12 +287,15 @@ private:
   Location loc;
   const FlashKernelSpec &s;
   KernelBuilder k;
-  /// Registers per lane for a row of Q (d) and of O (dv).
-  int64_t qRegs, oRegs;
+  /// Query rows per warp, and registers per lane for a row of Q (d) and of
+  /// O (dv).
+  int64_t rows, qRegs, oRegs;
   ScoreModCopier scoreMods;
   Value Q, K, V, O, M;
-  Value lane, row, batch, head, kvHead;
-  SmallVector<Value> q;
+  Value lane, firstRow, batch, head, kvHead;
+  /// The warp's query rows (clamped to Lq − 1), and their Q registers.
+  SmallVector<Value> row;
+  SmallVector<SmallVector<Value>> q;
 };
 
 } // namespace
