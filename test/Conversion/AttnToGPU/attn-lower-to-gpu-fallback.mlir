@@ -1,8 +1,11 @@
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu -verify-diagnostics | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="generic-kernel=false" -verify-diagnostics | FileCheck %s
 // An attention the tensor-core kernel cannot run is not an error: a warning
-// at the op says why, and the op stays for the host's unfused lowering
-// (attn-lower-to-gpu-diagnostics.mlir: the same ops under strict=true, as
-// errors). Ops the kernel runs in the same module are still lowered.
+// at the op says why, and the generic CUDA-core kernel runs it
+// (attn-lower-to-gpu-generic.mlir), or, with generic-kernel=false as here
+// and for what that kernel cannot take either, the op stays for the host's
+// unfused lowering (attn-lower-to-gpu-diagnostics.mlir: the same ops under
+// strict=true, as errors). Ops the kernel runs in the same module are still
+// lowered.
 
 // CHECK-LABEL: func.func @f32_inputs
 // CHECK: attn.attention

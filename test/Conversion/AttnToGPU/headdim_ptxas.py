@@ -7,6 +7,10 @@ sm_90 and sm_80), compiles one attention through --attn-gpu-pipeline
 (strict: no host fallback), checks the manifest's head dims and that ptxas
 reports 0 spill bytes, and prints one line per kernel.
 
+With --generic, the generic CUDA-core kernel (f32, f16, bf16 at head dims
+the tensor-core kernels refuse, some with a score_mod): built by the
+pipeline's fallback, not under strict=true.
+
 With --score-mods, the same for attentions with a score_mod region copied
 into the kernel (soft-capping, ALiBi computed from the indices, a sliding
 window, a relative-position bias table read from a kernel parameter), at
@@ -23,6 +27,11 @@ import tempfile
 DIMS = [(32, 32), (40, 40), (64, 64), (72, 72), (80, 80), (96, 96), (128, 128), (160, 160),
         (192, 128), (256, 256), (104, 56)]
 CHIPS = ["sm_90a", "sm_90", "sm_80"]
+# The generic kernel: what the tensor-core kernels refuse (no multiple of 8,
+# above 256) and, at f32, any head dim.
+GENERIC_DIMS = [(20, 20), (36, 36), (80, 72), (100, 100), (128, 128), (264, 264), (320, 200)]
+# Of those, the ones the tensor-core kernels take at f16 and bf16.
+TENSOR_CORE_DIMS = {(80, 72), (128, 128)}
 
 
 SCORE_MODS = {
@@ -61,9 +70,9 @@ SCORE_MODS = {
 SCORE_MOD_TENSORS = {"relbias": ", %table: tensor<4x639xf32>"}
 
 
-def attention(d, dv, causal, mod=None):
-    q = "tensor<1x4x320x%dxbf16>" % d
-    v = "tensor<1x4x320x%dxbf16>" % dv
+def attention(d, dv, causal, mod=None, dtype="bf16"):
+    q = "tensor<1x4x320x%dx%s>" % (d, dtype)
+    v = "tensor<1x4x320x%dx%s>" % (dv, dtype)
     attrs = " scale(0.125)" + (" causal(bottom_right)" if causal else "")
     if mod:
         attrs += (" score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):"
@@ -79,23 +88,33 @@ def main():
     ap.add_argument("--attn-opt", required=True)
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--score-mods", help="comma-separated: " + ", ".join(SCORE_MODS))
+    ap.add_argument("--generic", action="store_true",
+                    help="the generic CUDA-core kernel: GENERIC_DIMS x f32/f16/bf16, "
+                         "without and with each score_mod")
     a = ap.parse_args()
     ok, count = True, 0
     mods = a.score_mods.split(",") if a.score_mods else [None]
     dims = [(64, 64), (128, 128), (256, 256)] if a.score_mods else DIMS
-    cases = [(d, dv, chip, (i + j) % 2 == 1, mod) for mod in mods
+    cases = [(d, dv, chip, (i + j) % 2 == 1, mod, "bf16") for mod in mods
              for i, (d, dv) in enumerate(dims) for j, chip in enumerate(CHIPS)]
+    if a.generic:
+        cases = [(d, dv, CHIPS[i % 3], i % 2 == 1, [None, *SCORE_MODS][i % 5], dtype)
+                 for i, (d, dv) in enumerate(GENERIC_DIMS) for dtype in ("f32", "f16", "bf16")
+                 if dtype == "f32" or (d, dv) not in TENSOR_CORE_DIMS]
     with tempfile.TemporaryDirectory() as tmp:
-        for d, dv, chip, causal, mod in cases:
+        for d, dv, chip, causal, mod, dtype in cases:
             if True:
-                out = os.path.join(tmp, "%d_%d_%s_%s" % (d, dv, chip, mod))
+                out = os.path.join(tmp, "%d_%d_%s_%s_%s" % (d, dv, chip, mod, dtype))
                 os.makedirs(out)
                 src = os.path.join(out, "a.mlir")
                 with open(src, "w") as f:
-                    f.write(attention(d, dv, causal, mod))
-                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true "
-                                    "kv-splits=1 dump-dir=%s" % (chip, out), "-o", os.devnull],
-                                   capture_output=True, text=True)
+                    f.write(attention(d, dv, causal, mod, dtype))
+                # The tensor-core kernels strictly; the generic one is what
+                # the pipeline falls back to.
+                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s %s"
+                                    "kv-splits=1 dump-dir=%s"
+                                    % (chip, "" if a.generic else "strict=true ", out),
+                                    "-o", os.devnull], capture_output=True, text=True)
                 if r.returncode:
                     print("FAIL d=%d dv=%d %s: %s" % (d, dv, chip, r.stderr.strip()))
                     ok = False
@@ -109,13 +128,14 @@ def main():
                 spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", p.stderr)]
                 regs = re.findall(r"Used (\d+) registers", p.stderr)
                 good = (p.returncode == 0 and spills and not any(spills)
-                        and (m["d"], m["dv"]) == (d, dv))
+                        and (m["d"], m["dv"]) == (d, dv)
+                        and m["instruction"].startswith("fma") == a.generic)
                 ok &= good
                 count += 1
                 if not good and p.returncode:
                     print(p.stderr.strip()[:500])
-                print("%s d=%d dv=%d %s causal=%d %s%s: %s registers, spills %s" % (
-                    "ok" if good else "FAIL", d, dv, chip, causal, m["instruction"],
+                print("%s %s d=%d dv=%d %s causal=%d %s%s: %s registers, spills %s" % (
+                    "ok" if good else "FAIL", dtype, d, dv, chip, causal, m["instruction"],
                     " score_mod=" + mod if mod else "",
                     "/".join(regs), sum(spills) if spills else "?"))
     print("%d kernels" % count)
