@@ -204,11 +204,13 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     query tile over that many CTAs, whose partial outputs a second kernel
     in the same PTX combines (the manifest lists both launches);
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
-    are checked before anything runs (ValueError / TypeError); combinations
-    the kernel cannot run, and attentions no kernel runs (f32, head dims
-    that are no multiple of 8 or exceed 256: the command-line pipeline
-    leaves those unfused on the host with a warning), raise MLIRError from
-    the lowering."""
+    are checked before anything runs (ValueError / TypeError). What the
+    tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
+    exceed 256) compiles to the generic CUDA-core kernel (exact, slower;
+    its manifest's `instruction` says so); combinations the kernels cannot
+    run, and attentions no kernel runs (f64, dynamic shapes: the
+    command-line pipeline leaves those unfused on the host with a warning),
+    raise MLIRError from the lowering."""
     _check_str("mlir_text", mlir_text)
     target = graph.check_choice("target", target, CHIPS)
     mma = graph.check_choice("mma", mma, MMA)
@@ -239,16 +241,25 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
                          % (found.count + paged + varlen))
     report = io_cost(found.ir, target=cost_target)
     cost = report["attention"][0] if report["attention"] else None
-    with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
-        # strict: compile() returns a GPU kernel, so an attention the
-        # kernels cannot run is an error here, not the pipeline's host
-        # fallback.
+    def lower(tmp, strict):
         run_pipeline(found.ir,
-                     "attn-gpu-pipeline{strict=true chip=%s mma=%s block-q=%d rows-per-warp=%d "
+                     "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
                      "block-kv=%d kv-stages=%d kv-splits=%d swizzle=%s dump-dir=%s}"
-                     % (target, mma, tiles["block_q"], tiles["rows_per_warp"],
-                        tiles["block_kv"], tiles["kv_stages"], kv_splits,
-                        "true" if swizzle else "false", _quoted_path(tmp)))
+                     % ("true" if strict else "false", target, mma, tiles["block_q"],
+                        tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
+                        kv_splits, "true" if swizzle else "false", _quoted_path(tmp)))
+
+    with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
+        # compile() returns a GPU kernel: a tensor-core one, else the
+        # generic CUDA-core kernel (what the command line warns about); an
+        # attention no kernel runs, which the pipeline would leave to the
+        # host, is an error here (the tensor-core kernels' reason).
+        try:
+            lower(tmp, strict=True)
+        except MLIRError as refused:
+            lower(tmp, strict=False)
+            if not any(f.endswith(".json") for f in os.listdir(tmp)):
+                raise refused
         manifests = sorted(f for f in os.listdir(tmp) if f.endswith(".json"))
         if len(manifests) != 1:
             raise ValueError("compile() needs exactly one attention, found %d kernels"
