@@ -187,7 +187,7 @@ CASES = [
     ("compile-no-attention", "attnopt.compile('func.func @f() { return }')", VE),
     ("compile-two-attentions",
      "attnopt.compile(G + graph.attention(1, 2, 128, 64, func_name='g'))", VE),
-    ("compile-f32", "attnopt.compile(graph.attention(1, 2, 128, 64, dtype='f32'))", ME),
+    ("compile-f64", "attnopt.compile(graph.attention(1, 2, 128, 64, dtype='f64'))", ME),
     ("compile-garbage", "attnopt.compile('%%%')", ME),
 ]
 
