@@ -135,6 +135,21 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
 
 LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal);
 
+/// The problem's extents, element type and causal alignment, as every
+/// kernel's spec holds them.
+void setProblem(const AttentionShape &shape, Type elt, FlashKernelSpec &s) {
+  s.batch = shape.batch;
+  s.headsQ = shape.headsQ;
+  s.headsKV = shape.headsKV;
+  s.seqQ = shape.seqQ;
+  s.seqKV = shape.seqKV;
+  s.headDim = shape.headDim;
+  s.headDimV = shape.headDimV;
+  s.elementType = elt;
+  s.causal = shape.causal;
+  s.causalBottomRight = shape.causalBottomRight;
+}
+
 /// The rest of the spec, from the problem, its element type and its
 /// kernel configuration (the mask, scale and paging are already in `s`);
 /// refuses what CUDA's grid limits do not allow.
@@ -147,16 +162,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.tensorCore = config.family == TensorCoreFamily::Wgmma
                      ? FlashKernelSpec::TensorCore::Wgmma
                      : FlashKernelSpec::TensorCore::MmaSync;
-  s.batch = shape.batch;
-  s.headsQ = shape.headsQ;
-  s.headsKV = shape.headsKV;
-  s.seqQ = shape.seqQ;
-  s.seqKV = shape.seqKV;
-  s.headDim = shape.headDim;
-  s.headDimV = shape.headDimV;
-  s.elementType = elt;
-  s.causal = shape.causal;
-  s.causalBottomRight = shape.causalBottomRight;
+  setProblem(shape, elt, s);
   s.blockQ = config.blockQ;
   s.blockKV = config.blockKV;
   s.rowsPerWarp = config.rowsPerWarp;
@@ -260,16 +266,7 @@ FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
     return fail("the GPU kernels add an f16, bf16 or f32 mask to the f32 scores");
   AttentionShape shape = *op.getCostShape();
   s.tensorCore = FlashKernelSpec::TensorCore::None;
-  s.batch = shape.batch;
-  s.headsQ = shape.headsQ;
-  s.headsKV = shape.headsKV;
-  s.seqQ = shape.seqQ;
-  s.seqKV = shape.seqKV;
-  s.headDim = shape.headDim;
-  s.headDimV = shape.headDimV;
-  s.elementType = elt;
-  s.causal = shape.causal;
-  s.causalBottomRight = shape.causalBottomRight;
+  setProblem(shape, elt, s);
   // Four warps per CTA, each with as many query rows as its registers
   // hold comfortably (a row costs ⌈d/32⌉ + ⌈dv/32⌉ + 2 per lane); no K/V
   // tiles or stages.

@@ -126,6 +126,15 @@ private:
     return x.getType().isF32() ? x : arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   }
 
+  /// The lane's columns of row `key` of K or V (`cols` wide), in f32.
+  SmallVector<Value> loadKVRow(Value mem, Value key, int64_t cols) {
+    SmallVector<Value> values;
+    for (int64_t r = 0; r < llvm::divideCeil(cols, 32); ++r)
+      values.push_back(toF32(
+          memref::LoadOp::create(b, loc, mem, ValueRange{batch, kvHead, key, column(r, cols)})));
+    return values;
+  }
+
   void loadQuery() {
     // Zero past d, so that the lanes past the row add nothing to q·k.
     q.resize(rows);
@@ -161,10 +170,7 @@ private:
   /// The scores of key `key` for the warp's rows, in the exp2 domain, as
   /// every lane has them; -inf outside a row's own key range.
   SmallVector<Value> scores(Value key, ArrayRef<std::pair<Value, Value>> ranges) {
-    SmallVector<Value> kRow;
-    for (int64_t r = 0; r < qRegs; ++r)
-      kRow.push_back(toF32(memref::LoadOp::create(
-          b, loc, K, ValueRange{batch, kvHead, key, column(r, s.headDim)})));
+    SmallVector<Value> kRow = loadKVRow(K, key, s.headDim);
     SmallVector<Value> x;
     for (int64_t i = 0; i < rows; ++i) {
       Value partial = k.f(0.0);
@@ -237,10 +243,7 @@ private:
     Value key = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
     SmallVector<Value> x = scores(key, ranges);
-    SmallVector<Value> vRow;
-    for (int64_t r = 0; r < oRegs; ++r)
-      vRow.push_back(toF32(memref::LoadOp::create(
-          b, loc, V, ValueRange{batch, kvHead, key, column(r, s.headDimV)})));
+    SmallVector<Value> vRow = loadKVRow(V, key, s.headDimV);
     SmallVector<Value> yields;
     for (int64_t i = 0; i < rows; ++i) {
       ValueRange rowState = state.slice(i * stride(), stride());
