@@ -25,13 +25,16 @@ import numpy as np
 
 
 def dense(a):
-    """An elements literal: exact hex bytes for floats, nested lists for i1."""
+    """An elements literal: exact hex bytes for floats and (as i32)
+    integers, nested lists for i1."""
     if a.dtype == np.bool_:
         def nest(x):
             if x.ndim == 0:
                 return "true" if x else "false"
             return "[" + ", ".join(nest(y) for y in x) + "]"
         return "dense<%s>" % nest(a)
+    if np.issubdtype(a.dtype, np.integer):  # as i32
+        return 'dense<"0x%s">' % a.astype("<i4").tobytes().hex().upper()
     return 'dense<"0x%s">' % a.astype("<f4").tobytes().hex().upper()
 
 

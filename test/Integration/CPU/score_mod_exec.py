@@ -13,6 +13,11 @@ causal alignment) and one modification:
   window   s where i - j < W, else -inf    (sliding window; with causal,
                                             Mistral's mask; rows may be
                                             fully masked)
+  document s where doc_q[i] == doc_k[j],   (packed sequences: i32 document
+           else -inf                        ids of queries and keys, two
+                                            tensors read with tensor.extract;
+                                            a query whose document has no
+                                            key sees nothing)
 Checks: no NaN; rows that see no key exactly 0; fused and unfused within
 1e-5 of fp64, and the fused error at most 2x the unfused one (the
 numerics contract).
@@ -26,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attn_exec import (dense, exec_arguments, lower_and_run, parse_memrefs,  # noqa: E402
                        single_op_module, ttype)
 
-MODS = ("softcap", "alibi", "bias", "window")
+MODS = ("softcap", "alibi", "bias", "window", "document")
 
 
 def draw(rng, mod):
@@ -74,6 +79,16 @@ def region(mod, rank, hq, param):
         body = "    %%x = tensor.extract %%bias[%s] : %s\n    %%y = arith.addf %%s, %%x : f32\n" % (
             ", ".join(idx), param[1])
         ref = lambda s: s + param[0].reshape(s.shape)  # noqa: E731
+    elif mod == "document":
+        (doc_q, tq), (doc_k, tk) = param
+        body = ("    %%dq = tensor.extract %%doc_q[%s] : %s\n"
+                "    %%dk = tensor.extract %%doc_k[%s] : %s\n"
+                "    %%same = arith.cmpi eq, %%dq, %%dk : i32\n"
+                "    %%ninf = arith.constant 0xFF800000 : f32\n"
+                "    %%y = arith.select %%same, %%s, %%ninf : f32\n" % (idx[-2], tq, idx[-1], tk))
+        def ref(s):
+            same = doc_q[:, None] == doc_k[None, :]
+            return np.where(same[None, None], s, -np.inf)
     else:  # window
         body = ("    %%w = arith.constant %d : index\n    %%dd = arith.subi %%i, %%j : index\n"
                 "    %%in = arith.cmpi slt, %%dd, %%w : index\n"
@@ -128,6 +143,14 @@ def main():
         bias = rng.standard_normal(lead + [lq, lk]).astype(np.float32)
         operands.append(("bias", dense(bias), ttype(bias.shape)))
         param = (bias.astype(np.float64), ttype(bias.shape))
+    if a.mod == "document":
+        # Sorted document ids (packed sequences); the queries' may name a
+        # document without keys.
+        doc_q = np.sort(rng.integers(0, 4, lq)).astype(np.int32)
+        doc_k = np.sort(rng.integers(0, 4, lk)).astype(np.int32)
+        operands += [("doc_q", dense(doc_q), ttype([lq], "i32")),
+                     ("doc_k", dense(doc_k), ttype([lk], "i32"))]
+        param = ((doc_q, ttype([lq], "i32")), (doc_k, ttype([lk], "i32")))
     text, mod_ref = region(a.mod, rank, hq, param)
     c = " causal(%s)" % causal if causal else ""
     module = single_op_module("modded", "attn.attention %%q, %%k, %%v scale(%r)%s%s"
