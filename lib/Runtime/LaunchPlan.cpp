@@ -19,35 +19,30 @@
 using namespace mlir::attn::runtime;
 namespace json = llvm::json;
 
-size_t mlir::attn::runtime::elementBytes(ElementType type) {
-  switch (type) {
-  case ElementType::BF16:
-  case ElementType::F16:
-    return 2;
-  case ElementType::F32:
-  case ElementType::I32:
-    return 4;
-  case ElementType::Bool:
-    return 1;
-  }
-  llvm_unreachable("unknown element type");
-}
+namespace {
+/// Each element type's manifest name and size: the one table the parser,
+/// the printer and the byte counts read.
+struct ElementTypeInfo {
+  ElementType type;
+  llvm::StringLiteral name;
+  size_t bytes;
+};
+constexpr ElementTypeInfo kElementTypes[] = {
+    {ElementType::BF16, "bf16", 2}, {ElementType::F16, "f16", 2}, {ElementType::F32, "f32", 4},
+    {ElementType::F64, "f64", 8},   {ElementType::I8, "i8", 1},   {ElementType::I16, "i16", 2},
+    {ElementType::I32, "i32", 4},   {ElementType::I64, "i64", 8}, {ElementType::Bool, "i1", 1}};
 
-llvm::StringRef mlir::attn::runtime::elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::F32:
-    return "f32";
-  case ElementType::I32:
-    return "i32";
-  case ElementType::Bool:
-    return "i1";
-  }
+const ElementTypeInfo &info(ElementType type) {
+  for (const ElementTypeInfo &i : kElementTypes)
+    if (i.type == type)
+      return i;
   llvm_unreachable("unknown element type");
 }
+} // namespace
+
+size_t mlir::attn::runtime::elementBytes(ElementType type) { return info(type).bytes; }
+
+llvm::StringRef mlir::attn::runtime::elementTypeName(ElementType type) { return info(type).name; }
 
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
@@ -65,21 +60,14 @@ namespace runtime {
 // The manifest's pointer types: "<element>*".
 static bool fromJSON(const json::Value &v, ElementType &type, json::Path path) {
   std::optional<llvm::StringRef> s = v.getAsString();
-  std::optional<ElementType> parsed;
-  if (s)
-    parsed = llvm::StringSwitch<std::optional<ElementType>>(*s)
-                 .Case("bf16*", ElementType::BF16)
-                 .Case("f16*", ElementType::F16)
-                 .Case("f32*", ElementType::F32)
-                 .Case("i32*", ElementType::I32)
-                 .Case("i1*", ElementType::Bool)
-                 .Default(std::nullopt);
-  if (!parsed) {
-    path.report("expected a pointer type: bf16*, f16*, f32*, i32* or i1*");
-    return false;
-  }
-  type = *parsed;
-  return true;
+  if (s && s->consume_back("*"))
+    for (const ElementTypeInfo &i : kElementTypes)
+      if (*s == i.name) {
+        type = i.type;
+        return true;
+      }
+  path.report("expected a pointer type: bf16*, f16*, f32*, f64*, i8*, i16*, i32*, i64* or i1*");
+  return false;
 }
 
 static bool fromJSON(const json::Value &v, TensorSpec &t, json::Path path) {

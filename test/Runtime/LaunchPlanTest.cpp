@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -79,11 +80,29 @@ TEST(LaunchPlan, OneLaunchSpelledAtTheTopLevel) {
   EXPECT_EQ(plan->params()[1].bytes(), 4u);
 }
 
+TEST(LaunchPlan, ReadsEveryScoreModOperandType) {
+  // A score_mod's tensors may hold any integer or float up to 64 bits.
+  for (auto [type, bytes] : {std::pair<const char *, size_t>{"f64", 8}, {"i64", 8},
+                             {"i16", 2}, {"i8", 1}, {"f32", 4}}) {
+    std::string manifest = llvm::formatv(R"({{"kernel": "k", "params": [
+        {{"name": "q", "type": "bf16*", "shape": [2]},
+        {{"name": "score_mod_operand_0", "type": "{0}*", "shape": [3]}],
+      "launches": [{{"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+                     "args": ["q", "score_mod_operand_0"]}]})",
+                                         type)
+                              .str();
+    auto plan = LaunchPlan::parse(manifest);
+    ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+    EXPECT_EQ(plan->params()[1].bytes(), 3 * bytes) << type;
+    EXPECT_EQ(elementTypeName(plan->params()[1].type), type);
+  }
+}
+
 TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
   EXPECT_NE(errorOf("{").find("manifest"), std::string::npos);
   EXPECT_NE(errorOf("[]").find("expected object"), std::string::npos);
   std::string badType = kSplitKV;
-  badType.replace(badType.find("\"bf16*\""), 7, "\"f64*\"");
+  badType.replace(badType.find("\"bf16*\""), 7, "\"f8E4M3*\"");
   EXPECT_NE(errorOf(badType).find("params[0].type"), std::string::npos) << errorOf(badType);
   std::string badArg = kSplitKV;
   badArg.replace(badArg.find("\"lse\"]"), 5, "\"lsx\"");

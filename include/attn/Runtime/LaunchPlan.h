@@ -24,7 +24,10 @@ namespace runtime {
 
 /// The element types a manifest names ("bf16*", "f16*", "f32*", "i32*",
 /// "i1*": a keep mask, one byte per element as torch.bool stores it).
-enum class ElementType { BF16, F16, F32, I32, Bool };
+/// What a manifest's pointer types name: the attention operands' floats,
+/// and what a score_mod's tensors may hold (any integer or float up to 64
+/// bits).
+enum class ElementType { BF16, F16, F32, F64, I8, I16, I32, I64, Bool };
 
 size_t elementBytes(ElementType type);
 llvm::StringRef elementTypeName(ElementType type);
