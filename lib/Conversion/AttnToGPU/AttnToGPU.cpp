@@ -273,7 +273,8 @@ FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
   int64_t widest = std::max(shape.headDim, shape.headDimV);
   s.rowsPerWarp = widest <= 128 ? 4 : widest <= 256 ? 2 : 1;
   s.blockQ = 4 * s.rowsPerWarp;
-  s.blockKV = 1;
+  // Keys per loop step (GenericKernel.cpp).
+  s.blockKV = 2;
   s.kvStages = 0;
   std::string eltName;
   llvm::raw_string_ostream(eltName) << elt;

@@ -9,20 +9,20 @@
 // 2 up to 256, else 1: each K/V row it loads serves all of them, and their
 // dependency chains interleave). Lane l holds the Q elements l, l + 32, ...
 // of each row and the output columns l, l + 32, ...; the warp walks the
-// keys one at a time (only those the causal diagonal and the score_mod's
-// key bounds leave to one of its rows; -inf for the others), each step
+// keys that the causal diagonal and the score_mod's key bounds leave to one
+// of its rows (-inf for the others), two per iteration (independent loads
+// and butterflies, one rescale of the state):
 //
-//   s  = Σ_lanes q·k (a butterfly of shuffles), · scale, the score_mod,
-//        the mask                                     (every lane has s)
-//   m' = max(m, s),  α = 2^((m − m')·log2 e),  p = 2^((s − m')·log2 e)
-//   ℓ' = α·ℓ + p,    o' = α·o + p·v                   (online softmax)
+//   s_u = Σ_lanes q·k_u (a butterfly of shuffles), · scale, the score_mod,
+//         the mask                                   (every lane has s_u)
+//   m'  = max(m, s_0, s_1),  α = 2^((m − m')·log2 e),  p_u = 2^((s_u − m')·log2 e)
+//   ℓ'  = α·ℓ + Σ p_u,       o' = α·o + Σ p_u·v_u    (online softmax)
 //
 // and stores o / ℓ (0 where ℓ = 0: a row that sees no key). K and V rows
 // are read by the 32 lanes together (coalesced); nothing is staged in
 // shared memory, so no barrier is needed: rows past Lq compute on the last
-// row and are not stored.
-// It is a correctness fallback, not a fast path: one key per step, no
-// tensor cores.
+// row and are not stored. It is a correctness fallback, not a fast path:
+// no tensor cores, no shared-memory tiles.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -47,7 +47,7 @@ class GenericAttentionEmitter {
 public:
   GenericAttentionEmitter(OpBuilder &b, Location loc, const FlashKernelSpec &s)
       : b(b), loc(loc), s(s), k{b, loc, s.elementType, b.getF32Type()},
-        rows(s.rowsPerWarp), qRegs(llvm::divideCeil(s.headDim, 32)),
+        rows(s.rowsPerWarp), keysPerStep(s.blockKV), qRegs(llvm::divideCeil(s.headDim, 32)),
         oRegs(llvm::divideCeil(s.headDimV, 32)), scoreMods(b, loc, s) {}
 
   gpu::GPUFuncOp emit(gpu::GPUModuleOp module) {
@@ -237,27 +237,53 @@ private:
       for (int64_t r = 0; r < oRegs; ++r)
         init.push_back(k.f(0.0));
     }
-    auto loop = scf::ForOp::create(b, loc, first, end, k.idx(1), init);
+    // keysPerStep keys per iteration: their loads and butterflies are
+    // independent, and the state is rescaled once for all of them.
+    auto loop = scf::ForOp::create(b, loc, first, end, k.idx(keysPerStep), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value key = loop.getInductionVar();
     ValueRange state = loop.getRegionIterArgs();
-    SmallVector<Value> x = scores(key, ranges);
-    SmallVector<Value> vRow = loadKVRow(V, key, s.headDimV);
+    SmallVector<SmallVector<Value>> x, vRows;
+    for (int64_t u = 0; u < keysPerStep; ++u) {
+      // Keys past the union's end (the last step) read the last key, in
+      // bounds, and score -inf.
+      Value keyU = key;
+      if (u > 0)
+        keyU = arith::MinUIOp::create(b, loc, k.add(key, u), k.idx(s.seqKV - 1));
+      x.push_back(scores(keyU, ranges));
+      if (u > 0) {
+        Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, k.add(key, u), end);
+        for (Value &xi : x.back())
+          xi = arith::SelectOp::create(b, loc, past, k.f(-INFINITY), xi);
+      }
+      vRows.push_back(loadKVRow(V, keyU, s.headDimV));
+    }
     SmallVector<Value> yields;
     for (int64_t i = 0; i < rows; ++i) {
       ValueRange rowState = state.slice(i * stride(), stride());
-      Value mNew = k.fmax(rowState[0], x[i]);
+      Value mNew = rowState[0];
+      for (int64_t u = 0; u < keysPerStep; ++u)
+        mNew = k.fmax(mNew, x[u][i]);
       // Every key so far masked: m' = -inf, and α and p must be 0, not NaN.
       Value noKey =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, k.f(-INFINITY));
       Value mSafe = arith::SelectOp::create(b, loc, noKey, k.f(0.0), mNew);
       Value alpha = k.exp2(k.fsub(rowState[0], mSafe));
-      Value p = k.exp2(k.fsub(x[i], mSafe));
       // (ptxas contracts each product and sum into one fma.)
-      yields.append({mNew, k.fadd(k.fmul(rowState[1], alpha), p)});
+      Value l = k.fmul(rowState[1], alpha);
+      SmallVector<Value> o;
       for (int64_t r = 0; r < oRegs; ++r)
-        yields.push_back(k.fadd(k.fmul(rowState[2 + r], alpha), k.fmul(p, vRow[r])));
+        o.push_back(k.fmul(rowState[2 + r], alpha));
+      for (int64_t u = 0; u < keysPerStep; ++u) {
+        Value p = k.exp2(k.fsub(x[u][i], mSafe));
+        l = k.fadd(l, p);
+        for (int64_t r = 0; r < oRegs; ++r)
+          o[r] = k.fadd(o[r], k.fmul(p, vRows[u][r]));
+      }
+      yields.push_back(mNew);
+      yields.push_back(l);
+      yields.append(o);
     }
     scf::YieldOp::create(b, loc, yields);
     return loop;
@@ -290,9 +316,9 @@ private:
   Location loc;
   const FlashKernelSpec &s;
   KernelBuilder k;
-  /// Query rows per warp, and registers per lane for a row of Q (d) and of
-  /// O (dv).
-  int64_t rows, qRegs, oRegs;
+  /// Query rows per warp, keys per loop step, and registers per lane for a
+  /// row of Q (d) and of O (dv).
+  int64_t rows, keysPerStep, qRegs, oRegs;
   ScoreModCopier scoreMods;
   Value Q, K, V, O, M;
   Value lane, firstRow, batch, head, kvHead;
