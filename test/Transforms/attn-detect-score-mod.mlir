@@ -217,6 +217,57 @@ func.func @softcap_after_mask(%q: tensor<32x16xf32>, %m: tensor<32x32xf32>) -> t
 
 // -----
 
+// The same from TOSA (what torch-mlir's tosa path emits): tosa.mul by a
+// broadcast [1, 1, 1, 1] constant (the scale), tosa.add of a per-head,
+// per-key bias [1, 2, 1, 8] (read in the region at index 0 along its
+// size-1 dims), and a leaky cap through tosa.greater and tosa.select, each
+// TOSA op as tosa-to-linalg computes one element.
+// CHECK-LABEL: func.func @tosa_leaky_cap
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(2.500000e-01) score_mod {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: index, %[[H:.*]]: index, %{{.*}}: index, %[[J:.*]]: index):
+// CHECK: %[[B:.*]] = tensor.extract %arg3[%{{.*}}, %[[H]], %{{.*}}, %[[J]]] : tensor<1x2x1x8xf32>
+// CHECK-NEXT: %[[X:.*]] = arith.addf %[[S]], %[[B]] : f32
+// CHECK: %[[BIG:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : f32
+// CHECK: %[[HALF:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.select %[[BIG]], %[[HALF]], %[[X]] : f32
+// CHECK-NEXT: attn.yield %[[Y]] : f32
+// CHECK-NOT: tosa.matmul
+func.func @tosa_leaky_cap(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %bias: tensor<1x2x1x8xf32>) -> tensor<1x2x8x16xf32> {
+  %sh3 = tosa.const_shape {values = dense<[2, 8, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh3t = tosa.const_shape {values = dense<[2, 16, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh4s = tosa.const_shape {values = dense<[1, 2, 8, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %sh3s = tosa.const_shape {values = dense<[2, 8, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh4o = tosa.const_shape {values = dense<[1, 2, 8, 16]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c025 = "tosa.const"() <{values = dense<0.25> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %one = "tosa.const"() <{values = dense<1.0> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %half = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %kt = tosa.transpose %k {perms = array<i32: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %q3 = tosa.reshape %q, %sh3 : (tensor<1x2x8x16xf32>, !tosa.shape<3>) -> tensor<2x8x16xf32>
+  %kt3 = tosa.reshape %kt, %sh3t : (tensor<1x2x16x8xf32>, !tosa.shape<3>) -> tensor<2x16x8xf32>
+  %s3 = tosa.matmul %q3, %kt3, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8xf32>
+  %s = tosa.reshape %s3, %sh4s : (tensor<2x8x8xf32>, !tosa.shape<4>) -> tensor<1x2x8x8xf32>
+  %ss = tosa.mul %s, %c025, %shift : (tensor<1x2x8x8xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x2x8x8xf32>
+  %sb = tosa.add %ss, %bias : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %big = tosa.greater %sb, %one : (tensor<1x2x8x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x8x8xi1>
+  %halved = tosa.mul %sb, %half, %shift : (tensor<1x2x8x8xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x2x8x8xf32>
+  %sl = tosa.select %big, %halved, %sb : (tensor<1x2x8x8xi1>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %m = tosa.reduce_max %sl {axis = 3 : i32} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x1xf32>
+  %d = tosa.sub %sl, %m : (tensor<1x2x8x8xf32>, tensor<1x2x8x1xf32>) -> tensor<1x2x8x8xf32>
+  %e = tosa.exp %d : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %sum = tosa.reduce_sum %e {axis = 3 : i32} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<1x2x8x1xf32>) -> tensor<1x2x8x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<1x2x8x8xf32>, tensor<1x2x8x1xf32>, tensor<1xi8>) -> tensor<1x2x8x8xf32>
+  %p3 = tosa.reshape %p, %sh3s : (tensor<1x2x8x8xf32>, !tosa.shape<3>) -> tensor<2x8x8xf32>
+  %v3 = tosa.reshape %v, %sh3 : (tensor<1x2x8x16xf32>, !tosa.shape<3>) -> tensor<2x8x16xf32>
+  %o3 = tosa.matmul %p3, %v3, %zp, %zp : (tensor<2x8x8xf32>, tensor<2x8x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x16xf32>
+  %o = tosa.reshape %o3, %sh4o : (tensor<2x8x16xf32>, !tosa.shape<4>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 
@@ -362,5 +413,45 @@ func.func @index_at_other_rank(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
   // expected-remark @+1 {{attn-detect: not raised: the score modification reads indices or tensors over scores of rank 3, but the attention is raised at rank 4}}
   %o3 = linalg.batch_matmul ins(%p, %v3 : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%ao : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [1, 2, 8, 16] : tensor<2x8x16xf32> into tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// A TOSA elementwise op the capture has no scalar form for stays unraised,
+// with its name.
+// CHECK-LABEL: func.func @tosa_sin
+// CHECK: tosa.sin
+// CHECK-NOT: attn.attention
+func.func @tosa_sin(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %bias: tensor<1x2x1x8xf32>) -> tensor<1x2x8x16xf32> {
+  %sh3 = tosa.const_shape {values = dense<[2, 8, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh3t = tosa.const_shape {values = dense<[2, 16, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh4s = tosa.const_shape {values = dense<[1, 2, 8, 8]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %sh3s = tosa.const_shape {values = dense<[2, 8, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sh4o = tosa.const_shape {values = dense<[1, 2, 8, 16]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c025 = "tosa.const"() <{values = dense<0.25> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %one = "tosa.const"() <{values = dense<1.0> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %half = "tosa.const"() <{values = dense<0.5> : tensor<1x1x1x1xf32>}> : () -> tensor<1x1x1x1xf32>
+  %kt = tosa.transpose %k {perms = array<i32: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %q3 = tosa.reshape %q, %sh3 : (tensor<1x2x8x16xf32>, !tosa.shape<3>) -> tensor<2x8x16xf32>
+  %kt3 = tosa.reshape %kt, %sh3t : (tensor<1x2x16x8xf32>, !tosa.shape<3>) -> tensor<2x16x8xf32>
+  %s3 = tosa.matmul %q3, %kt3, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8xf32>
+  %s = tosa.reshape %s3, %sh4s : (tensor<2x8x8xf32>, !tosa.shape<4>) -> tensor<1x2x8x8xf32>
+  %ss = tosa.mul %s, %c025, %shift : (tensor<1x2x8x8xf32>, tensor<1x1x1x1xf32>, tensor<1xi8>) -> tensor<1x2x8x8xf32>
+  %sb = tosa.add %ss, %bias : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %sl = tosa.sin %sb : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %m = tosa.reduce_max %sl {axis = 3 : i32} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x1xf32>
+  %d = tosa.sub %sl, %m : (tensor<1x2x8x8xf32>, tensor<1x2x8x1xf32>) -> tensor<1x2x8x8xf32>
+  %e = tosa.exp %d : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %sum = tosa.reduce_sum %e {axis = 3 : i32} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<1x2x8x1xf32>) -> tensor<1x2x8x1xf32>
+  %p = tosa.mul %e, %r, %shift : (tensor<1x2x8x8xf32>, tensor<1x2x8x1xf32>, tensor<1xi8>) -> tensor<1x2x8x8xf32>
+  %p3 = tosa.reshape %p, %sh3s : (tensor<1x2x8x8xf32>, !tosa.shape<3>) -> tensor<2x8x8xf32>
+  %v3 = tosa.reshape %v, %sh3 : (tensor<1x2x8x16xf32>, !tosa.shape<3>) -> tensor<2x8x16xf32>
+  // expected-remark @+1 {{attn-detect: not raised: the softmax input is not a scaled, masked Q·Kᵀ, and not a modification of each score either: the score modification holds 'tosa.sin', which the capture has no scalar form for}}
+  %o3 = tosa.matmul %p3, %v3, %zp, %zp : (tensor<2x8x8xf32>, tensor<2x8x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x16xf32>
+  %o = tosa.reshape %o3, %sh4o : (tensor<2x8x16xf32>, !tosa.shape<4>) -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }

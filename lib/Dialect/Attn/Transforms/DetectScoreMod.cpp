@@ -15,9 +15,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -52,19 +54,49 @@ public:
     return g;
   }
 
-  /// An arith or math op applied element for element to tensors of the
-  /// scores' rank (`arith.mulf %s, %g : tensor<..>`).
+  /// An op applied element for element to tensors of the scores' rank:
+  /// arith or math on tensors (`arith.mulf %s, %g : tensor<..>`), or one of
+  /// the TOSA elementwise ops whose scalar meaning emitTosaScalar spells
+  /// (their operands may broadcast size-1 dims).
   bool isTensorElementwise(Operation *op) const {
-    if (!op || !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        op->getNumRegions() != 0)
+    if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0)
       return false;
-    auto sameRank = [&](Type t) {
-      auto r = dyn_cast<RankedTensorType>(t);
+    bool arithOrMath = op->hasTrait<OpTrait::Elementwise>() &&
+                       isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+    if (!arithOrMath && !isTosaElementwise(op))
+      return false;
+    auto sameRank = [&](Value v) {
+      auto r = dyn_cast<RankedTensorType>(v.getType());
       return r && r.getRank() == rank;
     };
-    return llvm::all_of(op->getOperandTypes(), sameRank) &&
-           sameRank(op->getResult(0).getType());
+    return llvm::all_of(dataOperands(op), sameRank) && sameRank(op->getResult(0));
+  }
+
+  /// The TOSA ops captured, on floats (compares and selects on any type).
+  static bool isTosaElementwise(Operation *op) {
+    if (isa<tosa::SelectOp, tosa::GreaterOp, tosa::GreaterEqualOp, tosa::EqualOp>(op))
+      return true;
+    return isa<tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::TanhOp, tosa::ExpOp, tosa::AbsOp,
+               tosa::NegateOp, tosa::ReciprocalOp, tosa::SigmoidOp>(op) &&
+           isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+  }
+
+  /// The operands an elementwise op computes from: all but tosa.mul's shift
+  /// (0 for floats) and tosa.negate's zero points (0 for floats).
+  static OperandRange dataOperands(Operation *op) {
+    if (isa<tosa::MulOp>(op))
+      return op->getOperands().take_front(2);
+    if (isa<tosa::NegateOp>(op))
+      return op->getOperands().take_front(1);
+    return op->getOperands();
+  }
+
+  /// Whether elementwise `op` reads `operand` at the result's own point (no
+  /// broadcast dim).
+  static bool readsAtPoint(Operation *op, Value operand) {
+    return operand.getType() == op->getResult(0).getType() ||
+           cast<ShapedType>(operand.getType()).getShape() ==
+               cast<ShapedType>(op->getResult(0).getType()).getShape();
   }
 
   /// Whether `tensor` belongs to the DAG: Q·Kᵀ itself, or computed
@@ -85,7 +117,9 @@ public:
           if (readsElementwise(g, o) && inDag(o.get()))
             result = true;
       } else if (isTensorElementwise(def)) {
-        result = llvm::any_of(def->getOperands(), [&](Value v) { return inDag(v); });
+        result = llvm::any_of(dataOperands(def), [&](Value v) {
+          return readsAtPoint(def, v) && inDag(v);
+        });
       }
     }
     dagMemo[tensor] = result;
@@ -182,11 +216,14 @@ private:
     }
     if (walk.isTensorElementwise(def)) {
       passed.insert(def);
-      for (Value operand : def->getOperands())
-        if (failed(checkOperand(operand, /*identityRead=*/true)))
+      for (Value operand : ScoreModWalker::dataOperands(def))
+        if (failed(checkOperand(operand, ScoreModWalker::readsAtPoint(def, operand))))
           return failure();
       return success();
     }
+    if (def && def->hasTrait<OpTrait::tosa::TosaElementwiseOperator>())
+      return fail("the score modification holds '" + def->getName().getStringRef() +
+                  "', which the capture has no scalar form for");
     return fail("the scores go through '" +
                 (def ? def->getName().getStringRef() : StringRef("a block argument")) +
                 "', which is not elementwise in them");
@@ -311,14 +348,21 @@ private:
       Operation *yield = g.getBlock()->getTerminator();
       result = emitPayload(g, yield->getOperand(cast<OpResult>(t).getResultNumber()));
     } else {
-      // An arith/math op on tensors, applied to one element.
-      OperationState state(loc, def->getName());
-      for (Value operand : def->getOperands())
-        state.addOperands(walk.inDag(operand) ? emitTensor(operand)
-                                              : readLeaf(operand, identityIndices()));
-      state.addTypes(getElementTypeOrSelf(t.getType()));
-      state.addAttributes(def->getAttrs());
-      result = b.create(state)->getResult(0);
+      // An arith/math or TOSA op on tensors, applied to one element.
+      SmallVector<Value> scalars;
+      for (Value operand : ScoreModWalker::dataOperands(def))
+        scalars.push_back(ScoreModWalker::readsAtPoint(def, operand) && walk.inDag(operand)
+                              ? emitTensor(operand)
+                              : readLeaf(operand, broadcastIndices(operand)));
+      if (ScoreModWalker::isTosaElementwise(def)) {
+        result = emitTosaScalar(def, scalars);
+      } else {
+        OperationState state(loc, def->getName());
+        state.addOperands(scalars);
+        state.addTypes(getElementTypeOrSelf(t.getType()));
+        state.addAttributes(def->getAttrs());
+        result = b.create(state)->getResult(0);
+      }
     }
     memo[t] = result;
     return result;
@@ -352,8 +396,51 @@ private:
     return result;
   }
 
-  SmallVector<Value> identityIndices() {
-    return SmallVector<Value>(block.getArguments().drop_front());
+  /// The indices a tensor of the scores' rank is read at: the point, with
+  /// 0 along its size-1 (broadcast) dims.
+  SmallVector<Value> broadcastIndices(Value t) {
+    SmallVector<Value> out;
+    for (auto [d, size] : llvm::enumerate(cast<ShapedType>(t.getType()).getShape()))
+      out.push_back(size == 1 ? arith::ConstantIndexOp::create(b, loc, 0).getResult()
+                              : index(d));
+    return out;
+  }
+
+  /// One element of a TOSA elementwise op, as TOSA's lowering to linalg
+  /// computes it (tosa-to-linalg): reciprocal as 1/x, sigmoid as
+  /// 1/(1 + e^{-x}), compares as ordered float (or signed integer) ones.
+  Value emitTosaScalar(Operation *op, ArrayRef<Value> x) {
+    auto compare = [&](arith::CmpFPredicate f, arith::CmpIPredicate i) -> Value {
+      if (isa<FloatType>(x[0].getType()))
+        return arith::CmpFOp::create(b, loc, f, x[0], x[1]);
+      return arith::CmpIOp::create(b, loc, i, x[0], x[1]);
+    };
+    auto one = [&] {
+      return arith::ConstantOp::create(b, loc, FloatAttr::get(x[0].getType(), 1.0));
+    };
+    return TypeSwitch<Operation *, Value>(op)
+        .Case([&](tosa::AddOp) { return arith::AddFOp::create(b, loc, x[0], x[1]); })
+        .Case([&](tosa::SubOp) { return arith::SubFOp::create(b, loc, x[0], x[1]); })
+        .Case([&](tosa::MulOp) { return arith::MulFOp::create(b, loc, x[0], x[1]); })
+        .Case([&](tosa::TanhOp) { return math::TanhOp::create(b, loc, x[0]); })
+        .Case([&](tosa::ExpOp) { return math::ExpOp::create(b, loc, x[0]); })
+        .Case([&](tosa::AbsOp) { return math::AbsFOp::create(b, loc, x[0]); })
+        .Case([&](tosa::NegateOp) { return arith::NegFOp::create(b, loc, x[0]); })
+        .Case([&](tosa::ReciprocalOp) { return arith::DivFOp::create(b, loc, one(), x[0]); })
+        .Case([&](tosa::SigmoidOp) {
+          Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
+          return arith::DivFOp::create(b, loc, one(), arith::AddFOp::create(b, loc, one(), e));
+        })
+        .Case([&](tosa::SelectOp) { return arith::SelectOp::create(b, loc, x[0], x[1], x[2]); })
+        .Case([&](tosa::GreaterOp) {
+          return compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+        })
+        .Case([&](tosa::GreaterEqualOp) {
+          return compare(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+        })
+        .Case([&](tosa::EqualOp) {
+          return compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+        });
   }
 
   SmallVector<Value> indicesOf(AffineMap map) {
