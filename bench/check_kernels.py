@@ -7,6 +7,7 @@ masked rows exactly 0. Handles both causal alignments, GQA and lengths that
 are not multiples of the tiles.
 
     python3 bench/check_kernels.py DIR          # exits 1 on any failure
+    python3 bench/check_kernels.py DIR --windows   # gen_window_sweep.py's kernels
 """
 import json
 import os
@@ -51,6 +52,20 @@ def keep_mask(lq, lk, causal, device):
     return j <= i + shift
 
 
+def window_keep(m, lq, lk, device):
+    """The band lo <= j − i <= hi of a kernel whose score_mod is a pure
+    window (gen_window_sweep.py), from its manifest's key offsets."""
+    bounds = m.get("score_mod") or {}
+    lo, hi = bounds.get("key_offset_min"), bounds.get("key_offset_max")
+    offset = (torch.arange(lk, device=device)[None, :] - torch.arange(lq, device=device)[:, None])
+    keep = torch.ones(lq, lk, dtype=torch.bool, device=device)
+    if isinstance(lo, int):
+        keep &= offset >= lo
+    if isinstance(hi, int):
+        keep &= offset <= hi
+    return keep
+
+
 def combined_mask(causal_keep, tmask, dtype):
     """The causal keep mask and the mask tensor as one additive float mask."""
     if causal_keep is None and tmask is None:
@@ -82,6 +97,9 @@ def sdpa(q, k, v, mask, scale, backend=SDPBackend.MATH):
 
 def main():
     kdir = sys.argv[1]
+    # --windows: every kernel's score_mod is a pure window (the band its
+    # manifest's key offsets give), applied as a keep mask to the reference.
+    windows = "--windows" in sys.argv[2:]
     ok = True
     for name in sorted(f for f in os.listdir(kdir) if f.endswith(".json") and f != "index.json"):
         kern = Kernel(os.path.join(kdir, name))
@@ -91,6 +109,9 @@ def main():
         kern(q, k, v, o, mask=tmask)
         torch.cuda.synchronize()
         causal_keep = keep_mask(q.shape[2], k.shape[2], m["causal"], q.device)
+        if windows:
+            band = window_keep(m, q.shape[2], k.shape[2], q.device)
+            causal_keep = band if causal_keep is None else causal_keep & band
         mask32 = combined_mask(causal_keep, tmask, torch.float32)
         # fp64 for f32 inputs (fp32 would be the same-precision baseline).
         wide = torch.float64 if q.dtype == torch.float32 else torch.float32

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A random sweep of the tensor-core kernels with a window score_mod (here,
+no GPU): seeded draws of dtype, head dim, B, GQA group, Lq and Lk (1 to
+1100: decode, split-KV and prefill grids), causal alignment, chip (sm_90a:
+wgmma; sm_80: mma.sync) and a pure window region in one of its spellings
+(keep j + W > i; drop i − j >= W; a two-sided band lo <= j − i <= hi with
+andi), so that the kernels' block skipping and their three K/V runs (far
+edge, inside, diagonal) meet window edges at every offset to the tiles.
+Each region keeps the score inside its band and gives -inf outside, which
+is what the manifest's key_offset_min/max say: check_kernels.py --windows
+rebuilds the band from them.
+
+    python3 bench/gen_window_sweep.py --out DIR [--cases 40] [--seed 1]
+    # on the GPU machine:
+    python3 bench/check_kernels.py DIR --windows
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_check_kernels import case_ir  # noqa: E402
+
+NINF = "    %ninf = arith.constant 0xFF800000 : f32\n"
+
+
+def window_region(rng):
+    form = rng.choice(["keep", "drop", "band"])
+    w = rng.randint(1, 700)
+    if form == "keep":  # j + W > i
+        body = ("    %%w = arith.constant %d : index\n    %%jw = arith.addi %%j, %%w : index\n"
+                "    %%in = arith.cmpi sgt, %%jw, %%i : index\n" % w + NINF +
+                "    %y = arith.select %in, %s, %ninf : f32\n")
+    elif form == "drop":  # i - j >= W
+        body = ("    %%w = arith.constant %d : index\n    %%d = arith.subi %%i, %%j : index\n"
+                "    %%out = arith.cmpi sge, %%d, %%w : index\n" % w + NINF +
+                "    %y = arith.select %out, %ninf, %s : f32\n")
+    else:  # lo <= j - i <= hi
+        lo, hi = -w, rng.randint(-w, 300)
+        body = ("    %%lo = arith.constant %d : index\n    %%hi = arith.constant %d : index\n"
+                "    %%d = arith.subi %%j, %%i : index\n"
+                "    %%a = arith.cmpi sge, %%d, %%lo : index\n"
+                "    %%b = arith.cmpi sle, %%d, %%hi : index\n"
+                "    %%in = arith.andi %%a, %%b : i1\n" % (lo, hi) + NINF +
+                "    %y = arith.select %in, %s, %ninf : f32\n")
+    return (" score_mod {\n  ^bb0(%s: f32, %bb: index, %h: index, %i: index, %j: index):\n"
+            + body + "    attn.yield %y : f32\n  }")
+
+
+def draw(rng):
+    dtype = rng.choice(["bf16", "f16"])
+    d = rng.choice([64, 80, 96, 128])
+    B, hkv = rng.randint(1, 2), rng.randint(1, 2)
+    hq = hkv * rng.choice([1, 2, 4])
+    lq = rng.choice([1, 3, rng.randint(1, 1100)])
+    lk = rng.randint(1, 1100)
+    causal = rng.choice([None, "top_left", "bottom_right"])
+    chip = rng.choice(["sm_90a", "sm_80"])
+    return (dtype, B, hq, hkv, lq, lk, d, causal, None), chip, window_region(rng)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cases", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    rng = random.Random(a.seed)
+    src = os.path.join(a.out, "src.mlir")
+    for _ in range(a.cases):
+        case, chip, region = draw(rng)
+        text = case_ir(*case)
+        # The region goes after the op's attributes, before its types.
+        head, sep, tail = text.partition(" : tensor")
+        with open(src, "w") as f:
+            f.write(head + region + sep + tail)
+        r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true dump-dir=%s"
+                            % (chip, a.out), "-o", os.devnull], capture_output=True, text=True)
+        if r.returncode:
+            print("FAIL", case, chip, r.stderr[-600:])
+            return 1
+    os.remove(src)
+    print("%d window kernels in %s" % (a.cases, a.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
