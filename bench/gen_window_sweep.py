@@ -14,15 +14,12 @@ rebuilds the band from them.
     # on the GPU machine:
     python3 bench/check_kernels.py DIR --windows
 """
-import argparse
 import os
-import random
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen_check_kernels import case_ir  # noqa: E402
+from gen_check_kernels import case_ir, run_sweep  # noqa: E402
 
 NINF = "    %ninf = arith.constant 0xFF800000 : f32\n"
 
@@ -62,32 +59,12 @@ def draw(rng):
     return (dtype, B, hq, hkv, lq, lk, d, causal, None), chip, window_region(rng)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--cases", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    rng = random.Random(a.seed)
-    src = os.path.join(a.out, "src.mlir")
-    for _ in range(a.cases):
-        case, chip, region = draw(rng)
-        text = case_ir(*case)
-        # The region goes after the op's attributes, before its types.
-        head, sep, tail = text.partition(" : tensor")
-        with open(src, "w") as f:
-            f.write(head + region + sep + tail)
-        r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true dump-dir=%s"
-                            % (chip, a.out), "-o", os.devnull], capture_output=True, text=True)
-        if r.returncode:
-            print("FAIL", case, chip, r.stderr[-600:])
-            return 1
-    os.remove(src)
-    print("%d window kernels in %s" % (a.cases, a.out))
-    return 0
+def draw_case(rng):
+    case, chip, region = draw(rng)
+    # The region goes after the op's attributes, before its types.
+    head, sep, tail = case_ir(*case).partition(" : tensor")
+    return head + region + sep + tail, "chip=%s strict=true" % chip, None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sweep(__doc__, draw_case, lambda n, out: "%d window kernels in %s" % (n, out)))
