@@ -221,7 +221,8 @@ private:
           return failure();
       return success();
     }
-    if (def && def->hasTrait<OpTrait::tosa::TosaElementwiseOperator>())
+    if (def && def->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() &&
+        !ScoreModWalker::isTosaElementwise(def))
       return fail("the score modification holds '" + def->getName().getStringRef() +
                   "', which the capture has no scalar form for");
     return fail("the scores go through '" +
