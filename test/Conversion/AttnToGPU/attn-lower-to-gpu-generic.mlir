@@ -91,3 +91,17 @@ func.func @f64_inputs(%q: tensor<1x2x16x64xf64>) -> tensor<1x2x16x64xf64> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x16x64xf64>, tensor<1x2x16x64xf64>, tensor<1x2x16x64xf64> -> tensor<1x2x16x64xf64>
   return %o : tensor<1x2x16x64xf64>
 }
+
+// -----
+
+// An f64 additive mask on f32 inputs: the generic kernel adds masks in
+// f32 and would have to round it, so the op stays unfused, with the
+// generic kernel's reason.
+// CHECK-LABEL: func.func @f64_mask
+// CHECK: attn.attention
+// CHECK-NOT: gpu.launch_func
+func.func @f64_mask(%q: tensor<1x2x16x64xf32>, %m: tensor<1x1x16x16xf64>) -> tensor<1x2x16x64xf32> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernels add an f16, bf16 or f32 mask to the f32 scores; the attention stays unfused (strict=true makes this an error)}}
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x16x16xf64>) scale(0.125) : tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32> -> tensor<1x2x16x64xf32>
+  return %o : tensor<1x2x16x64xf32>
+}
