@@ -29,7 +29,9 @@ python3 test/Integration/CPU/attn_exec.py --attn-opt "$OPT" \
   --rank 4 --B 1 --H 4 --Hkv 2 --Lq 64 --d 32 --causal top_left --keep-ir "$OUT/exec.mlir"
 
 echo
-echo "== 4. GPU: the same attention in bf16 to tensor-core PTX (+ launch manifest)"
+echo "== 4. GPU: the bf16 attention to tensor-core PTX, the f32 one to the generic kernel (+ launch manifests)"
+#    The f32 chain is raised as an f32 attention, which the tensor cores
+#    refuse: the generic CUDA-core kernel runs it, with a warning.
 #    Hopper (sm_90a, the default chip): wgmma; any other chip: mma.sync.
 rm -rf "$OUT/kernels" "$OUT/kernels-sm80"
 $OPT $EX --attn-gpu-pipeline="dump-dir=$OUT/kernels" -o /dev/null
