@@ -71,22 +71,23 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   return func;
 }
 
-gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
+SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) {
+  Type T = s.elementType, f32 = b.getF32Type();
   auto global = [&](int64_t h, int64_t l, int64_t cols) {
-    return MemRefType::get({s.batch, h, l, cols}, c.T);
+    return MemRefType::get({s.batch, h, l, cols}, T);
   };
   // K/V: [B, Hkv, Lk, d], or a paged pool [P, S, Hkv, d].
   auto keys = [&](int64_t cols) {
-    return s.paged() ? MemRefType::get({s.numPages, s.pageSize, s.headsKV, cols}, c.T)
+    return s.paged() ? MemRefType::get({s.numPages, s.pageSize, s.headsKV, cols}, T)
                      : global(s.headsKV, s.seqKV, cols);
   };
-  SmallVector<Type> params{global(s.headsQ, s.seqQ, c.d), keys(c.d), keys(c.dv),
-                           global(s.headsQ, s.seqQ, c.dv)};
+  SmallVector<Type> params{global(s.headsQ, s.seqQ, s.headDim), keys(s.headDim),
+                           keys(s.headDimV), global(s.headsQ, s.seqQ, s.headDimV)};
   if (s.splitKV()) {
-    params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, c.dv}, c.f32);
-    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, c.f32));
+    params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
+    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, f32));
   }
-  if (c.hasMask)
+  if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(MemRefType::get(s.maskShape, s.maskElementType));
   if (s.paged()) {
     params.push_back(MemRefType::get({s.batch, s.maxPages}, b.getI32Type()));
@@ -96,7 +97,33 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     auto type = cast<RankedTensorType>(t.getType());
     params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
   }
-  auto fnType = b.getFunctionType(params, {});
+  return params;
+}
+
+KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) {
+  // (A gpu.func's block arguments continue with its workgroup buffers.)
+  unsigned next = 0;
+  auto take = [&] { return entry.getArgument(next++); };
+  KernelParameters p;
+  p.Q = take();
+  p.K = take();
+  p.V = take();
+  p.O = take();
+  if (s.splitKV())
+    p.LSE = take();
+  if (s.mask != FlashKernelSpec::Mask::None)
+    p.M = take();
+  if (s.paged()) {
+    p.blockTable = take();
+    p.seqLens = take();
+  }
+  for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
+    p.scoreModTensors.push_back(take());
+  return p;
+}
+
+gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
+  auto fnType = b.getFunctionType(KernelParameters::types(b, s), {});
   SmallVector<Type> staticTiles;
   if (!s.dynamicSharedMemory)
     staticTiles = {family.tileType(c.stages, c.bkv, c.d), family.tileType(c.stages, c.bkv, c.dv)};
@@ -105,20 +132,10 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(c.threads), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
-  v.Q = entry.getArgument(0);
-  v.K = entry.getArgument(1);
-  v.V = entry.getArgument(2);
-  v.O = entry.getArgument(3);
-  v.LSE = s.splitKV() ? entry.getArgument(4) : Value();
-  // (The block's arguments continue with the static shared-memory tiles.)
-  unsigned next = s.splitKV() ? 5 : 4;
-  v.M = c.hasMask ? entry.getArgument(next++) : Value();
-  if (s.paged()) {
-    v.blockTable = entry.getArgument(next++);
-    v.seqLens = entry.getArgument(next++);
-  }
-  for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
-    scoreMods.buffers.push_back(entry.getArgument(next++));
+  KernelParameters p = KernelParameters::bind(entry, s);
+  std::tie(v.Q, v.K, v.V, v.O, v.LSE, v.M, v.blockTable, v.seqLens) =
+      std::tie(p.Q, p.K, p.V, p.O, p.LSE, p.M, p.blockTable, p.seqLens);
+  scoreMods.buffers = p.scoreModTensors;
   return func;
 }
 

@@ -69,33 +69,16 @@ public:
 
 private:
   gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module) {
-    auto global = [&](int64_t h, int64_t l, int64_t cols) {
-      return MemRefType::get({s.batch, h, l, cols}, s.elementType);
-    };
-    SmallVector<Type> params{global(s.headsQ, s.seqQ, s.headDim),
-                             global(s.headsKV, s.seqKV, s.headDim),
-                             global(s.headsKV, s.seqKV, s.headDimV),
-                             global(s.headsQ, s.seqQ, s.headDimV)};
-    if (s.mask != FlashKernelSpec::Mask::None)
-      params.push_back(MemRefType::get(s.maskShape, s.maskElementType));
-    for (Value t : s.scoreModTensors) {
-      auto type = cast<RankedTensorType>(t.getType());
-      params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
-    }
-    auto func = gpu::GPUFuncOp::create(b, loc, s.name, b.getFunctionType(params, {}));
+    auto func = gpu::GPUFuncOp::create(
+        b, loc, s.name, b.getFunctionType(KernelParameters::types(b, s), {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(32 * s.numWarps()), 1, 1}));
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
-    Q = entry.getArgument(0);
-    K = entry.getArgument(1);
-    V = entry.getArgument(2);
-    O = entry.getArgument(3);
-    unsigned next = 4;
-    if (s.mask != FlashKernelSpec::Mask::None)
-      M = entry.getArgument(next++);
-    for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
-      scoreMods.buffers.push_back(entry.getArgument(next++));
+    // (No split-KV or paged cache: those take the tensor-core kernels.)
+    KernelParameters p = KernelParameters::bind(entry, s);
+    std::tie(Q, K, V, O, M) = std::tie(p.Q, p.K, p.V, p.O, p.M);
+    scoreMods.buffers = p.scoreModTensors;
     return func;
   }
 

@@ -9,6 +9,7 @@
 #ifndef ATTN_LIB_CONVERSION_ATTNTOGPU_KERNELBUILDER_H
 #define ATTN_LIB_CONVERSION_ATTNTOGPU_KERNELBUILDER_H
 
+#include "attn/Conversion/AttnToGPU/AttnToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -16,6 +17,22 @@
 
 namespace mlir {
 namespace attn {
+
+/// The attention kernels' parameters, in their calling convention (the
+/// manifest's `params` order, the launch's arguments): Q, K, V and O as
+/// [B, H, L, d] (paged: K/V pools [P, S, Hkv, d]; split-KV: the partial
+/// outputs [S, B, Hq, Lq, dv] in f32 in place of O, then their
+/// log2-sum-exps), the mask, the block table and sequence lengths, the
+/// score_mod's tensors. One definition for every kernel that takes them
+/// (FlashAttentionEmitter, GenericKernel.cpp).
+struct KernelParameters {
+  Value Q, K, V, O, LSE, M, blockTable, seqLens;
+  SmallVector<Value> scoreModTensors;
+  /// The parameter types of `s`'s kernel.
+  static SmallVector<Type> types(Builder &b, const FlashKernelSpec &s);
+  /// The parameters of `s`'s kernel among the entry block's arguments.
+  static KernelParameters bind(Block &entry, const FlashKernelSpec &s);
+};
 
 /// Small builder helpers, so that the kernels read like the algorithm.
 struct KernelBuilder {
