@@ -95,6 +95,13 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
   int64_t regs = o + scores + s.headDim / 8;
   if (!stagesQInSharedMemory(c, s))
     regs += mTiles * llvm::divideCeil(s.headDim, 16) * 4;
+  // A key count known at run time only (paged, varlen) zero-fills every
+  // copied row past it: one source size per 16-byte copy of a stage,
+  // computed per row. ptxas on the d = 128 decode kernel (one warp):
+  // 64-key tiles reach 255 registers and spill, 32-key tiles hold at 234
+  // (bench/NOTES.md, v26).
+  if (s.pageSize > 0 || s.varlen)
+    regs += c.blockKV * (s.headDim + s.headDimV) / 8 / (32 * (c.blockQ / c.rowsPerWarp));
   return regs;
 }
 
@@ -183,6 +190,10 @@ llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
   if (c.kvSplits > 65535)
     return reason("kv-splits=" + llvm::Twine(c.kvSplits) +
                   " exceeds the 65535 CTAs CUDA allows along the grid's z axis");
+  if (s.varlen && c.kvSplits > 1)
+    return reason("a packed variable-length batch is not split along the keys (no combine "
+                  "kernel takes packed rows): kv-splits must be 1, got " +
+                  llvm::Twine(c.kvSplits));
   int64_t used = llvm::divideCeil(s.seqKV, kvSplitKeys(c, s));
   if (used != c.kvSplits)
     return reason("kv-splits=" + llvm::Twine(c.kvSplits) + " leaves splits "
@@ -552,7 +563,11 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
 llvm::Expected<KernelConfig>
 mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
                                const TargetSpec &target,
-                               const KernelConfigRequest &request) {
+                               const KernelConfigRequest &asked) {
+  // A packed batch is never split: no combine kernel takes packed rows.
+  KernelConfigRequest request = asked;
+  if (s.varlen && !request.kvSplits)
+    request.kvSplits = 1;
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,

@@ -232,8 +232,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     # Detect once: the cost and the kernel come from the same raised IR.
     found = detect(mlir_text)
     # attn.paged_attention is not raised from other spellings: it is written.
-    # Nor is attn.varlen_attention (which has no GPU kernel yet: the
-    # lowering says so).
+    # Nor is attn.varlen_attention.
     _, _, paged = _run_counting(found.ir, "func.func(attn-detect)", "attn.paged_attention")
     _, _, varlen = _run_counting(found.ir, "func.func(attn-detect)", "attn.varlen_attention")
     if found.count + paged + varlen != 1:

@@ -197,7 +197,8 @@ class LoadedKernel:
                 for name, shape in self.workspace}
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
-                 check_bounds=False, score_mod_operands=()):
+                 check_bounds=False, score_mod_operands=(), cu_seqlens_q=None,
+                 cu_seqlens_k=None):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
         and dtype, contiguous, on the current stream; returns `out`. Kernels
         compiled with a mask tensor take it as `mask` (an additive mask in
@@ -210,6 +211,13 @@ class LoadedKernel:
         uses must name pages of the pool, and 0 <= seq_lens <= max_pages *
         page_size: the caller's contract, as in vLLM; `check_bounds=True`
         checks it first (a debugging aid: it synchronizes with the GPU).
+
+        Packed variable-length kernels (attn.varlen_attention) take q, k, v
+        and out as [tokens, heads, d] and the cumulative sequence lengths
+        `cu_seqlens_q`, `cu_seqlens_k` [B + 1] (int32): 0 <= cu[0] <= ... <=
+        cu[B] <= tokens, the caller's contract as in FlashAttention
+        (`check_bounds=True` checks it first; lengths that break it give a
+        wrong result but no access outside the tensors).
 
         Kernels whose score_mod reads tensors (a relative-position bias
         table, ...) take them as `score_mod_operands`, in the order of the
@@ -238,6 +246,16 @@ class LoadedKernel:
             dtypes += [torch.int32, torch.int32]
             if check_bounds:
                 _check_pages(block_table, seq_lens, paged)
+        varlen = bool(self.manifest.get("varlen"))
+        if (cu_seqlens_q is None or cu_seqlens_k is None) == varlen:
+            raise ValueError("this kernel takes %s" % (
+                "cu_seqlens_q and cu_seqlens_k (a packed variable-length batch)" if varlen
+                else "no cu_seqlens_q or cu_seqlens_k"))
+        if varlen:
+            tensors += [("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)]
+            dtypes += [torch.int32, torch.int32]
+            if check_bounds:
+                _check_cumulative_lengths(cu_seqlens_q, cu_seqlens_k, self.manifest)
         wanted = [p for p in self.manifest["params"] if p["name"].startswith("score_mod_operand_")]
         if len(score_mod_operands) != len(wanted):
             raise ValueError("this kernel's score_mod reads %d tensor(s), got %d score_mod_operands"
@@ -284,11 +302,24 @@ def _check_pages(block_table, seq_lens, paged):
                          % (b, p, int(entries[b, p]), paged["num_pages"]))
 
 
+def _check_cumulative_lengths(cu_q, cu_k, manifest):
+    """The varlen kernels' contract, checked on the tensors (ValueError)."""
+    import torch
+    for name, cu, tokens in (("cu_seqlens_q", cu_q, manifest["Lq"]),
+                             ("cu_seqlens_k", cu_k, manifest["Lk"])):
+        c = cu.to(torch.int64)
+        if bool((c < 0).any()) or bool((c > tokens).any()):
+            raise ValueError("%s must lie in [0, %d] (the packed tokens)" % (name, tokens))
+        if bool((c[1:] < c[:-1]).any()):
+            raise ValueError("%s must be non-decreasing" % name)
+
+
 def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
-           check_bounds=False, score_mod_operands=()):
+           check_bounds=False, score_mod_operands=(), cu_seqlens_q=None, cu_seqlens_k=None):
     """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
     the mask tensor, for kernels compiled from an attention with one; the
-    block table and sequence lengths, for a paged KV cache)."""
+    block table and sequence lengths, for a paged KV cache; the cumulative
+    sequence lengths, for a packed variable-length batch)."""
     import torch
     device = q.device if isinstance(q, torch.Tensor) else torch.device("cuda")
     # A module belongs to the context of the device it was loaded on.
@@ -298,4 +329,5 @@ def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None
         if loaded is None:
             loaded = loaded_by_device[device.index] = LoadedKernel(kernel.manifest, kernel.ptx)
         return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
-                      check_bounds=check_bounds, score_mod_operands=score_mod_operands)
+                      check_bounds=check_bounds, score_mod_operands=score_mod_operands,
+                      cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k)

@@ -329,9 +329,28 @@ def test_varlen_attention_builder_runs_on_the_cpu_pipeline():
     assert "attn." not in lowered and "llvm.func @varlen_attention" in lowered
 
 
-def test_compile_varlen_says_there_is_no_gpu_kernel():
-    text = graph.varlen_attention(300, 8, 64, total_k=512, batch=3, hkv=2)
-    with pytest.raises(attnopt.MLIRError, match="no GPU kernel yet"):
+def test_compile_varlen():
+    # GQA 8/2 with bf16 packs the heads of a group: the grid is the packed
+    # rows in tiles plus B + 2 (PackedSequences.cpp), the heads along y.
+    text = graph.varlen_attention(300, 8, 64, total_k=512, batch=3, hkv=2,
+                                  causal="bottom_right")
+    k = attnopt.compile(text)
+    m = k.manifest
+    assert m["varlen"] is True and "_varlen" in k.name
+    params = {p["name"]: p["shape"] for p in m["params"]}
+    assert params["q"] == [300, 8, 64] and params["k"] == [512, 2, 64]
+    assert params["o"] == [300, 8, 64]
+    assert params["cu_seqlens_q"] == [4] and params["cu_seqlens_k"] == [4]
+    assert m["launches"][0]["args"][-2:] == ["cu_seqlens_q", "cu_seqlens_k"]
+    rows = 300 * (4 if m["pack_kv_groups"] else 1)
+    heads = 2 if m["pack_kv_groups"] else 8
+    assert m["grid"]["value"] == [rows // m["block_q"] + 3 + 2, heads, 1]
+    assert m["kv_splits"] == 1
+
+
+def test_compile_varlen_f32_says_which_kernels_take_it():
+    text = graph.varlen_attention(300, 8, 64, total_k=512, batch=3, hkv=2, dtype="f32")
+    with pytest.raises(attnopt.MLIRError, match="f16 or bf16 inputs only"):
         attnopt.compile(text)
 
 

@@ -127,3 +127,36 @@ func.func @paged_as_contiguous(%q: tensor<2x4x1x64xf16>, %k: tensor<2x2x128x64xf
   %o = attn.attention %q, %k, %v scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
   return %o : tensor<2x4x1x64xf16>
 }
+
+// -----
+
+// A packed batch is costed as B sequences of the mean lengths (4 of 2048
+// tokens here, so exactly @varlen_as_contiguous below), and its kernel is
+// never split along the keys.
+// CHECK-LABEL: func.func @varlen_prefill
+// CHECK: attn.varlen_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
+// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG:.*]]>}
+// CHECK-LABEL: func.func @varlen_as_contiguous
+// CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
+// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG]]>}
+func.func @varlen_prefill(%q: tensor<8192x16x64xf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>) -> tensor<8192x16x64xf16> {
+  %o = attn.varlen_attention %q, %q, %q seqlens(%cq, %ck) scale(0.125) : tensor<8192x16x64xf16>, tensor<8192x16x64xf16>, tensor<8192x16x64xf16>, tensor<5xi32>, tensor<5xi32> -> tensor<8192x16x64xf16>
+  return %o : tensor<8192x16x64xf16>
+}
+func.func @varlen_as_contiguous(%q: tensor<4x16x2048x64xf16>) -> tensor<4x16x2048x64xf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<4x16x2048x64xf16>, tensor<4x16x2048x64xf16>, tensor<4x16x2048x64xf16> -> tensor<4x16x2048x64xf16>
+  return %o : tensor<4x16x2048x64xf16>
+}
+
+// -----
+
+// Decode over a packed batch: the contiguous decode of the mean shape
+// would split its keys (flash-decoding); the packed one is never split.
+// CHECK-LABEL: func.func @varlen_decode
+// CHECK: attn.varlen_attention {{.*}}kernel_config = #attn.kernel_config<family = "mma.sync",
+// CHECK-NOT: kv_splits
+// CHECK: return
+func.func @varlen_decode(%q: tensor<2x32x128xbf16>, %k: tensor<32768x8x128xbf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<2x32x128xbf16> {
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.088) causal(bottom_right) : tensor<2x32x128xbf16>, tensor<32768x8x128xbf16>, tensor<32768x8x128xbf16>, tensor<3xi32>, tensor<3xi32> -> tensor<2x32x128xbf16>
+  return %o : tensor<2x32x128xbf16>
+}

@@ -99,6 +99,10 @@ struct AttentionShape {
   /// Paged KV cache: tokens per page (0: contiguous K/V). Lk is then the
   /// block table's capacity.
   int64_t pageSize = 0;
+  /// A packed variable-length batch (attn.varlen_attention): B sequences
+  /// whose lengths are known at run time only, seen as B of the mean
+  /// lengths Lq and Lk; its kernels never split the keys.
+  bool varlen = false;
 };
 
 /// Tile sizes of the fused kernel: Br query rows by Bc keys.

@@ -185,7 +185,8 @@ bool stagesQInSharedMemory(const KernelConfig &config, const AttentionShape &sha
 /// An estimate of the registers per thread that the K/V loop keeps live,
 /// in the family's own units (the families keep different things live; see
 /// the definition): O, one tile's scores, Q·Kᵀ's per-k-step operands and,
-/// for mma.sync, Q's fragments where they stay in registers. The chooser
+/// for mma.sync, Q's fragments where they stay in registers and the
+/// zero-fill sizes of the copies when the key count is dynamic. The chooser
 /// keeps it within loopRegisterBudget(family).
 int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape &shape);
 

@@ -119,6 +119,21 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `chooseKernelConfig` (SMs × resident CTAs per SM against the unsplit
     CTAs, each split keeping two K/V tiles). The launch manifest lists both
     launches, in order, and the workspace buffers the runtime allocates.
+
+    `attn.paged_attention` reads K/V through its block table (the pages'
+    rows zero-filled past each sequence's length), and
+    `attn.varlen_attention` (a packed batch, FlashAttention's varlen) runs
+    on the same kernels with [T, H, d] operands and the cumulative lengths
+    as the last two parameters. The varlen grid is fixed at compile time,
+    ⌊G·Tq/block_q⌋ + B + 2 CTAs per head (G: heads packed per row space):
+    each CTA finds its sequence by a binary search over the sequences'
+    first tiles (lib/Conversion/AttnToGPU/PackedSequences.cpp says why this
+    covers every sequence wherever its boundaries fall), so no host reads
+    the lengths and no token is padded; query rows outside every sequence
+    are written as 0 by the CTAs of the two end segments. Tiles are chosen
+    for the mean sequence (⌈Tq/B⌉ queries, ⌈Tk/B⌉ keys), without a split
+    of the keys. Lengths that break the op's contract are clamped into the
+    tensors: the result is then wrong, but no access leaves them.
   }];
   let options = [
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",

@@ -188,6 +188,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
+           (s.varlen ? "_varlen" : "") +
            scoreModSuffix(s);
   if (failed(checkGridLimits(s, refusal)))
     return failure();
@@ -206,9 +207,9 @@ LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal) {
   // at 65535 (and x at 2^31 - 1). Query tiles run fastest so that the CTAs
   // in flight share K/V in L2; the heads therefore go to y. The combine
   // kernel's grid is B·Hq·Lq along x.
-  if (s.batch * s.gridHeads() > 65535)
-    return fail(Twine(s.packKVGroups ? "B·Hkv = " : "B·Hq = ") +
-                Twine(s.batch * s.gridHeads()) +
+  if (s.gridY() > 65535)
+    return fail(Twine(s.varlen ? "" : "B·") + (s.packKVGroups ? "Hkv = " : "Hq = ") +
+                Twine(s.gridY()) +
                 " exceeds the 65535 CTAs CUDA allows along the grid's y axis");
   if (s.numQueryTiles() > 2147483647)
     return fail("Lq needs more than 2^31 - 1 query tiles");
@@ -339,6 +340,38 @@ FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &opt
   return s;
 }
 
+/// The spec of a packed variable-length batch. The chooser sees its mean
+/// sequence (getCostShape: the tiles suit the typical sequence,
+/// decode-like or prefill-like; the chooser never splits its keys); the
+/// kernel holds the token counts.
+FailureOr<FlashKernelSpec> specFor(VarlenAttentionOp op, const KernelOptions &options,
+                                   Refusal &refusal) {
+  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
+    refusal.why = why.str();
+    return failure();
+  };
+  if (std::optional<std::string> why = whyNoGPUKernelForm(op))
+    return fail(*why);
+  Type elt = op.getQuery().getType().getElementType();
+  if (!elt.isF16() && !elt.isBF16())
+    return fail("the GPU kernels run packed variable-length batches on f16 or bf16 inputs only");
+  FailureOr<AttentionShape> shape = op.getCostShape();
+  if (failed(shape))
+    return fail("the GPU kernel needs static shapes");
+  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options, refusal);
+  if (failed(config))
+    return failure();
+  FlashKernelSpec s;
+  s.scale = op.getScale().convertToDouble();
+  s.varlen = true;
+  AttentionShape packed = *shape;
+  packed.seqQ = op.getQuery().getType().getDimSize(0);
+  packed.seqKV = op.getKey().getType().getDimSize(0);
+  if (failed(fillSpec(packed, elt, *config, s, refusal)))
+    return failure();
+  return s;
+}
+
 /// How an attention tensor of rank 2 or 3 reads as the kernel's rank 4:
 /// [L, d] as [1, 1, L, d], [H, L, d] as [1, H, L, d].
 SmallVector<ReassociationIndices> rank4Reassociation(int64_t rank) {
@@ -424,15 +457,10 @@ struct AttnLowerToGPUPass
     if (failed(options))
       return signalPassFailure();
     SmallVector<Operation *> ops;
-    bool refused = false;
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, PagedAttentionOp>(op))
+      if (isa<AttentionOp, PagedAttentionOp, VarlenAttentionOp>(op))
         ops.push_back(op);
-      if (isa<VarlenAttentionOp>(op))
-        refused |= failed(refuse(op, {*whyNoGPUKernelForm(op)}));
     });
-    if (refused)
-      return signalPassFailure();
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
@@ -445,9 +473,11 @@ struct AttnLowerToGPUPass
     for (Operation *op : ops) {
       auto attention = dyn_cast<AttentionOp>(op);
       auto paged = dyn_cast<PagedAttentionOp>(op);
+      auto varlen = dyn_cast<VarlenAttentionOp>(op);
       Refusal refusal;
       FailureOr<FlashKernelSpec> spec = attention ? specFor(attention, *options, refusal)
-                                                  : specFor(paged, *options, refusal);
+                                        : paged   ? specFor(paged, *options, refusal)
+                                                  : specFor(varlen, *options, refusal);
       if (failed(spec) && attention && genericKernel && !strict && !refusal.byRequest) {
         Refusal genericRefusal;
         spec = genericSpecFor(attention, genericRefusal);
@@ -479,10 +509,10 @@ struct AttnLowerToGPUPass
       }
       // Host side: tensors -> buffers, launch, buffer -> tensor.
       b.setInsertionPoint(op);
-      // Attention operands in rank-4 form; the block table and lengths as
-      // they are.
+      // Attention operands in rank-4 form (packed ones as they are); the
+      // block table and lengths as they are.
       auto asBuffer = [&](Value t, bool attentionOperand = true) {
-        Value t4 = attentionOperand ? toRank4(b, loc, t) : t;
+        Value t4 = attentionOperand && !varlen ? toRank4(b, loc, t) : t;
         auto tt = cast<RankedTensorType>(t4.getType());
         return bufferization::ToBufferOp::create(
             b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t4);
@@ -490,8 +520,7 @@ struct AttnLowerToGPUPass
       // Q, K, V (or the K/V page pools), as the kernel's first parameters.
       SmallVector<Value> inputs = llvm::map_to_vector(
           op->getOperands().take_front(3), [&](Value t) -> Value { return asBuffer(t); });
-      auto outType = MemRefType::get(
-          {spec->batch, spec->headsQ, spec->seqQ, spec->headDimV}, spec->elementType);
+      auto outType = MemRefType::get(spec->queryShape(spec->headDimV), spec->elementType);
       Value out = memref::AllocOp::create(b, loc, outType);
       // Split-KV: the attention kernel writes the workspace (partial
       // outputs, log-sum-exps), the combine kernel reads it into `out`.
@@ -510,12 +539,16 @@ struct AttnLowerToGPUPass
         args.push_back(asBuffer(paged.getBlockTable(), /*attentionOperand=*/false));
         args.push_back(asBuffer(paged.getSeqLens(), /*attentionOperand=*/false));
       }
+      if (varlen) {
+        args.push_back(asBuffer(varlen.getCuSeqlensQ(), /*attentionOperand=*/false));
+        args.push_back(asBuffer(varlen.getCuSeqlensK(), /*attentionOperand=*/false));
+      }
       for (Value t : spec->scoreModTensors)
         args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
-      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->batch * spec->gridHeads()),
+      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->gridY()),
                            c(spec->kvSplits)};
       gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
       Value dynamicSmem;
@@ -535,7 +568,7 @@ struct AttnLowerToGPUPass
           b, loc, RankedTensorType::get(outType.getShape(), outType.getElementType()), out,
           /*restrict=*/true, /*writable=*/true);
       auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-      if (resultType.getRank() < 4)
+      if (resultType.getRank() < outType.getRank())
         result = tensor::CollapseShapeOp::create(b, loc, resultType, result,
                                                  rank4Reassociation(resultType.getRank()));
       op->getResult(0).replaceAllUsesWith(result);

@@ -46,7 +46,8 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
       // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
       // traffic per mma (FlashAttention-2's layout) at the price of registers.
       mt(spec.mTiles()), lq(spec.seqQ), lk(spec.seqKV), stages(spec.stages()),
-      qTail(spec.numRows() % spec.blockQ != 0), kTail(spec.paged() || spec.seqKV % spec.blockKV != 0),
+      qTail(spec.varlen || spec.numRows() % spec.blockQ != 0),
+      kTail(spec.dynamicKVLength() || spec.seqKV % spec.blockKV != 0),
       hasMask(spec.mask != FlashKernelSpec::Mask::None), packed(spec.packedHeads()) {
   kSteps = llvm::divideCeil(d, 16);
   aType = VectorType::get({4, 2}, T);
@@ -73,16 +74,9 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
 
 SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) {
   Type T = s.elementType, f32 = b.getF32Type();
-  auto global = [&](int64_t h, int64_t l, int64_t cols) {
-    return MemRefType::get({s.batch, h, l, cols}, T);
-  };
-  // K/V: [B, Hkv, Lk, d], or a paged pool [P, S, Hkv, d].
-  auto keys = [&](int64_t cols) {
-    return s.paged() ? MemRefType::get({s.numPages, s.pageSize, s.headsKV, cols}, T)
-                     : global(s.headsKV, s.seqKV, cols);
-  };
-  SmallVector<Type> params{global(s.headsQ, s.seqQ, s.headDim), keys(s.headDim),
-                           keys(s.headDimV), global(s.headsQ, s.seqQ, s.headDimV)};
+  auto buffer = [&](ArrayRef<int64_t> shape) { return MemRefType::get(shape, T); };
+  SmallVector<Type> params{buffer(s.queryShape(s.headDim)), buffer(s.keyShape(s.headDim)),
+                           buffer(s.keyShape(s.headDimV)), buffer(s.queryShape(s.headDimV))};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
     params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, f32));
@@ -92,6 +86,10 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
   if (s.paged()) {
     params.push_back(MemRefType::get({s.batch, s.maxPages}, b.getI32Type()));
     params.push_back(MemRefType::get({s.batch}, b.getI32Type()));
+  }
+  if (s.varlen) {
+    params.push_back(MemRefType::get({s.batch + 1}, b.getI32Type()));
+    params.push_back(MemRefType::get({s.batch + 1}, b.getI32Type()));
   }
   for (Value t : s.scoreModTensors) {
     auto type = cast<RankedTensorType>(t.getType());
@@ -117,6 +115,10 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
     p.blockTable = take();
     p.seqLens = take();
   }
+  if (s.varlen) {
+    p.cuSeqlensQ = take();
+    p.cuSeqlensK = take();
+  }
   for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
     p.scoreModTensors.push_back(take());
   return p;
@@ -133,8 +135,9 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelParameters p = KernelParameters::bind(entry, s);
-  std::tie(v.Q, v.K, v.V, v.O, v.LSE, v.M, v.blockTable, v.seqLens) =
-      std::tie(p.Q, p.K, p.V, p.O, p.LSE, p.M, p.blockTable, p.seqLens);
+  std::tie(v.Q, v.K, v.V, v.O, v.LSE, v.M, v.blockTable, v.seqLens, v.cuSeqlensQ,
+           v.cuSeqlensK) = std::tie(p.Q, p.K, p.V, p.O, p.LSE, p.M, p.blockTable, p.seqLens,
+                                    p.cuSeqlensQ, p.cuSeqlensK);
   scoreMods.buffers = p.scoreModTensors;
   return func;
 }
@@ -176,11 +179,15 @@ void FlashAttentionEmitter::computeCoordinates() {
   Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // Causal: the last query tiles see the most keys. CTAs start in blockIdx
   // order, so blockIdx.x counts down from the last tile: the longest CTAs
-  // of each head start first and the short ones fill the tail of the grid.
+  // of each head (varlen: of each sequence) start first and the short ones
+  // fill the tail of the grid.
   if (s.causal)
     qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
   Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  v.batch = k.div(bh, s.gridHeads());
+  if (s.varlen)
+    locateSequence(qTileIdx); // sets v.batch and v.qStart
+  else
+    v.batch = k.div(bh, s.gridHeads());
   if (s.packKVGroups) {
     // The CTA serves every query head of its K/V head: heads vary by row.
     v.kvHead = k.rem(bh, s.gridHeads());
@@ -195,7 +202,9 @@ void FlashAttentionEmitter::computeCoordinates() {
   v.lane = k.rem(v.tid, 32);
   v.g = k.div(v.lane, 4);
   v.t = k.rem(v.lane, 4);
-  v.qStart = k.mul(qTileIdx, c.bq);
+  if (!s.varlen)
+    v.qStart = k.mul(qTileIdx, c.bq);
+  Value rowLimit = s.varlen ? v.numRows : k.idx(s.numRows());
   v.row.resize(c.mt);
   v.rowHead.resize(c.mt);
   v.rowInside.resize(c.mt);
@@ -204,8 +213,8 @@ void FlashAttentionEmitter::computeCoordinates() {
     for (int r = 0; r < 2; ++r) {
       Value rowR = k.add(rho, 8 * r);
       if (c.qTail)
-        v.rowInside[mi][r] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowR,
-                                                   k.idx(s.numRows()));
+        v.rowInside[mi][r] =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowR, rowLimit);
       std::tie(v.row[mi][r], v.rowHead[mi][r]) = rowCoordinates(rowR);
     }
   }
@@ -217,8 +226,16 @@ void FlashAttentionEmitter::computeCoordinates() {
 }
 
 std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
+  // (A varlen sequence without queries clamps to row 0: queryAt keeps its
+  // token in the tensor, and no row of it is stored.)
   if (c.qTail)
-    rho = arith::MinUIOp::create(b, loc, rho, k.idx(s.numRows() - 1));
+    rho = arith::MinUIOp::create(
+        b, loc, rho,
+        s.varlen ? arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, v.numRows,
+                                                                        k.idx(1)),
+                                         k.idx(1))
+                       .getResult()
+                 : k.idx(s.numRows() - 1));
   if (c.packed == 1)
     return {rho, v.head};
   // row = query · G + head in the group: the G heads of a query are
@@ -260,7 +277,7 @@ void FlashAttentionEmitter::stageQ() {
   for (int64_t i = 0; i < copy.steps; ++i) {
     Value r = copy.row(i), col = copy.col(i);
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
-    Value vec = k.load(chunk, v.Q, {v.batch, qHead, qRow, col});
+    Value vec = k.load(chunk, v.Q, c.queryAt(qRow, qHead, col));
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
   }
 }
@@ -515,7 +532,7 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
           Value out = k.toPair(x0, x1);
           storeRow(mi, r, false, [&] {
             vector::StoreOp::create(b, loc, out, v.O,
-                                    ValueRange{v.batch, v.rowHead[mi][r], v.row[mi][r], col});
+                                    c.queryAt(v.row[mi][r], v.rowHead[mi][r], col));
           });
           continue;
         }

@@ -57,6 +57,8 @@ struct KernelValues {
   Value Q, K, V, O, M, LSE;
   /// Paged KV cache: the block table [B, maxPages] and sequence lengths [B].
   Value blockTable, seqLens;
+  /// Varlen: the cumulative sequence lengths cu_q, cu_k [B + 1].
+  Value cuSeqlensQ, cuSeqlensK;
   /// Shared memory: the K and V stages, and the Q tile when it is staged.
   Value kTile, vTile, qTile;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
@@ -75,10 +77,14 @@ struct KernelValues {
   /// The keys the CTA visits: [kvBegin, kvEnd), whole tiles (the last tile
   /// may reach past Lk, whose keys are masked).
   Value kvBegin, kvEnd;
-  /// The keys of the CTA's sequence (Lk, or the paged sequence's length,
-  /// read at run time), and the causal shift: query q sees keys <= q + shift
-  /// (Lk − Lq for bottom_right, else 0).
+  /// The keys of the CTA's sequence (Lk, or the paged or varlen sequence's
+  /// length, read at run time), and the causal shift: query q sees keys <=
+  /// q + shift (Lk − Lq for bottom_right, else 0).
   Value kvLen, causalShift;
+  /// Varlen (locateSequence): the sequence's queries and its rows
+  /// (packedHeads · queries), and its first query and key token in the
+  /// packed tensors.
+  Value qLen, numRows, qTokenBase, kvTokenBase;
 };
 
 /// What the stages share: the spec, the op builder, the values above and
@@ -108,6 +114,14 @@ struct KernelContext {
   /// two elements of the input type (one 32-bit register).
   VectorType aType, bType, cType, pair;
   Attribute workgroup;
+
+  /// The indices of column `col` of query `q` (of the CTA's sequence) and
+  /// head `head` in Q or O: [b, h, q, col], or, varlen, [token, h, col]
+  /// with the token clamped into the packed tensor.
+  SmallVector<Value> queryAt(Value q, Value head, Value col);
+  /// Likewise in K or V for key `key` of the K/V head: [b, kvHead, key,
+  /// col] (`key` in bounds), or [token, kvHead, col] (varlen, clamped).
+  SmallVector<Value> keyAt(Value key, Value col);
 };
 
 /// Scores of one K/V tile for this lane: p[mi][nb][r][e] is the score (then
@@ -206,6 +220,9 @@ private:
   /// (batch, head, query tile, split) of the CTA; warp, lane and rows of
   /// the thread.
   void computeCoordinates();
+  /// Varlen: the CTA's sequence from its flat tile index (binary search
+  /// over the sequences' first tiles) and the sequence's extents.
+  void locateSequence(Value tileIdx);
   /// The (query, query head) of row `rho` of the row space, in bounds.
   std::pair<Value, Value> rowCoordinates(Value rho);
   /// Zeros in the 8 columns past d of every staged K tile and of the Q

@@ -138,17 +138,20 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
       // Owned storage: a ValueRange over a braced list would dangle.
       SmallVector<Value> srcIdx;
       Value srcElements;
-      if (c.s.paged()) {
+      if (c.s.dynamicKVLength()) {
         // Rows past the sequence are zero-filled (cp.async reads 0 bytes):
-        // what the pool holds there may be NaN, which P = 0 would not hide.
+        // what the pool (or the next packed sequence, or the padding past
+        // the last) holds there may be NaN, which P = 0 would not hide.
         Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kvRow, v.kvLen);
         srcElements = arith::SelectOp::create(b, loc, inside, k.idx(8), k.idx(0));
+      }
+      if (c.s.paged()) {
         Value page = pages.pageOf(copy.stepRow(i), copy.rowsPerStep, kvRow);
         srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
       } else {
-        if (c.kTail)
+        if (c.kTail && !c.s.varlen)
           kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));
-        srcIdx = {v.batch, v.kvHead, kvRow, col};
+        srcIdx = c.keyAt(kvRow, col);
       }
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, tile, family.tileAt(buf, r, col),
                                                         src, srcIdx, b.getIndexAttr(8),

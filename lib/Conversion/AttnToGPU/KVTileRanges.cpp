@@ -20,10 +20,12 @@ using namespace mlir;
 using namespace mlir::attn;
 
 void FlashAttentionEmitter::computeKVRange() {
-  // The sequence's keys: Lk, or a paged sequence's length, clamped to the
+  // The sequence's keys: Lk, a paged sequence's length, clamped to the
   // capacity (a length out of range is the caller's error; clamped, it
-  // cannot make the kernel read past the block table's row).
-  v.kvLen = k.idx(c.lk);
+  // cannot make the kernel read past the block table's row), or a varlen
+  // sequence's (locateSequence has read it).
+  if (!s.varlen)
+    v.kvLen = k.idx(c.lk);
   if (s.paged()) {
     Value len = memref::LoadOp::create(b, loc, v.seqLens, ValueRange{v.batch});
     len = arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
@@ -31,6 +33,7 @@ void FlashAttentionEmitter::computeKVRange() {
     v.kvLen = arith::MinSIOp::create(b, loc, len, k.idx(c.lk));
   }
   v.causalShift = !s.causalBottomRight ? k.idx(0)
+                  : s.varlen           ? arith::SubIOp::create(b, loc, v.kvLen, v.qLen)
                   : s.paged()          ? arith::SubIOp::create(b, loc, v.kvLen, k.idx(c.lq))
                                        : k.idx(s.seqKV - s.seqQ);
   // K/V tiles to visit: the CTA's split of the keys (all of them unless
@@ -39,7 +42,7 @@ void FlashAttentionEmitter::computeKVRange() {
   // One past the last key tile (Lk rounded up to whole tiles).
   v.kvBegin = k.idx(0);
   v.kvEnd = k.idx((c.lk + c.bkv - 1) / c.bkv * c.bkv);
-  if (s.paged())
+  if (s.dynamicKVLength())
     v.kvEnd = k.mul(arith::CeilDivUIOp::create(b, loc, v.kvLen, k.idx(c.bkv)), c.bkv);
   if (s.splitKV()) {
     v.kvBegin = k.mul(v.split, s.keysPerSplit);
@@ -95,7 +98,8 @@ Value FlashAttentionEmitter::firstTileNeedingMasks() {
   };
   Value first;
   if (!c.hasMask && c.kTail)
-    first = s.paged() ? k.mul(k.div(v.kvLen, c.bkv), c.bkv) : k.idx(c.lk / c.bkv * c.bkv);
+    first = s.dynamicKVLength() ? k.mul(k.div(v.kvLen, c.bkv), c.bkv)
+                                : k.idx(c.lk / c.bkv * c.bkv);
   if (!c.hasMask && s.causal)
     first = earlier(first, tileOf(k.add(k.add(v.qFirst, v.causalShift), 1)));
   if (s.scoreModHighestKey)

@@ -26,7 +26,7 @@ namespace attn {
 /// score_mod's tensors. One definition for every kernel that takes them
 /// (FlashAttentionEmitter, GenericKernel.cpp).
 struct KernelParameters {
-  Value Q, K, V, O, LSE, M, blockTable, seqLens;
+  Value Q, K, V, O, LSE, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
   SmallVector<Value> scoreModTensors;
   /// The parameter types of `s`'s kernel.
   static SmallVector<Type> types(Builder &b, const FlashKernelSpec &s);

@@ -39,6 +39,16 @@ static std::string elementTypeName(Type t) {
 /// booleans, integers, f64 floats, strings, arrays and dictionaries, which
 /// --attn-dump-gpu-kernels writes as the JSON numbers, strings, arrays and
 /// objects they spell.
+/// How the grid follows from the problem and the tiles, as the manifest
+/// states it (G = Hq / Hkv when heads are packed, else 1).
+static StringRef gridFormula(const FlashKernelSpec &s) {
+  if (s.varlen)
+    return s.packKVGroups ? "[floor(Hq / Hkv * Tq / block_q) + B + 2, Hkv, 1]"
+                          : "[floor(Tq / block_q) + B + 2, Hq, 1]";
+  return s.packKVGroups ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
+                        : "[ceil(Lq / block_q), B * Hq, kv_splits]";
+}
+
 DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   auto i64 = [&](int64_t x) -> Attribute { return b.getI64IntegerAttr(x); };
   auto str = [&](const Twine &x) -> Attribute { return b.getStringAttr(x); };
@@ -58,15 +68,10 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   auto param = [&](StringRef name, StringRef type, Attribute dims) -> Attribute {
     return dict({{"name", str(name)}, {"type", str(type)}, {"shape", dims}});
   };
-  SmallVector<Attribute> params{
-      param("q", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDim})),
-      param("k", dtype + "*",
-            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDim})
-                      : shape({s.batch, s.headsKV, s.seqKV, s.headDim})),
-      param("v", dtype + "*",
-            s.paged() ? shape({s.numPages, s.pageSize, s.headsKV, s.headDimV})
-                      : shape({s.batch, s.headsKV, s.seqKV, s.headDimV})),
-      param("o", dtype + "*", shape({s.batch, s.headsQ, s.seqQ, s.headDimV}))};
+  SmallVector<Attribute> params{param("q", dtype + "*", shape(s.queryShape(s.headDim))),
+                                param("k", dtype + "*", shape(s.keyShape(s.headDim))),
+                                param("v", dtype + "*", shape(s.keyShape(s.headDimV))),
+                                param("o", dtype + "*", shape(s.queryShape(s.headDimV)))};
   // A keep mask is one byte per element (i1 in memory; torch.bool).
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(
@@ -79,6 +84,11 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   // The tensors a score_mod reads (a relative-position bias table, ...),
   // in the order of attn.attention's region; the caller passes them.
   SmallVector<std::string> scoreModArgs;
+  // A packed batch's cumulative sequence lengths (int32, B + 1 each).
+  if (s.varlen) {
+    params.push_back(param("cu_seqlens_q", "i32*", shape({s.batch + 1})));
+    params.push_back(param("cu_seqlens_k", "i32*", shape({s.batch + 1})));
+  }
   for (auto [i, t] : llvm::enumerate(s.scoreModTensors)) {
     auto type = cast<RankedTensorType>(t.getType());
     scoreModArgs.push_back("score_mod_operand_" + std::to_string(i));
@@ -107,9 +117,11 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.push_back("mask");
   if (s.paged())
     attentionArgs.append({"block_table", "seq_lens"});
+  if (s.varlen)
+    attentionArgs.append({"cu_seqlens_q", "cu_seqlens_k"});
   for (const std::string &name : scoreModArgs)
     attentionArgs.push_back(name);
-  Attribute grid = shape({s.numQueryTiles(), s.batch * s.gridHeads(), s.kvSplits});
+  Attribute grid = shape({s.numQueryTiles(), s.gridY(), s.kvSplits});
   Attribute block = shape({32 * s.numWarps(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
   SmallVector<Attribute> launches{
@@ -125,10 +137,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"kernel", str(s.name)},
       {"launches", b.getArrayAttr(launches)},
       {"workspace", b.getArrayAttr(workspace)},
-      {"grid", dict({{"formula", str(s.packKVGroups
-                                         ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
-                                         : "[ceil(Lq / block_q), B * Hq, kv_splits]")},
-                     {"value", grid}})},
+      {"grid", dict({{"formula", str(gridFormula(s))}, {"value", grid}})},
       {"block", dict({{"formula", str("[32 * block_q / rows_per_warp, 1, 1]")},
                       {"value", shape({32 * s.numWarps(), 1, 1})}})},
       {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
@@ -169,6 +178,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                                                    ? i64(*s.scoreModHighestKey)
                                                    : Attribute(str("unbounded"))}})},
       // Lk above is the key capacity max_pages · page_size when paged.
+      // Lq and Lk above are the packed token counts Tq and Tk when varlen.
+      {"varlen", b.getBoolAttr(s.varlen)},
       {"paged", s.paged() ? dict({{"page_size", i64(s.pageSize)},
                                   {"num_pages", i64(s.numPages)},
                                   {"max_pages", i64(s.maxPages)}})

@@ -160,8 +160,32 @@ func.func @paged_dynamic(%q: tensor<1x2x1x64xf16>, %kc: tensor<?x16x2x64xf16>, %
 
 // -----
 
-func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xbf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: packed variable-length batches have no GPU kernel yet}}
-  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xbf16>
+func.func @varlen_f32(%q: tensor<96x8x64xf32>, %k: tensor<128x2x64xf32>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xf32> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernels run packed variable-length batches on f16 or bf16 inputs only}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xf32>, tensor<128x2x64xf32>, tensor<128x2x64xf32>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xf32>
+  return %o : tensor<96x8x64xf32>
+}
+
+// -----
+
+func.func @varlen_dynamic(%q: tensor<?x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<?x8x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<?x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<?x8x64xbf16>
+  return %o : tensor<?x8x64xbf16>
+}
+
+// -----
+
+func.func @varlen_no_keys(%q: tensor<96x8x64xbf16>, %k: tensor<0x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: a packed batch without sequences, query tokens or key tokens has no GPU kernel}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<0x2x64xbf16>, tensor<0x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xbf16>
   return %o : tensor<96x8x64xbf16>
+}
+
+// -----
+
+func.func @varlen_head_dim(%q: tensor<96x8x20xbf16>, %k: tensor<128x2x20xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x20xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 20}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x20xbf16>, tensor<128x2x20xbf16>, tensor<128x2x20xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x20xbf16>
+  return %o : tensor<96x8x20xbf16>
 }

@@ -75,13 +75,25 @@ func.func @paged_f32(%q: tensor<1x2x1x64xf32>, %kc: tensor<4x16x2x64xf32>, %vc: 
 
 // -----
 
-// Packed variable-length batches have no GPU kernel yet: the host unpacks
-// them (--attn-unpack-varlen).
-// CHECK-LABEL: func.func @varlen
+// Packed variable-length batches run on the tensor-core kernels only
+// (attn-lower-to-gpu-varlen.mlir); an f32 one stays for the host, which
+// unpacks it (--attn-unpack-varlen).
+// CHECK-LABEL: func.func @varlen_f32
 // CHECK: attn.varlen_attention
-func.func @varlen(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xbf16> {
-  // expected-warning @+1 {{attn-lower-to-gpu: packed variable-length batches have no GPU kernel yet; the attention stays unfused}}
-  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xbf16>
+func.func @varlen_f32(%q: tensor<96x8x64xf32>, %k: tensor<128x2x64xf32>, %cq: tensor<4xi32>, %ck: tensor<4xi32>) -> tensor<96x8x64xf32> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernels run packed variable-length batches on f16 or bf16 inputs only; the attention stays unfused}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xf32>, tensor<128x2x64xf32>, tensor<128x2x64xf32>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x64xf32>
+  return %o : tensor<96x8x64xf32>
+}
+
+// -----
+
+// A packed batch of no sequences has nothing for a kernel to do.
+// CHECK-LABEL: func.func @varlen_no_sequences
+// CHECK: attn.varlen_attention
+func.func @varlen_no_sequences(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<1xi32>, %ck: tensor<1xi32>) -> tensor<96x8x64xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: a packed batch without sequences, query tokens or key tokens has no GPU kernel; the attention stays unfused}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<1xi32>, tensor<1xi32> -> tensor<96x8x64xbf16>
   return %o : tensor<96x8x64xbf16>
 }
 

@@ -53,9 +53,10 @@ func.func @long(%q: tensor<1x8x1x128xbf16>, %kc: tensor<128x128x1x128xbf16>, %vc
 
 // Pages of 4 tokens are smaller than the 8 rows a 2-warp step of a d = 64
 // tile copies: the page is looked up per row, for every K and V chunk
-// (8 of each per thread and tile).
-// CHECK-LABEL: gpu.func @attn_fa2_mma_f16_b1_h4_kv4_q64_k256_d64_v64_causal_br_bq64_bk64_w32_split2_paged4x64(
-// CHECK-COUNT-16: memref.load %{{.*}} : memref<1x64xi32>
+// (4 of each per thread and 32-key tile; 64-key tiles, the pick before the
+// register estimate charged the zero-fill sizes, spilled 16 bytes).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_f16_b1_h4_kv4_q64_k256_d64_v64_causal_br_bq64_bk32_w32_split4_paged4x64(
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<1x64xi32>
 // CHECK: nvgpu.device_async_create_group
 func.func @small_pages(%q: tensor<1x4x64x64xf16>, %kc: tensor<64x4x4x64xf16>, %vc: tensor<64x4x4x64xf16>, %t: tensor<1x64xi32>, %l: tensor<1xi32>) -> tensor<1x4x64x64xf16> {
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<1x4x64x64xf16>, tensor<64x4x4x64xf16>, tensor<64x4x4x64xf16>, tensor<1x64xi32>, tensor<1xi32> -> tensor<1x4x64x64xf16>

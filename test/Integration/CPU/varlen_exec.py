@@ -80,7 +80,8 @@ def run(a, module):
     if a.pipeline_options:
         flag += "=" + a.pipeline_options
     printed, stderr = lower_and_run(a.attn_opt, a.runner, a.shared_libs, module, flag)
-    if printed is not None and a.pipeline == "gpu" and "no GPU kernel yet" not in stderr:
+    # (f32 batches: the tensor-core kernels take f16 and bf16 only.)
+    if printed is not None and a.pipeline == "gpu" and "f16 or bf16 inputs only" not in stderr:
         print(stderr[:4000] + "\nFAIL: the GPU pipeline did not report the fallback")
         return None
     return printed

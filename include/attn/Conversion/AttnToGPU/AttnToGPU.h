@@ -120,8 +120,15 @@ struct FlashKernelSpec {
   /// Heads along the grid's y axis (with the batch): K/V heads when
   /// packed, query heads otherwise.
   int64_t gridHeads() const { return packKVGroups ? headsKV : headsQ; }
-  /// CTAs along the rows: the last one may be partial.
-  int64_t numQueryTiles() const { return (numRows() + blockQ - 1) / blockQ; }
+  /// CTAs along the grid's x axis: the row space in tiles (the last one
+  /// may be partial). Varlen: enough for every sequence's rows in tiles,
+  /// wherever its boundaries fall (FlashAttentionEmitter::locateSequence).
+  int64_t numQueryTiles() const {
+    return varlen ? numRows() / blockQ + batch + 2 : (numRows() + blockQ - 1) / blockQ;
+  }
+  /// CTAs along the grid's y axis: batch · heads (varlen: heads; the
+  /// sequence comes from x).
+  int64_t gridY() const { return varlen ? gridHeads() : batch * gridHeads(); }
   /// Split-KV: key ranges per query tile (grid z). With more than one, the
   /// attention kernel writes partial outputs (f32, normalized) and their
   /// log2-sum-exp to a workspace, and a combine kernel writes O.
@@ -155,6 +162,31 @@ struct FlashKernelSpec {
   /// keys a CTA visits end at its sequence's length, read at run time.
   int64_t pageSize = 0, numPages = 0, maxPages = 0;
   bool paged() const { return pageSize > 0; }
+  /// Packed variable-length batch (attn.varlen_attention, FlashAttention's
+  /// varlen): Q, O are [Tq, Hq, d] and K, V [Tk, Hkv, d], holding `batch`
+  /// sequences back to back whose boundaries the cumulative lengths cu_q,
+  /// cu_k [B + 1] (i32, the kernel's last two parameters) give at run
+  /// time. seqQ = Tq and seqKV = Tk are then token capacities, not lengths.
+  bool varlen = false;
+  /// Whether a CTA's key count is read at run time (paged, varlen): its
+  /// keys past it are zero-filled and masked.
+  bool dynamicKVLength() const { return paged() || varlen; }
+  /// The shapes of Q and O (`cols` = d or dv): [B, Hq, Lq, cols], or
+  /// packed [Tq, Hq, cols] (varlen).
+  SmallVector<int64_t, 4> queryShape(int64_t cols) const {
+    if (varlen)
+      return {seqQ, headsQ, cols};
+    return {batch, headsQ, seqQ, cols};
+  }
+  /// The shapes of K and V: [B, Hkv, Lk, cols], a paged pool [P, S, Hkv,
+  /// cols], or packed [Tk, Hkv, cols] (varlen).
+  SmallVector<int64_t, 4> keyShape(int64_t cols) const {
+    if (paged())
+      return {numPages, pageSize, headsKV, cols};
+    if (varlen)
+      return {seqKV, headsKV, cols};
+    return {batch, headsKV, seqKV, cols};
+  }
   /// attn.attention's score_mod region (null: none), copied into the kernel
   /// and applied to each scaled score before the masks. Its block takes the
   /// score and `scoreModRank` indices ([b, h, i, j] at rank 4, [h, i, j] at

@@ -480,6 +480,35 @@ LogicalResult VarlenAttentionOp::verify() {
   return success();
 }
 
+int64_t VarlenAttentionOp::getNumSequences() {
+  int64_t entries = getCuSeqlensQ().getType().getDimSize(0);
+  return ShapedType::isDynamic(entries) ? entries : entries - 1;
+}
+
+FailureOr<AttentionShape> VarlenAttentionOp::getCostShape() {
+  RankedTensorType q = getQuery().getType(), k = getKey().getType(), v = getValue().getType();
+  if (!llvm::all_of(getOperandTypes(),
+                    [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }) ||
+      getNumSequences() < 1)
+    return failure();
+  std::optional<DType> dtype = costDType(q.getElementType());
+  if (!dtype)
+    return failure();
+  AttentionShape s;
+  s.batch = getNumSequences();
+  s.headsQ = q.getDimSize(1);
+  s.headsKV = k.getDimSize(1);
+  s.seqQ = llvm::divideCeil(q.getDimSize(0), s.batch);
+  s.seqKV = llvm::divideCeil(k.getDimSize(0), s.batch);
+  s.varlen = true;
+  s.headDim = q.getDimSize(2);
+  s.headDimV = v.getDimSize(2);
+  s.dtype = *dtype;
+  s.causal = getCausal().has_value();
+  s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
+  return s;
+}
+
 //===----------------------------------------------------------------------===//
 // OnlineAttentionOp
 //===----------------------------------------------------------------------===//

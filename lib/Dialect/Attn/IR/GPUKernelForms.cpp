@@ -125,8 +125,38 @@ std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
   return why;
 }
 
+/// What neither kind of GPU kernel takes: dynamic shapes, a rank above
+/// 4, a score_mod the kernels cannot copy, an empty packed batch.
+static std::optional<std::string> whyNoKernelOperands(Operation *op) {
+  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
+        return cast<RankedTensorType>(t).hasStaticShape();
+      }))
+    return std::string("the GPU kernel needs static shapes");
+  if (auto varlen = dyn_cast<VarlenAttentionOp>(op)) {
+    // (Nothing to compute: the result is empty or 0.)
+    if (varlen.getCuSeqlensQ().getType().getDimSize(0) == 1 ||
+        varlen.getQuery().getType().getDimSize(0) == 0 ||
+        varlen.getKey().getType().getDimSize(0) == 0)
+      return std::string("a packed batch without sequences, query tokens or key tokens has no "
+                         "GPU kernel");
+    return std::nullopt;
+  }
+  auto attention = dyn_cast<AttentionOp>(op);
+  if (!attention)
+    return std::nullopt;
+  if (attention.hasScoreMod()) {
+    if (std::optional<std::string> why = whyNoGPUScoreMod(attention.getScoreMod()))
+      return why;
+  }
+  int64_t r = attention.getRank();
+  if (r > 4)
+    return "the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank " +
+           std::to_string(r);
+  return std::nullopt;
+}
+
 std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
-  if (std::optional<std::string> why = whyNoGenericGPUKernelForm(op))
+  if (std::optional<std::string> why = whyNoKernelOperands(op))
     return why;
   auto attention = dyn_cast<AttentionOp>(op);
   // The kernel reads an additive mask in the inputs' element type; a wider
@@ -142,23 +172,9 @@ std::optional<std::string> mlir::attn::whyNoGPUKernelForm(Operation *op) {
 
 std::optional<std::string> mlir::attn::whyNoGenericGPUKernelForm(Operation *op) {
   if (isa<VarlenAttentionOp>(op))
-    return std::string("packed variable-length batches have no GPU kernel yet");
-  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<RankedTensorType>(t).hasStaticShape();
-      }))
-    return std::string("the GPU kernel needs static shapes");
-  auto attention = dyn_cast<AttentionOp>(op);
-  if (!attention)
-    return std::nullopt;
-  if (attention.hasScoreMod()) {
-    if (std::optional<std::string> why = whyNoGPUScoreMod(attention.getScoreMod()))
-      return why;
-  }
-  int64_t r = attention.getRank();
-  if (r > 4)
-    return "the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank " +
-           std::to_string(r);
-  return std::nullopt;
+    return std::string("packed variable-length batches run on the tensor-core kernels only "
+                       "(f16 or bf16, head dims multiples of 8 up to 256)");
+  return whyNoKernelOperands(op);
 }
 
 

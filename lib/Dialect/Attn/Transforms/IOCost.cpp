@@ -147,7 +147,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
   Operation *diagnosticAnchor() {
     Operation *anchor = getOperation();
     getOperation().walk([&](Operation *op) {
-      if (!isa<AttentionOp, PagedAttentionOp>(op))
+      if (!isa<AttentionOp, PagedAttentionOp, VarlenAttentionOp>(op))
         return WalkResult::advance();
       anchor = op;
       return WalkResult::interrupt();
@@ -215,18 +215,22 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     std::optional<DType> plotDType;
 
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, PagedAttentionOp>(op)) {
+      if (isa<AttentionOp, PagedAttentionOp, VarlenAttentionOp>(op)) {
         // A paged attention is costed with every sequence full (Lk = its
-        // key capacity): an upper bound.
+        // key capacity): an upper bound; a packed batch as B sequences of
+        // the mean lengths.
         auto paged = dyn_cast<PagedAttentionOp>(op);
+        auto varlen = dyn_cast<VarlenAttentionOp>(op);
         Operation *attn = op;
-        FailureOr<AttentionShape> shape =
-            paged ? paged.getCostShape() : cast<AttentionOp>(op).getCostShape();
+        FailureOr<AttentionShape> shape = paged    ? paged.getCostShape()
+                                          : varlen ? varlen.getCostShape()
+                                                   : cast<AttentionOp>(op).getCostShape();
         if (failed(shape)) {
           attn->emitWarning("io-cost skipped: the cost model needs static shapes");
           return;
         }
-        MaskReads mask = paged ? MaskReads::None : getMaskReads(cast<AttentionOp>(op));
+        auto attention = dyn_cast<AttentionOp>(op);
+        MaskReads mask = attention ? getMaskReads(attention) : MaskReads::None;
         FailureOr<std::optional<KernelConfig>> config =
             chooseConfig(attn, *shape, mask, tgt);
         if (failed(config)) {
@@ -272,6 +276,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
         if (paged)
           report["paged"] = llvm::json::Object{{"page_size", paged.getPageSize()},
                                                {"lk_is_capacity", true}};
+        if (varlen)
+          report["varlen"] = llvm::json::Object{{"sequences", varlen.getNumSequences()},
+                                                {"lengths_are_means", true}};
         if (*config)
           report["kernel_config"] = kernelConfigToJSON(**config);
         attentionReports.push_back(std::move(report));

@@ -71,10 +71,12 @@ FloatType getAccumulatorType(Type elementType);
 /// --attn-lower-to-gpu, which leaves such ops unfused. Element types, head
 /// dims and tiles are the kernel chooser's (KernelConfig.h).
 std::optional<std::string> whyNoGPUKernelForm(Operation *op);
-/// The part of whyNoGPUKernelForm that the generic (CUDA-core) kernel
-/// shares: dynamic shapes, a rank above 4, a score_mod the kernels cannot
-/// copy, a packed variable-length batch. What it adds for the tensor-core
-/// kernels (an additive mask wider than the inputs) the generic one takes.
+/// Why the generic (CUDA-core) kernel does not take `op`: what no kernel
+/// takes (dynamic shapes, a rank above 4, a score_mod the kernels cannot
+/// copy, an empty packed batch), and a packed variable-length batch, which
+/// only the tensor-core kernels run. What whyNoGPUKernelForm adds for the
+/// tensor-core kernels (an additive mask wider than the inputs) the
+/// generic one takes.
 std::optional<std::string> whyNoGenericGPUKernelForm(Operation *op);
 /// The keys a score_mod region can keep, as offsets j − i from the query:
 /// none below i + `lowest` and none above i + `highest` (nullopt: no bound

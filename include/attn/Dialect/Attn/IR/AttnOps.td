@@ -307,7 +307,9 @@ def Attn_VarlenAttentionOp : Attn_Op<"varlen_attention", [Pure]> {
       `--attn-unpack-varlen` with `check-bounds=true` asserts it at run time.
 
     `--attn-unpack-varlen` rewrites the op into a loop over the sequences,
-    each an `attn.attention` on a slice of dynamic length (the CPU path).
+    each an `attn.attention` on a slice of dynamic length (the CPU path);
+    `--attn-lower-to-gpu` runs it in one launch of a tensor-core kernel
+    that finds each CTA's sequence from the lengths on the GPU.
 
     ```mlir
     %o = attn.varlen_attention %q, %k, %v seqlens(%cu_q, %cu_k)
@@ -330,6 +332,16 @@ def Attn_VarlenAttentionOp : Attn_Op<"varlen_attention", [Pure]> {
     `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,`
     type($cu_seqlens_q) `,` type($cu_seqlens_k) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// Sequences in the batch (B), or ShapedType::kDynamic.
+    int64_t getNumSequences();
+    /// The problem as the cost model and the kernel chooser see it: B
+    /// sequences of the mean lengths ⌈Tq/B⌉ and ⌈Tk/B⌉ (the lengths are
+    /// known at run time only; with equal query and key lengths this is a
+    /// lower bound on the FLOPs, Σ L_b² ≥ (Σ L_b)²/B); failure for dynamic
+    /// shapes or an empty batch.
+    ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
   }];
   let hasVerifier = 1;
 }

@@ -194,7 +194,8 @@ def AttnGatherPagedKVPass : Pass<"attn-gather-paged-kv", "func::FuncOp"> {
 def AttnUnpackVarlenPass : Pass<"attn-unpack-varlen", "func::FuncOp"> {
   let summary = "Rewrite attn.varlen_attention as a loop of per-sequence attn.attention";
   let description = [{
-    The CPU path of a packed variable-length batch. Each
+    The CPU path of a packed variable-length batch (and the GPU
+    pipeline's, for what `--attn-lower-to-gpu` leaves on the host). Each
     `attn.varlen_attention` becomes
 
       O = 0 : [Tq, Hq, dv]
