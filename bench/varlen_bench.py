@@ -132,9 +132,20 @@ def anchors(e, q, k, v, scale, rate):
     cu_q = torch.arange(B + 1, device="cuda", dtype=torch.int32) * Lq
     cu_k = torch.arange(B + 1, device="cuda", dtype=torch.int32) * Lk
     try:
+        import inspect
         from torch.nn.attention.varlen import varlen_attn
-        fn = lambda: varlen_attn(q, k, v, cu_q, cu_k, Lq, Lk,  # noqa: E731
-                                 is_causal=causal is not None and Lq > 1)
+        params = inspect.signature(varlen_attn).parameters
+        row["torch_varlen_signature"] = str(inspect.signature(varlen_attn))[:300]
+        kw = {"scale": scale} if "scale" in params else {}
+        top_left = causal == "top_left" or (causal == "bottom_right" and Lq == Lk)
+        if causal and not top_left and Lq > 1:
+            raise RuntimeError("bottom-right causal with Lq < Lk: not compared")
+        if top_left and Lq > 1:
+            if "is_causal" in params:
+                kw["is_causal"] = True
+            else:
+                kw["window_size"] = (-1, 0)
+        fn = lambda: varlen_attn(q, k, v, cu_q, cu_k, Lq, Lk, **kw)  # noqa: E731
         fn()
         row["torch_varlen"] = rate(fn)
     except Exception as err:  # ImportError, or a shape it refuses
@@ -198,7 +209,7 @@ def run_shape(a, e, gen):
     vb = v.view(B, Lk, Hkv, dv).transpose(1, 2).contiguous()
     ob = torch.empty(B, Hq, Lq, dv, device="cuda", dtype=dtype)
     dense(qb, kb, vb, ob)
-    row["contiguous_matches"] = rel_err(o, ob.transpose(1, 2).float()) < 1e-2
+    row["contiguous_matches"] = rel_err(o, ob.transpose(1, 2).reshape(Tq, Hq, dv).float()) < 1e-2
     row["contiguous"] = rate(bench(lambda: dense(qb, kb, vb, ob)))
     del qb, kb, vb, ob
     row.update(anchors(e, q, k, v, scale, lambda fn: rate(bench(fn))))

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -104,8 +105,8 @@ public:
                                         arith::SubIOp::create(b, loc, c.v.kvEnd, k.idx(c.bkv)));
     Value nextBuf = c.stages == 2 ? arith::SubIOp::create(b, loc, k.idx(1), buf).getResult()
                                   : k.rem(k.add(tile, distance), c.stages);
-    Value group = stage(next, nextBuf);
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(int32_t(distance)));
+    stage(next, nextBuf);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, int32_t(distance));
     return buf;
   }
 
@@ -117,13 +118,34 @@ public:
 private:
   const FlashKernelSpec &s() const { return c.s; }
   /// Copies the K and V tiles that start at key `start` into stage `buf`,
-  /// 16 bytes per thread and step; returns the commit group's token.
-  Value stage(Value start, Value buf);
+  /// 16 bytes per thread and step, as one commit group.
+  void stage(Value start, Value buf);
+  /// The copies of stage(); `wholeTile`: every row is a key of the
+  /// sequence (no zero-fill, no clamp).
+  void issueCopies(Value start, Value buf, bool wholeTile);
 };
 
 } // namespace
 
-Value CpAsyncProducer::stage(Value start, Value buf) {
+void CpAsyncProducer::stage(Value start, Value buf) {
+  if (!c.s.varlen)
+    return issueCopies(start, buf, /*wholeTile=*/false);
+  // A packed sequence's tiles are whole but for its last (and the
+  // prefetches past it): their rows are keys of the sequence, inside the
+  // tensor, so they need neither the zero-fill size nor the token clamp,
+  // four integer ops per 16-byte copy (bench/NOTES.md, v26b).
+  OpBuilder &b = k.b;
+  Value whole = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ule,
+                                      k.add(start, c.bkv), c.v.kvLen);
+  auto branch = scf::IfOp::create(b, k.loc, whole, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  issueCopies(start, buf, /*wholeTile=*/true);
+  b.setInsertionPointToStart(branch.elseBlock());
+  issueCopies(start, buf, /*wholeTile=*/false);
+}
+
+void CpAsyncProducer::issueCopies(Value start, Value buf, bool wholeTile) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const KernelValues &v = c.v;
@@ -138,7 +160,7 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
       // Owned storage: a ValueRange over a braced list would dangle.
       SmallVector<Value> srcIdx;
       Value srcElements;
-      if (c.s.dynamicKVLength()) {
+      if (c.s.dynamicKVLength() && !wholeTile) {
         // Rows past the sequence are zero-filled (cp.async reads 0 bytes):
         // what the pool (or the next packed sequence, or the padding past
         // the last) holds there may be NaN, which P = 0 would not hide.
@@ -148,6 +170,8 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
       if (c.s.paged()) {
         Value page = pages.pageOf(copy.stepRow(i), copy.rowsPerStep, kvRow);
         srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
+      } else if (wholeTile) {
+        srcIdx = {k.add(v.kvTokenBase, kvRow), v.kvHead, col};
       } else {
         if (c.kTail && !c.s.varlen)
           kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));
@@ -158,7 +182,8 @@ Value CpAsyncProducer::stage(Value start, Value buf) {
                                                         srcElements, b.getUnitAttr()));
     }
   }
-  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens).getResult();
+  // (Waited for by count, cp.async.wait_group, in acquire.)
+  nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens);
 }
 
 std::unique_ptr<KVProducer> mlir::attn::createCpAsyncProducer(KernelContext &c,
