@@ -12,10 +12,20 @@ contiguous kernel of B equal sequences of the same total (attn.attention,
 The kernels know only B, Tq and Tk: the lengths are drawn on the GPU
 machine (equal ones for timing against the contiguous kernel, random ones
 for correctness). index.json lists the shapes.
+
+    python3 bench/gen_varlen_kernels.py --sweep 40 --seed 1 --out bench/kernels_varlen_sweep
+    # on the GPU machine: ragged correctness only, two draws of lengths each
+    python3 bench/varlen_bench.py --sweep --kernels bench/kernels_varlen_sweep --out $OUT
+
+draws the shapes instead (nobody chose them): B 1-24, Tq and Tk 1-3000
+packed tokens, GQA groups 1-4, head dims every multiple of 8 up to 256
+(d != dv at times), f16 or bf16, no mask or either causal alignment, for
+the chooser on sm_90a (wgmma or mma.sync by shape) or mma.sync on sm_80.
 """
 import argparse
 import json
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,12 +71,53 @@ def contiguous_ir(B, Lq, Lk, Hq, Hkv, d, dv, dtype, causal):
             "  return %%o : %s\n}\n" % (q, k, v, o, d ** -0.5, mode, q, k, v, o, o))
 
 
+def packed_ir(B, Tq, Tk, Hq, Hkv, d, dv, dtype, causal):
+    """varlen_ir with Tq and Tk packed tokens (any split into B sequences)."""
+    text = varlen_ir(1, Tq, Tk, Hq, Hkv, d, dv, dtype, causal)
+    return text.replace("tensor<2xi32>", "tensor<%dxi32>" % (B + 1))
+
+
+def sweep(a):
+    rng = random.Random(a.seed)
+    src = os.path.join(a.out, "src.mlir")
+    index = []
+    while len(index) < a.sweep:
+        B = rng.randint(1, 24)
+        Tq, Tk = rng.randint(1, 3000), rng.randint(1, 3000)
+        Hkv = rng.randint(1, 4)
+        Hq = Hkv * rng.choice([1, 1, 2, 4])
+        d = 8 * rng.randint(1, 32)
+        dv = d if rng.random() < 0.7 else 8 * rng.randint(1, 32)
+        dtype = rng.choice(["f16", "bf16"])
+        causal = rng.choice([None, "top_left", "bottom_right"])
+        chip = rng.choice(["sm_90a", "sm_90a", "sm_80"])
+        entry = dict(label="sweep%d" % len(index), B=B, Tq=Tq, Tk=Tk, Hq=Hq, Hkv=Hkv, d=d, dv=dv,
+                     dtype=dtype, causal=causal, chip=chip)
+        with open(src, "w") as f:
+            f.write(packed_ir(B, Tq, Tk, Hq, Hkv, d, dv, dtype, causal))
+        entry["varlen"], err = compile_one(a.attn_opt, src, a.out, "chip=%s strict=true" % chip)
+        if err:
+            # (A draw no tensor-core kernel takes, e.g. too much shared
+            # memory: say so and draw again.)
+            print("refused", entry, err)
+            continue
+        index.append(entry)
+        print(entry, flush=True)
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_varlen"))
+    ap.add_argument("--sweep", type=int, default=0, help="draw this many random shapes instead")
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if a.sweep:
+        return sweep(a)
     src = os.path.join(a.out, "src.mlir")
     index = []
     for label, B, Lq, Lk, Hq, Hkv, d, dv, dtype, causal in SHAPES:

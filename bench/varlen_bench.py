@@ -216,13 +216,75 @@ def run_shape(a, e, gen):
     return row
 
 
+def sorted_bounds(B, T, gen):
+    """cu [B + 1]: B + 1 sorted draws from [0, T], so that sequences may be
+    empty and tokens before the first and after the last are left over."""
+    return torch.randint(0, T + 1, (B + 1,), device="cuda", generator=gen).sort().values.to(
+        torch.int32)
+
+
+def run_sweep_case(a, e, gen):
+    """Ragged correctness only (two draws of lengths), for a drawn shape."""
+    B, Tq, Tk, Hq, Hkv, d, dv = (e[x] for x in ("B", "Tq", "Tk", "Hq", "Hkv", "d", "dv"))
+    causal, dtype, scale = e["causal"], DTYPES[e["dtype"]], d ** -0.5
+    row = dict(e)
+    kern = Kernel(os.path.join(a.kernels, e["varlen"] + ".json"))
+    q = torch.randn(Tq, Hq, d, device="cuda", dtype=dtype, generator=gen)
+    k = torch.randn(Tk, Hkv, d, device="cuda", dtype=dtype, generator=gen)
+    v = torch.randn(Tk, Hkv, dv, device="cuda", dtype=dtype, generator=gen)
+    row["correct"], row["err"] = True, 0.0
+    for _ in range(2):
+        cq, ck = sorted_bounds(B, Tq, gen), sorted_bounds(B, Tk, gen)
+        kr, vr = k.clone(), v.clone()
+        for t in (kr, vr):
+            t[:int(ck[0])] = float("nan")
+            t[int(ck[-1]):] = float("nan")
+        # The contract's scale: the unfused same-precision error of the
+        # longest sequence.
+        lq, lk = (cq[1:] - cq[:-1]).tolist(), (ck[1:] - ck[:-1]).tolist()
+        b = max(range(B), key=lambda i: lq[i] * lk[i])
+        cql, ckl = cq.tolist(), ck.tolist()
+        sq, sk = slice(cql[b], cql[b + 1]), slice(ckl[b], ckl[b + 1])
+        ref = attention(q[sq], k[sk], v[sk], scale, causal)
+        unfused = rel_err(attention(q[sq], k[sk], v[sk], scale, causal, dtype), ref)
+        good, err = check(kern, q, kr, vr, cq, ck, scale, causal, 2 * unfused + 1e-6, range(B))
+        row["correct"] = row["correct"] and good
+        row["err"] = max(row["err"], err)
+        row.setdefault("unfused_err", unfused)
+    # The launcher's contract check rejects decreasing lengths.
+    if B > 1:
+        bad = torch.arange(B + 1, 0, -1, device="cuda", dtype=torch.int32)
+        try:
+            kern(q, k, v, cu_seqlens_q=bad, cu_seqlens_k=bad, check_bounds=True)
+            row["contract_checked"] = False
+        except ValueError:
+            row["contract_checked"] = True
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default="bench/kernels_varlen")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--sweep", action="store_true",
+                    help="drawn shapes (gen_varlen_kernels.py --sweep): ragged correctness only")
     a = ap.parse_args()
     with open(os.path.join(a.kernels, "index.json")) as f:
         index = json.load(f)
+    if a.sweep:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        bad = 0
+        with open(os.path.join(a.out, "sweep.jsonl"), "w") as out:
+            for e in index:
+                try:
+                    row = run_sweep_case(a, e, gen)
+                except Exception as err:
+                    row = dict(e, correct=False, error=repr(err)[:300])
+                bad += not row["correct"] or row.get("contract_checked") is False
+                print(("PASS " if row["correct"] else "WRONG ") + json.dumps(row), flush=True)
+                out.write(json.dumps(row) + "\n")
+        print("%d of %d correct" % (len(index) - bad, len(index)))
+        return 1 if bad else 0
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows, out = [], open(os.path.join(a.out, "results.jsonl"), "w")
     for e in index:
