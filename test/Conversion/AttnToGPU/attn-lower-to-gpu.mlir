@@ -24,9 +24,11 @@
 // CHECK: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q256_k256_d64_v64_bq128_bk64_w32(
 // CHECK-SAME: workgroup(%{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// Double-buffered cp.async stages, tensor-core products, V through ldmatrix.trans.
+// Double-buffered cp.async stages (each iteration waits until only the
+// prefetched tile's group is in flight), tensor-core products, V through
+// ldmatrix.trans.
 // CHECK: nvgpu.device_async_copy
-// CHECK: nvgpu.device_async_wait
+// CHECK: nvvm.cp.async.wait.group 1
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK-LABEL: func.func @gqa

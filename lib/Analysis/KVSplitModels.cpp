@@ -1,0 +1,177 @@
+//===- KVSplitModels.cpp - how many CTAs split each query tile's keys -----===//
+//
+// The two models chooseKernelConfig (KernelConfig.cpp) asks for split-KV:
+// the wave model for compute-bound grids that do not fill the GPU, and the
+// streaming model for the memory-bound small-query (decode) kernels, which
+// also picks their K/V tile.
+//
+//===----------------------------------------------------------------------===//
+#include "KVSplitModels.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+/// The split count of the wave model (flash-decoding's heuristic). A grid
+/// of C CTAs on an SM array that holds W at once runs ⌈C / W⌉ waves of
+/// which the last may be mostly idle; S splits make S·C CTAs. Among S = 1
+/// .. the most that leave each split two K/V tiles (a CTA overlaps a copy
+/// with math only from its second tile), take the fewest splits whose wave
+/// efficiency n / ⌈n⌉ (n = S·C / W) is within 15% of the best: each split
+/// adds partial outputs to write and combine.
+int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const AttentionShape &s,
+                        const TargetSpec &target) {
+  int64_t group = s.headsQ / s.headsKV;
+  int64_t rows = (c.packKVGroups ? group : 1) * s.seqQ;
+  int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
+  int64_t ctas = int64_t(std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(s.batch * heads, llvm::divideCeil(rows, c.blockQ)),
+      std::numeric_limits<int64_t>::max()));
+  // Saturating: an sm-count override may be as large as int64 allows.
+  int64_t wave = int64_t(std::min<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(target.smCount, residentCTAsPerSM(c, s, target)),
+      std::numeric_limits<int64_t>::max()));
+  if (ctas >= wave)
+    return 1;
+  int64_t tiles = llvm::divideCeil(s.seqKV, c.blockKV);
+  int64_t most = std::clamp<int64_t>(tiles / 2, 1, 1024);
+  auto efficiency = [&](int64_t splits) {
+    double waves = double(splits) * double(ctas) / double(wave);
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (int64_t splits = 1; splits <= most; ++splits)
+    best = std::max(best, efficiency(splits));
+  int64_t splits = 1;
+  while (efficiency(splits) < 0.85 * best)
+    ++splits;
+  // The tiles dealt out evenly may need fewer splits to cover Lk.
+  KernelConfig split = c;
+  split.kvSplits = splits;
+  return llvm::divideCeil(s.seqKV, kvSplitKeys(split, s));
+}
+
+namespace {
+
+/// H200 facts of the streaming model below, from the v13 sweep
+/// (bench/NOTES.md): one 1-warp CTA streams one K/V tile pair per ~1.2 µs
+/// (27 GB/s with 64-key tiles at d = 128). v13c found that more tiles in
+/// flight (3 or 4 stages) do not raise that rate (the warp's own issue of
+/// copies and MMAs bounds it, not DRAM latency) while they cost resident
+/// CTAs: the model keeps the measured per-tile time and 2 stages. A split
+/// grid pays ~8 µs more than one kernel (the combine launch, its partial
+/// outputs and the runtime's second launch).
+constexpr double kTileStreamSec = 1.2e-6;
+constexpr double kSplitOverheadSec = 8e-6;
+/// A paged tile's copies wait for its pages' block-table entries. v14e
+/// swept 16-token pages and v14f measured the fit: 0.45 µs per page a tile
+/// spans puts the picks within 2.5% of the best at 12 of 12 decode shapes
+/// (the chooser without it: 7 of 12). A tile inside one page pays nothing
+/// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
+constexpr double kPageLookupSec = 0.45e-6;
+
+/// Seconds one CTA takes to stream one K/V tile pair of `c` on `s`.
+double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
+  if (s.pageSize == 0 || s.pageSize >= c.blockKV)
+    return kTileStreamSec;
+  return kTileStreamSec + kPageLookupSec * double(llvm::divideCeil(c.blockKV, s.pageSize));
+}
+
+/// Predicted time of a memory-bound small-query kernel (decode): K/V is
+/// streamed by CTAs that each move one tile pair per tileStreamSeconds; the
+/// SM with the most CTAs finishes last, at the lesser of its CTAs' rate and
+/// its share of DRAM bandwidth; CTAs beyond what an SM holds run in
+/// further rounds, each paying the pipeline fill.
+double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
+                              const TargetSpec &target) {
+  const double bytesPerElement = 2;
+  int64_t group = s.headsQ / s.headsKV;
+  int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
+  int64_t rows = (c.packKVGroups ? group : 1) * s.seqQ;
+  double ctas = double(s.batch) * double(heads) * double(llvm::divideCeil(rows, c.blockQ)) *
+                double(c.kvSplits);
+  // Every CTA streams its K/V head's keys of its split.
+  double kvBytes = ctas / double(c.kvSplits) * double(s.seqKV) *
+                   double(s.headDim + s.headDimV) * bytesPerElement;
+  double perCta = kvBytes / ctas;
+  double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * bytesPerElement;
+  double tileSec = tileStreamSeconds(c, s);
+  double perSm = std::ceil(ctas / double(target.smCount));
+  double resident = double(residentCTAsPerSM(c, s, target));
+  double rounds = std::ceil(perSm / resident);
+  double together = std::min(perSm, resident);
+  double smRate = std::min(together * tileBytes / tileSec,
+                           target.hbmBytesPerSec / double(target.smCount));
+  double seconds = rounds * (together * perCta / smRate + tileSec);
+  if (c.kvSplits > 1)
+    seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
+                                       double(s.headsQ) * double(s.seqQ) *
+                                       double(s.headDimV + 1) * 4 / target.hbmBytesPerSec;
+  return seconds;
+}
+
+} // namespace
+
+/// The small-query kernel's K/V tile and split count, by the streaming
+/// model: every legal (block_kv, S) with S up to half the tiles, the
+/// fastest prediction, then the fewest splits (then the larger tile) within
+/// 3% of it: the model does not resolve differences that small.
+llvm::Expected<KernelConfig>
+mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
+                                                   const TargetSpec &target,
+                                                   const KernelConfigRequest &request) {
+  struct Candidate {
+    KernelConfig config;
+    double seconds;
+  };
+  llvm::SmallVector<Candidate> candidates;
+  llvm::SmallVector<int64_t, 2> tiles{64, 32};
+  if (request.blockKV)
+    tiles = {request.blockKV};
+  // The stages are the family's (2) or the request's: v13c measured more
+  // stages slower for these kernels.
+  for (int64_t blockKV : tiles) {
+    c.blockKV = blockKV;
+    c.kvSplits = 1;
+    if (llvm::Error e = checkKernelConfig(c, s, target)) {
+      llvm::consumeError(std::move(e));
+      continue;
+    }
+    int64_t most = std::clamp<int64_t>(llvm::divideCeil(s.seqKV, blockKV) / 2, 1, 4096);
+    int64_t last = 0;
+    for (int64_t splits = 1; splits <= most; ++splits) {
+      KernelConfig split = c;
+      split.kvSplits = splits;
+      split.kvSplits = llvm::divideCeil(s.seqKV, kvSplitKeys(split, s));
+      if (split.kvSplits == last)
+        continue;
+      last = split.kvSplits;
+      candidates.push_back({split, predictedStreamSeconds(split, s, target)});
+    }
+  }
+  if (candidates.empty()) {
+    c.blockKV = tiles.front();
+    c.kvSplits = 1;
+    if (llvm::Error e = checkKernelConfig(c, s, target))
+      return std::move(e);
+    return c;
+  }
+  double fastest = candidates.front().seconds;
+  for (const Candidate &cand : candidates)
+    fastest = std::min(fastest, cand.seconds);
+  const Candidate *pick = nullptr;
+  auto simpler = [](const KernelConfig &a, const KernelConfig &b) {
+    return std::make_pair(a.kvSplits, -a.blockKV) < std::make_pair(b.kvSplits, -b.blockKV);
+  };
+  for (const Candidate &cand : candidates)
+    if (cand.seconds <= 1.03 * fastest && (!pick || simpler(cand.config, pick->config)))
+      pick = &cand;
+  return pick->config;
+}
+
