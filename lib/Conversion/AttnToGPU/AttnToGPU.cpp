@@ -289,87 +289,77 @@ FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
   return s;
 }
 
-/// Checks the kernel's preconditions (both tensor-core families) and fills
-/// the spec from the op's shape and its kernel configuration.
-FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
-                                   Refusal &refusal) {
+/// What every tensor-core spec shares: the op's form (whyNoGPUKernelForm),
+/// its element type (`dtypeWhy`: the refusal of one other than f16/bf16,
+/// when the chooser is not left to refuse it), its shape as the cost model
+/// reads it, the kernel configuration, then fillSpec on `s`, the op's own
+/// part of the spec (scores, paging, packing). `kernelExtents` turns the
+/// chooser's shape into the extents the kernel holds (a packed batch's
+/// token counts).
+FailureOr<FlashKernelSpec>
+tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, FlashKernelSpec s,
+               const KernelOptions &options, Refusal &refusal,
+               std::optional<StringRef> dtypeWhy,
+               function_ref<void(AttentionShape &)> kernelExtents = {}) {
   auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
     refusal.why = why.str();
     return failure();
   };
   if (std::optional<std::string> why = whyNoGPUKernelForm(op))
     return fail(*why);
-  Type elt = op.getQuery().getType().getElementType();
-  // The same shape reading as the cost model's.
-  FailureOr<AttentionShape> shape = op.getCostShape();
+  Type elt = cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+  if (dtypeWhy && !elt.isF16() && !elt.isBF16())
+    return fail(*dtypeWhy);
   if (failed(shape))
     return fail("the GPU kernel needs f16 or bf16 inputs");
-  FailureOr<KernelConfig> config = configFor(op, *shape, getMaskReads(op), options, refusal);
+  FailureOr<KernelConfig> config = configFor(op, *shape, mask, options, refusal);
   if (failed(config))
     return failure();
-  FlashKernelSpec s = scoresSpec(op);
-  if (failed(fillSpec(*shape, elt, *config, s, refusal)))
+  AttentionShape extents = *shape;
+  if (kernelExtents)
+    kernelExtents(extents);
+  if (failed(fillSpec(extents, elt, *config, s, refusal)))
     return failure();
   return s;
 }
 
-/// The spec of a paged attention: the chooser sees the key capacity as Lk
-/// (the kernel is sized for the longest sequence the block table holds).
+/// attn.attention: its scores (scale, mask, score_mod) in the spec; the
+/// chooser refuses element types itself.
+FailureOr<FlashKernelSpec> specFor(AttentionOp op, const KernelOptions &options,
+                                   Refusal &refusal) {
+  return tensorCoreSpec(op, op.getCostShape(), getMaskReads(op), scoresSpec(op), options,
+                        refusal, std::nullopt);
+}
+
+/// A paged attention: the chooser sees the key capacity as Lk (the kernel
+/// is sized for the longest sequence the block table holds).
 FailureOr<FlashKernelSpec> specFor(PagedAttentionOp op, const KernelOptions &options,
                                    Refusal &refusal) {
-  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
-    refusal.why = why.str();
-    return failure();
-  };
-  if (std::optional<std::string> why = whyNoGPUKernelForm(op))
-    return fail(*why);
-  Type elt = op.getQuery().getType().getElementType();
-  FailureOr<AttentionShape> shape = op.getCostShape();
-  if (failed(shape) || (!elt.isF16() && !elt.isBF16()))
-    return fail("the GPU kernel needs f16 or bf16 inputs");
-  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options, refusal);
-  if (failed(config))
-    return failure();
   FlashKernelSpec s;
   s.scale = op.getScale().convertToDouble();
   s.pageSize = op.getPageSize();
   s.numPages = op.getKeyCache().getType().getDimSize(0);
   s.maxPages = op.getBlockTable().getType().getDimSize(1);
-  if (failed(fillSpec(*shape, elt, *config, s, refusal)))
-    return failure();
-  return s;
+  return tensorCoreSpec(op, op.getCostShape(), MaskReads::None, s, options, refusal,
+                        StringRef("the GPU kernel needs f16 or bf16 inputs"));
 }
 
-/// The spec of a packed variable-length batch. The chooser sees its mean
-/// sequence (getCostShape: the tiles suit the typical sequence,
-/// decode-like or prefill-like; the chooser never splits its keys); the
-/// kernel holds the token counts.
+/// A packed variable-length batch. The chooser sees its mean sequence
+/// (getCostShape: the tiles suit the typical sequence, decode-like or
+/// prefill-like; the chooser never splits its keys); the kernel holds the
+/// token counts.
 FailureOr<FlashKernelSpec> specFor(VarlenAttentionOp op, const KernelOptions &options,
                                    Refusal &refusal) {
-  auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
-    refusal.why = why.str();
-    return failure();
-  };
-  if (std::optional<std::string> why = whyNoGPUKernelForm(op))
-    return fail(*why);
-  Type elt = op.getQuery().getType().getElementType();
-  if (!elt.isF16() && !elt.isBF16())
-    return fail("the GPU kernels run packed variable-length batches on f16 or bf16 inputs only");
-  FailureOr<AttentionShape> shape = op.getCostShape();
-  if (failed(shape))
-    return fail("the GPU kernel needs static shapes");
-  FailureOr<KernelConfig> config = configFor(op, *shape, MaskReads::None, options, refusal);
-  if (failed(config))
-    return failure();
   FlashKernelSpec s;
   s.scale = op.getScale().convertToDouble();
   s.varlen = true;
-  AttentionShape packed = *shape;
-  packed.seqQ = op.getQuery().getType().getDimSize(0);
-  packed.seqKV = op.getKey().getType().getDimSize(0);
-  if (failed(fillSpec(packed, elt, *config, s, refusal)))
-    return failure();
-  return s;
+  return tensorCoreSpec(
+      op, op.getCostShape(), MaskReads::None, s, options, refusal,
+      StringRef("the GPU kernels run packed variable-length batches on f16 or bf16 inputs only"),
+      [&](AttentionShape &extents) {
+        extents.seqQ = op.getQuery().getType().getDimSize(0);
+        extents.seqKV = op.getKey().getType().getDimSize(0);
+      });
 }
 
 /// How an attention tensor of rank 2 or 3 reads as the kernel's rank 4:
