@@ -166,7 +166,7 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
   const char *dir = std::getenv("ATTN_MANIFEST_DIR");
   if (!dir)
     GTEST_SKIP() << "ATTN_MANIFEST_DIR is not set";
-  int manifests = 0, split = 0, paged = 0, masked = 0;
+  int manifests = 0, split = 0, paged = 0, masked = 0, varlen = 0;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     if (llvm::sys::path::extension(it->path()) != ".json")
@@ -188,6 +188,16 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
     split += !plan->workspace().empty();
     paged += plan->findParam("block_table") != nullptr;
     masked += plan->findParam("mask") != nullptr;
+    // A packed batch's cumulative lengths: [B + 1] int32 each, the last
+    // two parameters.
+    if (const TensorSpec *cuQ = plan->findParam("cu_seqlens_q")) {
+      ++varlen;
+      const TensorSpec *cuK = plan->findParam("cu_seqlens_k");
+      ASSERT_NE(cuK, nullptr) << it->path();
+      EXPECT_EQ(cuQ->type, ElementType::I32);
+      EXPECT_EQ(cuQ->shape, cuK->shape);
+      EXPECT_EQ(plan->params().back().name, "cu_seqlens_k");
+    }
     // Every param is read or written by some launch.
     llvm::StringSet<> used;
     for (const Launch &l : plan->launches())
@@ -202,6 +212,7 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
   EXPECT_GT(split, 0);
   EXPECT_GT(paged, 0);
   EXPECT_GT(masked, 0);
+  EXPECT_GT(varlen, 0);
 }
 
 } // namespace
