@@ -232,7 +232,7 @@ class LoadedKernel:
             raise ValueError("this kernel takes %s" % ("no mask" if kind == "none"
                                                       else "a %s mask" % kind))
         paged = self.manifest.get("paged") or None
-        if (block_table is None or seq_lens is None) != (paged is None):
+        if (block_table is not None, seq_lens is not None) != (paged is not None,) * 2:
             raise ValueError("this kernel takes %s" % (
                 "no block_table or seq_lens" if paged is None
                 else "block_table and seq_lens (a paged KV cache)"))
@@ -244,18 +244,15 @@ class LoadedKernel:
         if paged is not None:
             tensors += [("block_table", block_table), ("seq_lens", seq_lens)]
             dtypes += [torch.int32, torch.int32]
-            if check_bounds:
-                _check_pages(block_table, seq_lens, paged)
         varlen = bool(self.manifest.get("varlen"))
-        if (cu_seqlens_q is None or cu_seqlens_k is None) == varlen:
+        given = (cu_seqlens_q is not None, cu_seqlens_k is not None)
+        if given != (varlen, varlen):
             raise ValueError("this kernel takes %s" % (
                 "cu_seqlens_q and cu_seqlens_k (a packed variable-length batch)" if varlen
                 else "no cu_seqlens_q or cu_seqlens_k"))
         if varlen:
             tensors += [("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)]
             dtypes += [torch.int32, torch.int32]
-            if check_bounds:
-                _check_cumulative_lengths(cu_seqlens_q, cu_seqlens_k, self.manifest)
         wanted = [p for p in self.manifest["params"] if p["name"].startswith("score_mod_operand_")]
         if len(score_mod_operands) != len(wanted):
             raise ValueError("this kernel's score_mod reads %d tensor(s), got %d score_mod_operands"
@@ -276,6 +273,11 @@ class LoadedKernel:
                 raise ValueError("%s is on %s; this kernel is loaded on cuda:%d"
                                  % (name, t.device, self.device_index))
             pointers[name] = _address(t)
+        # (The contracts are checked on tensors already validated above.)
+        if check_bounds and paged is not None:
+            _check_pages(block_table, seq_lens, paged)
+        if check_bounds and varlen:
+            _check_cumulative_lengths(cu_seqlens_q, cu_seqlens_k, self.manifest)
         for name, buffer in self._workspace(torch.device("cuda", self.device_index)).items():
             pointers[name] = buffer.data_ptr()
         stream = torch.cuda.current_stream().cuda_stream
@@ -288,7 +290,9 @@ def _check_pages(block_table, seq_lens, paged):
     """The paged kernels' contract, checked on the tensors (ValueError)."""
     import torch
     capacity = paged["max_pages"] * paged["page_size"]
-    lens = seq_lens.to(torch.int64)
+    # (CuPy arrays too, through the CUDA array interface.)
+    block_table = torch.as_tensor(block_table, device="cuda")
+    lens = torch.as_tensor(seq_lens, device="cuda").to(torch.int64)
     if bool(((lens < 0) | (lens > capacity)).any()):
         raise ValueError("seq_lens must lie in [0, %d]" % capacity)
     used = (lens + paged["page_size"] - 1) // paged["page_size"]
@@ -307,7 +311,8 @@ def _check_cumulative_lengths(cu_q, cu_k, manifest):
     import torch
     for name, cu, tokens in (("cu_seqlens_q", cu_q, manifest["Lq"]),
                              ("cu_seqlens_k", cu_k, manifest["Lk"])):
-        c = cu.to(torch.int64)
+        # (CuPy arrays too, through the CUDA array interface.)
+        c = torch.as_tensor(cu, device="cuda").to(torch.int64)
         if bool((c < 0).any()) or bool((c > tokens).any()):
             raise ValueError("%s must lie in [0, %d] (the packed tokens)" % (name, tokens))
         if bool((c[1:] < c[:-1]).any()):

@@ -87,3 +87,11 @@ func.func @overflow(%q: tensor<1x1x4294967296x65536xf32>) -> tensor<1x1x42949672
 // accepted ones.
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
 // MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
+
+// -----
+
+func.func @varlen_no_sequences(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<1xi32>, %ck: tensor<1xi32>) -> tensor<96x8x64xbf16> {
+  // expected-warning @+1 {{io-cost skipped: a packed batch of no sequences}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<1xi32>, tensor<1xi32> -> tensor<96x8x64xbf16>
+  return %o : tensor<96x8x64xbf16>
+}

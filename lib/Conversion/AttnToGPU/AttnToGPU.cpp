@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
@@ -460,6 +461,10 @@ struct AttnLowerToGPUPass
       manifests.append(earlier.getValue());
     // The attention kernel and, with split-KV, its combine kernel.
     llvm::StringMap<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> kernels;
+    // The scale is a constant of the kernel but not part of its name:
+    // attentions that differ only in scale must not share a kernel. The
+    // first scale of a name keeps it; another gets its bits appended.
+    llvm::StringMap<double> scaleOfName;
     for (Operation *op : ops) {
       auto attention = dyn_cast<AttentionOp>(op);
       auto paged = dyn_cast<PagedAttentionOp>(op);
@@ -484,6 +489,9 @@ struct AttnLowerToGPUPass
           return signalPassFailure();
         continue;
       }
+      auto [named, fresh] = scaleOfName.try_emplace(spec->name, spec->scale);
+      if (!fresh && named->second != spec->scale)
+        spec->name += llvm::formatv("_scale{0:x16}", llvm::bit_cast<uint64_t>(spec->scale)).str();
       Location loc = op->getLoc();
       OpBuilder b(module.getBodyRegion());
       auto &[kernel, combine] = kernels[spec->name];

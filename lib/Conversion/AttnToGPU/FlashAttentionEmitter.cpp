@@ -173,8 +173,9 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
 }
 
 void FlashAttentionEmitter::computeCoordinates() {
-  // Who am I: (batch, head) from blockIdx.y, query tile from blockIdx.x,
-  // split from blockIdx.z.
+  // Who am I: (batch, head) from blockIdx.y (varlen: the head; the
+  // sequence comes with the tile), query tile from blockIdx.x, split from
+  // blockIdx.z.
   v.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // Causal: the last query tiles see the most keys. CTAs start in blockIdx
@@ -185,7 +186,7 @@ void FlashAttentionEmitter::computeCoordinates() {
     qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
   Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   if (s.varlen)
-    locateSequence(qTileIdx); // sets v.batch and v.qStart
+    locateSequence(qTileIdx); // the sequence's extents, v.qStart and v.kvLen
   else
     v.batch = k.div(bh, s.gridHeads());
   if (s.packKVGroups) {
@@ -228,14 +229,16 @@ void FlashAttentionEmitter::computeCoordinates() {
 std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
   // (A varlen sequence without queries clamps to row 0: queryAt keeps its
   // token in the tensor, and no row of it is stored.)
-  if (c.qTail)
-    rho = arith::MinUIOp::create(
-        b, loc, rho,
-        s.varlen ? arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, v.numRows,
-                                                                        k.idx(1)),
-                                         k.idx(1))
-                       .getResult()
-                 : k.idx(s.numRows() - 1));
+  if (c.qTail) {
+    Value lastRow;
+    if (s.varlen) {
+      Value one = k.idx(1);
+      lastRow = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, v.numRows, one), one);
+    } else {
+      lastRow = k.idx(s.numRows() - 1);
+    }
+    rho = arith::MinUIOp::create(b, loc, rho, lastRow);
+  }
   if (c.packed == 1)
     return {rho, v.head};
   // row = query · G + head in the group: the G heads of a query are
@@ -502,7 +505,8 @@ void FlashAttentionEmitter::storeRow(int64_t mi, int r, bool firstOfQuad,
     cond = cond ? arith::AndIOp::create(b, loc, cond, first).getResult() : first;
   }
   if (cond) {
-    // Rows past the row space exist only in the last query tile: not stored.
+    // Rows past the row space (the last query tile's; varlen: each
+    // sequence's last tile's, and idle tiles') are not stored.
     auto guard = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
     b.setInsertionPointToStart(guard.thenBlock());
   }

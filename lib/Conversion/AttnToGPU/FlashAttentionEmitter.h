@@ -120,8 +120,9 @@ struct KernelContext {
   /// with the token clamped into the packed tensor.
   SmallVector<Value> queryAt(Value q, Value head, Value col);
   /// Likewise in K or V for key `key` of the K/V head: [b, kvHead, key,
-  /// col] (`key` in bounds), or [token, kvHead, col] (varlen, clamped).
-  SmallVector<Value> keyAt(Value key, Value col);
+  /// col] (`key` in bounds), or [token, kvHead, col] (varlen; the token
+  /// clamped unless `inSequence`: a key of the sequence is in the tensor).
+  SmallVector<Value> keyAt(Value key, Value col, bool inSequence = false);
 };
 
 /// Scores of one K/V tile for this lane: p[mi][nb][r][e] is the score (then

@@ -165,17 +165,16 @@ void CpAsyncProducer::issueCopies(Value start, Value buf, bool wholeTile) {
         // what the pool (or the next packed sequence, or the padding past
         // the last) holds there may be NaN, which P = 0 would not hide.
         Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kvRow, v.kvLen);
-        srcElements = arith::SelectOp::create(b, loc, inside, k.idx(8), k.idx(0));
+        Value all = k.idx(8), none = k.idx(0); // (named first: see queryAt)
+        srcElements = arith::SelectOp::create(b, loc, inside, all, none);
       }
       if (c.s.paged()) {
         Value page = pages.pageOf(copy.stepRow(i), copy.rowsPerStep, kvRow);
         srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
-      } else if (wholeTile) {
-        srcIdx = {k.add(v.kvTokenBase, kvRow), v.kvHead, col};
       } else {
         if (c.kTail && !c.s.varlen)
           kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));
-        srcIdx = c.keyAt(kvRow, col);
+        srcIdx = c.keyAt(kvRow, col, /*inSequence=*/wholeTile);
       }
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, tile, family.tileAt(buf, r, col),
                                                         src, srcIdx, b.getIndexAttr(8),

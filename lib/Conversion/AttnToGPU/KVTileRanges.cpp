@@ -65,13 +65,13 @@ void FlashAttentionEmitter::skipTilesOutsideScoreModBounds() {
   // above i + highest: the tiles wholly outside [qFirst + lowest,
   // qEnd − 1 + highest] would give only -inf scores, which change nothing.
   if (s.scoreModLowestKey) {
-    Value first =
-        arith::MaxSIOp::create(b, loc, k.add(v.qFirst, *s.scoreModLowestKey), k.idx(0));
+    Value lowest = k.add(v.qFirst, *s.scoreModLowestKey), zero = k.idx(0);
+    Value first = arith::MaxSIOp::create(b, loc, lowest, zero);
     v.kvBegin = arith::MaxUIOp::create(b, loc, v.kvBegin, k.mul(k.div(first, c.bkv), c.bkv));
   }
   if (s.scoreModHighestKey) {
-    Value end =
-        arith::MaxSIOp::create(b, loc, k.add(v.qEnd, *s.scoreModHighestKey), k.idx(0));
+    Value highest = k.add(v.qEnd, *s.scoreModHighestKey), zero = k.idx(0);
+    Value end = arith::MaxSIOp::create(b, loc, highest, zero);
     Value tiles = arith::CeilDivUIOp::create(b, loc, end, k.idx(c.bkv));
     v.kvEnd = arith::MinUIOp::create(b, loc, k.mul(tiles, c.bkv), v.kvEnd);
   }

@@ -34,21 +34,21 @@ static std::string elementTypeName(Type t) {
   return name;
 }
 
+/// How the grid follows from the problem and the tiles, in the manifest's
+/// own keys (Lq is the packed token count Tq when varlen).
+static StringRef gridFormula(const FlashKernelSpec &s) {
+  if (s.varlen)
+    return s.packKVGroups ? "[floor(Hq / Hkv * Lq / block_q) + B + 2, Hkv, 1]"
+                          : "[floor(Lq / block_q) + B + 2, Hq, 1]";
+  return s.packKVGroups ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
+                        : "[ceil(Lq / block_q), B * Hq, kv_splits]";
+}
+
 /// The launch manifest of the kernel of `s`: what a runner without MLIR
 /// needs to launch it (bench/attn_run.py reads it as <kernel>.json). Only
 /// booleans, integers, f64 floats, strings, arrays and dictionaries, which
 /// --attn-dump-gpu-kernels writes as the JSON numbers, strings, arrays and
 /// objects they spell.
-/// How the grid follows from the problem and the tiles, as the manifest
-/// states it (G = Hq / Hkv when heads are packed, else 1).
-static StringRef gridFormula(const FlashKernelSpec &s) {
-  if (s.varlen)
-    return s.packKVGroups ? "[floor(Hq / Hkv * Tq / block_q) + B + 2, Hkv, 1]"
-                          : "[floor(Tq / block_q) + B + 2, Hq, 1]";
-  return s.packKVGroups ? "[ceil(Hq / Hkv * Lq / block_q), B * Hkv, kv_splits]"
-                        : "[ceil(Lq / block_q), B * Hq, kv_splits]";
-}
-
 DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   auto i64 = [&](int64_t x) -> Attribute { return b.getI64IntegerAttr(x); };
   auto str = [&](const Twine &x) -> Attribute { return b.getStringAttr(x); };

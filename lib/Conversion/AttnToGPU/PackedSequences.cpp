@@ -22,7 +22,8 @@
 // ⌊G·t_{s+1}/Br⌋ − ⌊G·t_s/Br⌋ + 1 ≥ ⌈G·(t_{s+1} − t_s)/Br⌉ tiles, all it
 // needs, wherever the boundaries fall; the grid is first(B + 2) =
 // ⌊G·Tq/Br⌋ + B + 2 (FlashKernelSpec::numQueryTiles), at most B + 2 CTAs
-// per head more than a padded batch would need, and those end at once.
+// per head more than the packed rows in tiles, ⌈G·Tq/Br⌉, and those end
+// at once (no keys, nothing stored or zeros).
 // A CTA finds its segment by binary search on first(s): ⌈log2(B + 2)⌉
 // reads of cu_q, from L2.
 //
@@ -44,15 +45,22 @@ using namespace mlir::attn;
 SmallVector<Value> KernelContext::queryAt(Value q, Value head, Value col) {
   if (!s.varlen)
     return {v.batch, head, q, col};
-  Value token = arith::MinUIOp::create(k.b, k.loc, k.add(v.qTokenBase, q), k.idx(s.seqQ - 1));
-  return {token, head, col};
+  // (Operands are built one statement each: C++ leaves the order of
+  // argument evaluation open, and the IR's must not depend on the host
+  // compiler.)
+  Value token = k.add(v.qTokenBase, q);
+  Value last = k.idx(s.seqQ - 1);
+  return {arith::MinUIOp::create(k.b, k.loc, token, last), head, col};
 }
 
-SmallVector<Value> KernelContext::keyAt(Value key, Value col) {
+SmallVector<Value> KernelContext::keyAt(Value key, Value col, bool inSequence) {
   if (!s.varlen)
     return {v.batch, v.kvHead, key, col};
-  Value token =
-      arith::MinUIOp::create(k.b, k.loc, k.add(v.kvTokenBase, key), k.idx(s.seqKV - 1));
+  Value token = k.add(v.kvTokenBase, key);
+  if (!inSequence) {
+    Value last = k.idx(s.seqKV - 1);
+    token = arith::MinUIOp::create(k.b, k.loc, token, last);
+  }
   return {token, v.kvHead, col};
 }
 
@@ -75,7 +83,8 @@ struct CumulativeLengths {
   Value segmentBound(Value s) {
     // s − 1 wraps to the largest index for s = 0, and min() keeps the read
     // in bounds; the selects then replace the ends.
-    Value inner = at(arith::MinUIOp::create(k.b, k.loc, k.add(s, -1), k.idx(batch)));
+    Value previous = k.add(s, -1), lastEntry = k.idx(batch);
+    Value inner = at(arith::MinUIOp::create(k.b, k.loc, previous, lastEntry));
     Value isFirst = arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::eq, s, k.idx(0));
     Value isLast =
         arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::eq, s, k.idx(batch + 2));
@@ -94,8 +103,8 @@ void FlashAttentionEmitter::locateSequence(Value tileIdx) {
   // The last segment whose first tile is at most tileIdx: the invariant
   // first(lo) <= tileIdx < first(hi) holds from [0, B + 2) on.
   int64_t steps = llvm::Log2_64_Ceil(s.batch + 2);
-  auto search = scf::ForOp::create(b, loc, k.idx(0), k.idx(steps), k.idx(1),
-                                   ValueRange{k.idx(0), k.idx(s.batch + 2)});
+  Value zero = k.idx(0), numSteps = k.idx(steps), one = k.idx(1), end = k.idx(s.batch + 2);
+  auto search = scf::ForOp::create(b, loc, zero, numSteps, one, ValueRange{zero, end});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(search.getBody());
@@ -116,7 +125,8 @@ void FlashAttentionEmitter::locateSequence(Value tileIdx) {
   v.qStart = k.mul(arith::SubIOp::create(b, loc, tileIdx, firstTile(segment)), c.bq);
   // Sequence segment − 1 (clamped into [0, B − 1] for the reads; the two
   // end segments have no keys).
-  Value sequence = arith::MinUIOp::create(b, loc, k.add(segment, -1), k.idx(s.batch - 1));
+  Value previous = k.add(segment, -1), lastSequence = k.idx(s.batch - 1);
+  Value sequence = arith::MinUIOp::create(b, loc, previous, lastSequence);
   v.batch = sequence;
   CumulativeLengths cuK{k, v.cuSeqlensK, s.batch, s.seqKV};
   v.kvTokenBase = cuK.at(sequence);
@@ -127,9 +137,10 @@ void FlashAttentionEmitter::locateSequence(Value tileIdx) {
   // (a segment may own one tile more than it needs): such CTAs visit no
   // K/V tile and store nothing, or zeros.
   auto both = [&](Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); };
-  Value works = both(
-      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, segment, k.idx(1)),
-           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, segment, k.idx(s.batch))),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.qStart, v.numRows));
+  Value afterFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, segment, k.idx(1));
+  Value beforeLast =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, segment, k.idx(s.batch));
+  Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.qStart, v.numRows);
+  Value works = both(both(afterFirst, beforeLast), hasRows);
   v.kvLen = arith::SelectOp::create(b, loc, works, kvLen, k.idx(0));
 }

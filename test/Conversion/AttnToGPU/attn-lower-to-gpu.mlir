@@ -199,3 +199,22 @@ func.func @no_attention(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 
+
+// -----
+
+// The scale is a constant of the kernel: attentions that differ only in it
+// get one kernel each (the second name carries the scale's bits; each new
+// gpu.module goes first), and equal ones share one.
+// CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64_bq64_bk64_w{{[0-9]+}}_scale0x3fe0000000000000_module
+// CHECK: gpu.module @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64_bq64_bk64_w{{[0-9]+}}_module
+// CHECK-NOT: gpu.module
+// CHECK-LABEL: func.func @scales
+// CHECK: gpu.launch_func @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64_bq64_bk64_w{{[0-9]+}}_module::
+// CHECK: gpu.launch_func @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64_bq64_bk64_w{{[0-9]+}}_scale0x3fe0000000000000_module::
+// CHECK: gpu.launch_func @attn_fa2_mma_f16_b1_h2_kv2_q64_k64_d64_v64_bq64_bk64_w{{[0-9]+}}_module::
+func.func @scales(%q: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>) {
+  %a = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  %b = attn.attention %q, %q, %q scale(0.5) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  %c = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %a, %b, %c : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>
+}

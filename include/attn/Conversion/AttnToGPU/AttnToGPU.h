@@ -115,7 +115,8 @@ struct FlashKernelSpec {
   bool packKVGroups = false;
   /// Query heads per CTA row space: Hq/Hkv when packed, else 1.
   int64_t packedHeads() const { return packKVGroups ? headsQ / headsKV : 1; }
-  /// Rows a CTA row space holds: packedHeads() · Lq.
+  /// Rows a CTA row space holds: packedHeads() · Lq (varlen: an upper
+  /// bound, packedHeads() · Tq; each sequence's are read at run time).
   int64_t numRows() const { return packedHeads() * seqQ; }
   /// Heads along the grid's y axis (with the batch): K/V heads when
   /// packed, query heads otherwise.

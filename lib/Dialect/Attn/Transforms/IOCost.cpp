@@ -226,7 +226,17 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                                           : varlen ? varlen.getCostShape()
                                                    : cast<AttentionOp>(op).getCostShape();
         if (failed(shape)) {
-          attn->emitWarning("io-cost skipped: the cost model needs static shapes");
+          bool isStatic = llvm::all_of(attn->getOperandTypes(), [](Type t) {
+            return cast<ShapedType>(t).hasStaticShape();
+          });
+          InFlightDiagnostic skipped = attn->emitWarning("io-cost skipped: ");
+          if (!isStatic)
+            skipped << "the cost model needs static shapes";
+          else if (varlen && varlen.getNumSequences() < 1)
+            skipped << "a packed batch of no sequences";
+          else
+            skipped << "the cost model has no element type "
+                    << cast<ShapedType>(attn->getOperand(0).getType()).getElementType();
           return;
         }
         auto attention = dyn_cast<AttentionOp>(op);

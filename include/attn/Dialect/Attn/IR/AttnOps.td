@@ -303,8 +303,10 @@ def Attn_VarlenAttentionOp : Attn_Op<"varlen_attention", [Pure]> {
       key) gives 0, as `attn.attention`'s fully masked rows do; so do query
       rows outside every sequence (t < cu_q[0] or t ≥ cu_q[B]).
     * The caller's contract, as in FlashAttention: 0 ≤ cu[0] ≤ cu[1] ≤ … ≤
-      cu[B] ≤ T for both. Breaking it reads out of bounds;
-      `--attn-unpack-varlen` with `check-bounds=true` asserts it at run time.
+      cu[B] ≤ T for both. Breaking it reads out of bounds on the CPU path
+      (the GPU kernel clamps its accesses into the tensors, and computes
+      garbage); `--attn-unpack-varlen` with `check-bounds=true` asserts it
+      at run time.
 
     `--attn-unpack-varlen` rewrites the op into a loop over the sequences,
     each an `attn.attention` on a slice of dynamic length (the CPU path);
