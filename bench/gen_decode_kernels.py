@@ -31,6 +31,12 @@ def decode_ir(B, Hq, Hkv, Lk, d, dtype="bf16"):
             "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, q, kv, kv, q, q))
 
 
+def write_index(out, index):
+    """The shape list a benchmark reads: <out>/index.json."""
+    with open(os.path.join(out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+
+
 def compile_one(attn_opt, src, out, options):
     before = set(os.listdir(out))
     r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=%s dump-dir=%s" % (options, out),
@@ -89,8 +95,7 @@ def main():
                 print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits), %d sweep kernels"
                       % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], len(entry["sweep"])), flush=True)
     os.remove(src)
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(a.out, index)
     return 0
 
 

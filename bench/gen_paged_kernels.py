@@ -12,12 +12,11 @@ Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
 pages and the block table Lk/S entries per sequence. index.json lists them.
 """
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import SWEEP, compile_one, decode_ir  # noqa: E402
+from gen_decode_kernels import SWEEP, compile_one, decode_ir, write_index  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE_SIZES = (16, 128)
@@ -92,8 +91,7 @@ def main():
                     return 1
                 index.append(entry)
                 print(entry, flush=True)
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(a.out, index)
     return 0
 
 
@@ -120,8 +118,7 @@ def prefill(a):
             return 1
         index.append(entry)
         print(entry, flush=True)
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(a.out, index)
     return 0
 
 

@@ -23,13 +23,12 @@ packed tokens, GQA groups 1-4, head dims every multiple of 8 up to 256
 the chooser on sm_90a (wgmma or mma.sync by shape) or mma.sync on sm_80.
 """
 import argparse
-import json
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import compile_one  # noqa: E402
+from gen_decode_kernels import compile_one, write_index  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -103,8 +102,7 @@ def sweep(a):
             continue
         index.append(entry)
         print(entry, flush=True)
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(a.out, index)
     return 0
 
 
@@ -132,8 +130,7 @@ def main():
                 return 1
         index.append(entry)
         print(entry, flush=True)
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
+    write_index(a.out, index)
     return 0
 
 
