@@ -104,6 +104,7 @@ def main():
         del q, k, v, o
         print(json.dumps(row), flush=True)
         out.write(json.dumps(row) + "\n")
+        out.flush()  # a run stopped at its time limit keeps what it measured
         rows.append(row)
     out.close()
     with open(os.path.join(a.out, "table.md"), "w") as f:

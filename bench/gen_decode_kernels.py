@@ -7,10 +7,9 @@ chooser's pick.
 
 Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
 (32, 8), (32, 32)}, d = 128, bf16, Lq = 1. For each shape: the chooser's
-kernel (`kernel`), and for the sweep every split count in SWEEP with every
-stage count in STAGES (block-kv 64), plus block-kv 32 at the chooser's
-split count with every stage count, each kernel once.
-index.json lists them.
+kernel (`kernel`), and for the sweep every split count of SWEEP[B] with
+every (block-kv, kv-warps) of TILES at 2 stages (v13c: more stages never
+won), each kernel once. index.json lists them.
 """
 import argparse
 import json
@@ -19,8 +18,12 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SWEEP = (1, 2, 4, 8, 16, 32, 64)
-STAGES = (2, 3, 4)
+# Split counts per batch: a grid of B·Hkv CTAs needs fewer splits as B
+# grows (v13b's best: 16-32 at B = 1, 2-4 at B = 8, none at B = 64).
+SWEEP = {1: (1, 2, 4, 8, 16, 32), 8: (1, 2, 4, 8), 64: (1, 2)}
+# (block-kv, kv-warps): every legal pair at d = 128 (at least 16 keys per
+# warp, at most 64 for one warp).
+TILES = ((32, 1), (32, 2), (64, 1), (64, 2), (64, 4), (128, 2), (128, 4), (128, 8))
 
 
 def decode_ir(B, Hq, Hkv, Lk, d, dtype="bf16"):
@@ -79,21 +82,19 @@ def main():
                     man = json.load(f)
                 entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=128, kernel=chosen,
                              kv_splits=man["kv_splits"], block_kv=man["block_kv"],
-                             kv_stages=man["kv_stages"], sweep={})
+                             kv_stages=man["kv_stages"], kv_warps=man["kv_warps"], sweep={})
                 if not a.no_sweep:
-                    variants = [("splits=%d,stages=%d" % (s, st),
-                                 "kv-splits=%d kv-stages=%d block-kv=64" % (s, st))
-                                for s in SWEEP for st in STAGES]
-                    variants += [("bkv32,stages=%d" % st,
-                                  "kv-splits=%d kv-stages=%d block-kv=32" % (man["kv_splits"], st))
-                                 for st in STAGES]
+                    variants = [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
+                                 "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
+                                for s in SWEEP.get(B, SWEEP[1]) for bkv, w in TILES]
                     for label, options in variants:
                         name, err = compile_one(a.attn_opt, src, a.out, options)
                         if name:
                             entry["sweep"][label] = name
                 index.append(entry)
-                print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits), %d sweep kernels"
-                      % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], len(entry["sweep"])), flush=True)
+                print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits, %d warps), %d sweep kernels"
+                      % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], man["kv_warps"],
+                         len(entry["sweep"])), flush=True)
     os.remove(src)
     write_index(a.out, index)
     return 0

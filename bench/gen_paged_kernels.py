@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import SWEEP, compile_one, decode_ir, write_index  # noqa: E402
+from gen_decode_kernels import SWEEP, TILES, compile_one, decode_ir, write_index  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE_SIZES = (16, 128)
@@ -51,8 +51,9 @@ def main():
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--lengths", default="4096,16384,131072")
     ap.add_argument("--sweep", action="store_true",
-                    help="also compile, for 16-token pages, every split count of SWEEP at "
-                         "block-kv 32 and 64 (the chooser's stages), to check its pick")
+                    help="also compile, for 16-token pages, every split count of SWEEP[B] "
+                         "with every (block-kv, kv-warps) of TILES (the chooser's stages), "
+                         "to check its pick")
     ap.add_argument("--prefill", action="store_true",
                     help="chunked prefill instead: a few Lq > 1 shapes, causal bottom-right "
                          "(the wgmma kernels on sm_90a), for correctness")
@@ -79,11 +80,12 @@ def main():
                     entry["sweep"] = {}
                     with open(src, "w") as f:
                         f.write(paged_ir(B, Hq, Hkv, Lk, 128, 16))
-                    for splits in SWEEP:
-                        for bkv in (32, 64):
-                            label = "splits=%d,bkv=%d" % (splits, bkv)
-                            name, _ = compile_one(a.attn_opt, src, a.out,
-                                                  "kv-splits=%d block-kv=%d" % (splits, bkv))
+                    for splits in SWEEP.get(B, SWEEP[1]):
+                        for bkv, warps in TILES:
+                            label = "splits=%d,bkv=%d,warps=%d" % (splits, bkv, warps)
+                            name, _ = compile_one(
+                                a.attn_opt, src, a.out,
+                                "kv-splits=%d block-kv=%d kv-warps=%d" % (splits, bkv, warps))
                             if name:
                                 entry["sweep"][label] = name
                 if err:

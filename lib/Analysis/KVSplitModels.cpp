@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <limits>
 
@@ -59,15 +60,20 @@ int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const Attenti
 
 namespace {
 
-/// H200 facts of the streaming model below, from the v13 sweep
-/// (bench/NOTES.md): one 1-warp CTA streams one K/V tile pair per ~1.2 µs
-/// (27 GB/s with 64-key tiles at d = 128). v13c found that more tiles in
-/// flight (3 or 4 stages) do not raise that rate (the warp's own issue of
-/// copies and MMAs bounds it, not DRAM latency) while they cost resident
-/// CTAs: the model keeps the measured per-tile time and 2 stages. A split
-/// grid pays ~8 µs more than one kernel (the combine launch, its partial
-/// outputs and the runtime's second launch).
-constexpr double kTileStreamSec = 1.2e-6;
+/// H200 facts of the streaming model below. One CTA moves one K/V tile pair
+/// per tileStreamSeconds: a fixed latency, the copy of its bytes (one CTA
+/// keeps one tile pair in flight, ~86 GB/s), and the math of the keys each
+/// of its warps computes on (10.6 ns per key at d + dv = 256, in series
+/// with the copies in a warp). Fitted on v27's sweep (bench/NOTES.md: 1 to
+/// 8 warps, 32- to 128-key tiles, CTA-starved B = 1 grids), where it gives
+/// 1.21 µs for v13's one warp on 64-key tiles (v13 measured 1.2) and is
+/// within 5% of six of seven tile shapes. v13c found that more stages do
+/// not raise the rate while they cost resident CTAs: the model keeps 2. A
+/// split grid pays ~8 µs more than one kernel (the combine launch, its
+/// partial outputs and the runtime's second launch).
+constexpr double kTileLatencySec = 0.15e-6;
+constexpr double kTileCopySecPerByte = 0.0119e-6 / 1024;
+constexpr double kWarpSecPerKey = 10.6e-9;
 constexpr double kSplitOverheadSec = 8e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
 /// swept 16-token pages and v14f measured the fit: 0.45 µs per page a tile
@@ -78,9 +84,12 @@ constexpr double kPageLookupSec = 0.45e-6;
 
 /// Seconds one CTA takes to stream one K/V tile pair of `c` on `s`.
 double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
+  const double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * 2;
+  double seconds = kTileLatencySec + tileBytes * kTileCopySecPerByte +
+                   double(c.warpKeys()) * kWarpSecPerKey * double(s.headDim + s.headDimV) / 256;
   if (s.pageSize == 0 || s.pageSize >= c.blockKV)
-    return kTileStreamSec;
-  return kTileStreamSec + kPageLookupSec * double(llvm::divideCeil(c.blockKV, s.pageSize));
+    return seconds;
+  return seconds + kPageLookupSec * double(llvm::divideCeil(c.blockKV, s.pageSize));
 }
 
 /// Predicted time of a memory-bound small-query kernel (decode): K/V is
@@ -118,10 +127,12 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
 
 } // namespace
 
-/// The small-query kernel's K/V tile and split count, by the streaming
-/// model: every legal (block_kv, S) with S up to half the tiles, the
-/// fastest prediction, then the fewest splits (then the larger tile) within
-/// 3% of it: the model does not resolve differences that small.
+/// The small-query kernel's K/V tile, key warps and split count, by the
+/// streaming model: every legal (block_kv, kv_warps, S) whose registers fit
+/// the family's budget, with S up to half the tiles, the fastest
+/// prediction, then the fewest splits (then the larger tile, then the
+/// fewer warps) within 3% of it: the model does not resolve differences
+/// that small.
 llvm::Expected<KernelConfig>
 mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
                                                    const TargetSpec &target,
@@ -131,18 +142,27 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
     double seconds;
   };
   llvm::SmallVector<Candidate> candidates;
-  llvm::SmallVector<int64_t, 2> tiles{64, 32};
-  if (request.blockKV)
-    tiles = {request.blockKV};
+  // (block_kv, kv_warps), those the request fixes as it fixes them;
+  // checkKernelConfig drops the illegal pairs (fewer than 16 keys per warp,
+  // more than 64 for one mma.sync warp).
+  llvm::SmallVector<std::pair<int64_t, int64_t>> tiles;
+  for (int64_t blockKV : {64, 32, 128})
+    for (int64_t warps : {1, 2, 4, 8})
+      if ((!request.blockKV || request.blockKV == blockKV) &&
+          (!request.kvWarps || request.kvWarps == warps))
+        tiles.push_back({blockKV, warps});
   // The stages are the family's (2) or the request's: v13c measured more
   // stages slower for these kernels.
-  for (int64_t blockKV : tiles) {
+  for (auto [blockKV, warps] : tiles) {
     c.blockKV = blockKV;
+    c.kvWarps = warps;
     c.kvSplits = 1;
     if (llvm::Error e = checkKernelConfig(c, s, target)) {
       llvm::consumeError(std::move(e));
       continue;
     }
+    if (loopRegistersPerThread(c, s) > loopRegisterBudget(c.family))
+      continue;
     int64_t most = std::clamp<int64_t>(llvm::divideCeil(s.seqKV, blockKV) / 2, 1, 4096);
     int64_t last = 0;
     for (int64_t splits = 1; splits <= most; ++splits) {
@@ -156,7 +176,8 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
     }
   }
   if (candidates.empty()) {
-    c.blockKV = tiles.front();
+    if (!tiles.empty())
+      std::tie(c.blockKV, c.kvWarps) = tiles.front();
     c.kvSplits = 1;
     if (llvm::Error e = checkKernelConfig(c, s, target))
       return std::move(e);
@@ -167,7 +188,8 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
     fastest = std::min(fastest, cand.seconds);
   const Candidate *pick = nullptr;
   auto simpler = [](const KernelConfig &a, const KernelConfig &b) {
-    return std::make_pair(a.kvSplits, -a.blockKV) < std::make_pair(b.kvSplits, -b.blockKV);
+    return std::make_tuple(a.kvSplits, -a.blockKV, a.kvWarps) <
+           std::make_tuple(b.kvSplits, -b.blockKV, b.kvWarps);
   };
   for (const Candidate &cand : candidates)
     if (cand.seconds <= 1.03 * fastest && (!pick || simpler(cand.config, pick->config)))

@@ -72,7 +72,10 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   auto pitch = [&](int64_t cols) { return stagedRowPitch(wgmma, c.swizzle, cols); };
   int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
   int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
-  return kv + q + (wgmma ? 1024 : 0);
+  // The key warps combine in the K/V stages (and the Q tile) once the loop
+  // is done with them.
+  int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
+  return std::max(kv + q, combine) + (wgmma ? 1024 : 0);
 }
 
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
@@ -82,7 +85,7 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
   // tile per 64 rows, as mma.sync with 16 rows per warp does.
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
   int64_t mTiles = c.rowsPerWarp / 16;
-  int64_t o = mTiles * s.headDimV / 2, scores = mTiles * c.blockKV / 2;
+  int64_t o = mTiles * s.headDimV / 2, scores = mTiles * c.warpKeys() / 2;
   if (wgmma) {
     // The whole tile's S arrives at once from the async MMA, and its
     // exponentials and packed P are live beside it: 3 registers per score.
@@ -102,7 +105,7 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
   // 64-key tiles reach 255 registers and spill, 32-key tiles hold at 234
   // (bench/NOTES.md, v26).
   if (s.pageSize > 0 || s.varlen)
-    regs += c.blockKV * (s.headDim + s.headDimV) / 8 / (32 * (c.blockQ / c.rowsPerWarp));
+    regs += c.blockKV * (s.headDim + s.headDimV) / 8 / (32 * c.numWarps());
   return regs;
 }
 
@@ -120,6 +123,31 @@ bool isOneOf(int64_t x, std::initializer_list<int64_t> set) {
   return llvm::is_contained(set, x);
 }
 
+/// Warps that divide the keys of a tile: the mma.sync kernel's (wgmma's
+/// warpgroup multiplies the whole tile), each with whole k-steps of 16
+/// keys for P·V, at most 8 warps per CTA (255 registers for each of 256
+/// threads fill an SM's 64K), and an equal share of O's 8-column blocks
+/// for each to store after the combine.
+llvm::Error checkKeyWarps(const KernelConfig &c) {
+  if (c.kvWarps == 1)
+    return llvm::Error::success();
+  if (!isOneOf(c.kvWarps, {2, 4, 8}))
+    return reason("kv-warps must be 1, 2, 4 or 8, got " + llvm::Twine(c.kvWarps));
+  if (c.family == TensorCoreFamily::Wgmma)
+    return reason("kv-warps=" + llvm::Twine(c.kvWarps) +
+                  " needs mma=mma.sync (a wgmma warpgroup multiplies the whole K/V tile)");
+  if (c.warpKeys() % 16 != 0)
+    return reason("kv-warps=" + llvm::Twine(c.kvWarps) + " leaves each warp " +
+                  llvm::Twine(c.warpKeys()) + " keys of a " + llvm::Twine(c.blockKV) +
+                  "-key tile; P·V needs multiples of 16");
+  if (c.numWarps() > 8)
+    return reason("kv-warps=" + llvm::Twine(c.kvWarps) + " with block-q=" +
+                  llvm::Twine(c.blockQ) + " and rows-per-warp=" + llvm::Twine(c.rowsPerWarp) +
+                  " makes " + llvm::Twine(c.numWarps()) +
+                  " warps per CTA; at most 8 fit an SM's registers");
+  return llvm::Error::success();
+}
+
 /// The tile sets each family's kernel is written for.
 llvm::Error checkFamilyTiles(const KernelConfig &c) {
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
@@ -128,11 +156,13 @@ llvm::Error checkFamilyTiles(const KernelConfig &c) {
                   llvm::Twine(c.blockQ));
   if (!isOneOf(c.blockQ, {16, 32, 64, 128}))
     return reason("block-q must be 16, 32, 64 or 128, got " + llvm::Twine(c.blockQ));
-  if (c.blockKV == 128 && !wgmma)
-    return reason("block-kv=128 needs mma=wgmma (mma.sync would spill its "
-                  "score registers)");
   if (!isOneOf(c.blockKV, {32, 64, 128}))
     return reason("block-kv must be 32, 64 or 128, got " + llvm::Twine(c.blockKV));
+  if (llvm::Error e = checkKeyWarps(c))
+    return e;
+  if (c.blockKV == 128 && !wgmma && c.warpKeys() > 64)
+    return reason("block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one "
+                  "mma.sync warp would spill the scores of 128 keys)");
   if (wgmma && c.rowsPerWarp != 16)
     return reason("mma=wgmma gives each warp 16 rows (a warpgroup 64); "
                   "rows-per-warp must be 0 or 16, got " +
@@ -237,6 +267,12 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
     return reason("swizzle=true permutes 64-column groups; head dims " +
                   llvm::Twine(s.headDim) + "/" + llvm::Twine(s.headDimV) +
                   " are not multiples of 64");
+  // After the combine each key warp stores an equal share of O's 8-column
+  // blocks.
+  if ((s.headDimV / 8) % c.kvWarps != 0)
+    return reason("kv-warps=" + llvm::Twine(c.kvWarps) + " must divide dv / 8 = " +
+                  llvm::Twine(s.headDimV / 8) +
+                  " (each warp stores an equal share of the output's 8-column blocks)");
   if (llvm::Error e = checkKVSplits(c, s))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
@@ -379,6 +415,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
     c.rowsPerWarp = request.rowsPerWarp;
   c.kvStages = request.kvStages ? request.kvStages
                                 : measuredStages(family, f, c.blockQ);
+  c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.swizzle = request.swizzle;
   // The rows-per-warp default of a family may exceed an explicit block-q.
   if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)

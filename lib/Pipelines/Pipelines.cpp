@@ -146,6 +146,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.kvStages = options.kvStages;
   cost.swizzle = options.swizzle;
   cost.kvSplits = options.kvSplits;
+  cost.kvWarps = options.kvWarps;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
   // The chip's family when it has one (what the cost model chose in), else

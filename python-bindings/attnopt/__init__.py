@@ -192,7 +192,7 @@ MMA = ("auto", "mma.sync", "wgmma")
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
-            swizzle: bool = False, kv_splits: int = 0) -> Kernel:
+            swizzle: bool = False, kv_splits: int = 0, kv_warps: int = 0) -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
@@ -202,7 +202,9 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     and kv_stages (2, 3 with wgmma; 2, 3, 4 with mma.sync) override the kernel's tiles (0: the measured
     defaults); kv_splits (1 to 65535; 0: chosen) splits the keys of each
     query tile over that many CTAs, whose partial outputs a second kernel
-    in the same PTX combines (the manifest lists both launches);
+    in the same PTX combines (the manifest lists both launches); kv_warps
+    (1, 2, 4, 8; 0: chosen; mma.sync) divides each K/V tile's keys between
+    that many warps per query-row slice, combined in shared memory;
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles. Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
@@ -220,7 +222,8 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     for name, value, allowed in (("block_q", block_q, (0, 16, 32, 64, 128)),
                                  ("rows_per_warp", rows_per_warp, (0, 16, 32)),
                                  ("block_kv", block_kv, (0, 32, 64, 128)),
-                                 ("kv_stages", kv_stages, (0, 2, 3, 4))):
+                                 ("kv_stages", kv_stages, (0, 2, 3, 4)),
+                                 ("kv_warps", kv_warps, (0, 1, 2, 4, 8))):
         value = graph.check_int(name, value, lo=0)
         if value not in allowed:
             raise ValueError("%s must be one of %s; got %d"
@@ -243,10 +246,11 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     def lower(tmp, strict):
         run_pipeline(found.ir,
                      "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
-                     "block-kv=%d kv-stages=%d kv-splits=%d swizzle=%s dump-dir=%s}"
+                     "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d swizzle=%s dump-dir=%s}"
                      % ("true" if strict else "false", target, mma, tiles["block_q"],
                         tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
-                        kv_splits, "true" if swizzle else "false", _quoted_path(tmp)))
+                        kv_splits, tiles["kv_warps"], "true" if swizzle else "false",
+                        _quoted_path(tmp)))
 
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
         # compile() returns a GPU kernel: a tensor-core one, else the

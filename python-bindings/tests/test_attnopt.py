@@ -180,7 +180,7 @@ def test_io_cost_from_shapes_matches_hand_computation():
     assert (c["block_q"], c["block_kv"]) == (128, 128)
     assert c["kernel_config"] == {"family": "wgmma", "block_q": 128, "block_kv": 128,
                                   "rows_per_warp": 16, "kv_stages": 2, "swizzle": False,
-                                  "kv_splits": 1, "pack_kv_groups": False}
+                                  "kv_splits": 1, "pack_kv_groups": False, "kv_warps": 1}
     assert c["target"]["name"] == "h200"
 
 
@@ -238,6 +238,15 @@ def test_compile_gives_ptx_manifest_and_cost():
     step = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096))
     assert step.manifest["pack_kv_groups"] is True and step.manifest["block_q"] == 16
     assert step.manifest["grid"]["value"][:2] == [1, 4]
+    # Key warps: 4 warps divide each 64-key tile (16 keys each) and combine
+    # in shared memory; the block is 4 warps of the one 16-row tile.
+    warps = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4,
+                            block_kv=64)
+    assert warps.manifest["kv_warps"] == 4 and warps.manifest["block"]["value"] == [128, 1, 1]
+    assert warps.manifest["block"]["formula"] == "[32 * block_q / rows_per_warp * kv_warps, 1, 1]"
+    assert warps.name.endswith("_kw4")
+    with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
+        attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
     # mma.sync: 128 query rows per CTA (4 warps of 32 rows): Lq / 128 x B·H.
     ampere = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),
                              target="sm_80")

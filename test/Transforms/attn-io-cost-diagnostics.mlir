@@ -39,6 +39,9 @@
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=-1" 2>&1 | FileCheck %s --check-prefix=SPLITS
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=70000" 2>&1 | FileCheck %s --check-prefix=SPLITS
 // SPLITS: error: attn-io-cost: kv-splits must be 0 (chosen) or 1 to 65535, got
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWARPS
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-warps=-1" 2>&1 | FileCheck %s --check-prefix=KWARPS
+// KWARPS: error: attn-io-cost: kv-warps must be 0 (chosen), 1, 2, 4 or 8, got
 // The remark states each verdict; the warning covers what the model skips.
 // Option errors point at the first attention op.
 // TARGET: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200

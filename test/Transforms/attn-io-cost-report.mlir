@@ -32,6 +32,7 @@
 // JSON-NEXT:  "family": "wgmma",
 // JSON-NEXT:  "kv_splits": 1,
 // JSON-NEXT:  "kv_stages": 3,
+// JSON-NEXT:  "kv_warps": 1,
 // JSON-NEXT:  "pack_kv_groups": false,
 // JSON-NEXT:  "rows_per_warp": 16,
 // JSON-NEXT:  "swizzle": false

@@ -117,6 +117,7 @@ struct OptionSpec {
 
 const std::vector<const char *> kTiles = {"0", "16", "32", "48", "64", "96",
                                           "128", "256", "-64", "1", "17"};
+const std::vector<const char *> kWarps = {"0", "1", "2", "3", "4", "8", "16", "-2"};
 const std::vector<const char *> kSizes = {
     "-1", "0", "1", "1024", "49152", "101376", "232448", "233472", "262144",
     "52428800", "9223372036854775807", "-2"};
@@ -143,21 +144,21 @@ const std::vector<OptionSpec> kIOCost = {
     {"peak-bf16", kRates},   {"peak-f32", kRates},
     {"peak-f64", kRates},    {"peak-scalar", kRates},
     {"block-q", kTiles},     {"block-kv", kTiles},
-    {"kv-splits", kTiles},   {"remarks", kBools}};
+    {"kv-splits", kTiles},   {"kv-warps", kWarps},    {"remarks", kBools}};
 const std::vector<OptionSpec> kFuse = {{"block-q", kTiles},
                                        {"block-kv", kTiles}};
 const std::vector<OptionSpec> kLowerToLoops = {{"decompose-only", kBools}};
 const std::vector<OptionSpec> kLowerToGpu = {
     {"block-q", kTiles},  {"rows-per-warp", kTiles}, {"block-kv", kTiles},
     {"swizzle", kBools},  {"mma", kMma},             {"kv-stages", kTiles},
-    {"kv-splits", kTiles}};
+    {"kv-splits", kTiles},  {"kv-warps", kWarps}};
 const std::vector<OptionSpec> kCpuPipeline = {
     {"target", kTargets}, {"block-q", kTiles}, {"block-kv", kTiles},
     {"detect", kBools},   {"fuse", kBools}};
 const std::vector<OptionSpec> kGpuPipeline = {
     {"chip", kChips},     {"block-q", kTiles}, {"rows-per-warp", kTiles},
     {"block-kv", kTiles}, {"swizzle", kBools}, {"kv-stages", kTiles},
-    {"mma", kMma},        {"kv-splits", kTiles}};
+    {"mma", kMma},        {"kv-splits", kTiles}, {"kv-warps", kWarps}};
 
 /// Reads the input front to back; past the end it yields zeros.
 struct ByteReader {

@@ -145,14 +145,24 @@ struct KernelConfig {
   /// `kvSplitKeys` keys, each its own CTA, whose partial (O, log-sum-exp)
   /// a second kernel combines exactly. 1: no split.
   int64_t kvSplits = 1;
+  /// Warps that divide each K/V tile's keys (mma.sync): each of the CTA's
+  /// kvWarps warps of a query-row slice runs the online softmax over its
+  /// own block_kv / kvWarps keys of every tile, and the CTA combines their
+  /// (O, m, l) exactly through shared memory after the loop. A decode CTA
+  /// of one warp is bound by that warp's issue of copies and MMAs
+  /// (bench/NOTES.md v13c); more warps on the same staged tiles stream it
+  /// faster without more shared memory. 1: one warp per row slice.
+  int64_t kvWarps = 1;
 
-  int64_t numWarps() const { return blockQ / rowsPerWarp; }
+  /// Keys of each tile one warp computes on.
+  int64_t warpKeys() const { return blockKV / kvWarps; }
+  int64_t numWarps() const { return blockQ / rowsPerWarp * kvWarps; }
   TileSizes tiles() const { return {blockQ, blockKV, kvSplits, packKVGroups}; }
   bool operator==(const KernelConfig &o) const {
     return family == o.family && blockQ == o.blockQ && blockKV == o.blockKV &&
            rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
            swizzle == o.swizzle && packKVGroups == o.packKVGroups &&
-           kvSplits == o.kvSplits;
+           kvSplits == o.kvSplits && kvWarps == o.kvWarps;
   }
 };
 
@@ -174,6 +184,8 @@ struct KernelConfigRequest {
   int64_t blockQ = 0, blockKV = 0, rowsPerWarp = 0, kvStages = 0;
   /// 0: chosen by the wave model; 1: no split; S > 1: S splits.
   int64_t kvSplits = 0;
+  /// 0: chosen (the streaming model for small-query kernels, else 1).
+  int64_t kvWarps = 0;
   bool swizzle = false;
 };
 

@@ -26,6 +26,21 @@ inline int64_t stagedRowPitch(bool wgmmaAtoms, bool swizzle, int64_t cols) {
   return swizzle ? cols : cols + 8;
 }
 
+/// Floats per row of the key warps' combine buffer (f32 partial outputs of
+/// `colsV` columns): padded by 8 so that the 8 rows of a fragment's float2
+/// accesses fall on distinct banks.
+inline int64_t keyWarpCombinePitch(int64_t colsV) { return colsV + 8; }
+
+/// Bytes of the buffer in which `kvWarps` warps that divided each K/V tile's
+/// keys combine their results after the K/V loop (reusing the K/V stages):
+/// every warp's partial O, [kvWarps, rows, pitch] f32, then its row maxima
+/// and sums, [2, kvWarps, rows] f32. 0 with one warp per row slice.
+inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV) {
+  if (kvWarps <= 1)
+    return 0;
+  return 4 * kvWarps * rows * (keyWarpCombinePitch(colsV) + 2);
+}
+
 } // namespace attn
 } // namespace mlir
 

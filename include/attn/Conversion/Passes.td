@@ -119,6 +119,14 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `chooseKernelConfig` (SMs × resident CTAs per SM against the unsplit
     CTAs, each split keeping two K/V tiles). The launch manifest lists both
     launches, in order, and the workspace buffers the runtime allocates.
+    A small-query CTA may also divide each K/V tile's keys among
+    `kv-warps` warps (mma.sync): every warp runs the online softmax over
+    its block_kv / kv-warps keys of each staged tile, and after the loop
+    the warps combine their (O, m, l) exactly through shared memory (the
+    K/V stages, no longer needed), each storing an equal share of O's
+    columns. One decode warp per CTA is bound by its own issue of copies
+    and MMAs; more warps stream the same staged tiles without more shared
+    memory.
 
     `attn.paged_attention` reads K/V through its block table (the pages'
     rows zero-filled past each sequence's length), and
@@ -158,6 +166,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
            "Split-KV key ranges per query tile, combined by a second "
            "kernel, up to 65535 (zero: chosen by the wave model; one: no split)">,
+    Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
+           "mma.sync: warps that divide each K/V tile's keys and combine "
+           "their results in shared memory: 1, 2, 4, 8, or 0 to choose">,
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Make an attention the kernel cannot run an error instead of a "
            "warning that leaves it unfused">,

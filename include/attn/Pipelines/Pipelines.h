@@ -63,6 +63,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Split-KV key ranges per query tile, combined by a second "
                      "kernel, up to 65535 (zero: chosen by the wave model; one: no split)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> kvWarps{
+      *this, "kv-warps",
+      llvm::cl::desc("mma.sync: warps that divide each K/V tile's keys, combined in "
+                     "shared memory (1, 2, 4, 8; 0: chosen)"),
+      llvm::cl::init(0)};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (on sm_90a wgmma, or mma.sync "

@@ -39,7 +39,7 @@ struct KernelOptions {
   KernelConfigRequest request;
   bool explicitFields() const {
     return request.blockQ || request.blockKV || request.rowsPerWarp ||
-           request.kvStages || request.swizzle || request.kvSplits;
+           request.kvStages || request.swizzle || request.kvSplits || request.kvWarps;
   }
 };
 
@@ -173,9 +173,12 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.packKVGroups = config.packKVGroups;
   s.kvSplits = config.kvSplits;
   s.keysPerSplit = kvSplitKeys(config, shape);
+  s.kvWarps = config.kvWarps;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
-  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory();
+  // The key warps' combine views the same dynamic buffer as f32.
+  s.dynamicSharedMemory =
+      s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory() || s.kvWarps > 1;
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
   s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
@@ -188,6 +191,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.swizzle ? "_sw" : "") + (s.kvStages != 2 ? "_s" + std::to_string(s.kvStages) : "") +
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
+           (s.kvWarps > 1 ? "_kw" + std::to_string(s.kvWarps) : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            (s.varlen ? "_varlen" : "") +
            scoreModSuffix(s);
@@ -417,7 +421,8 @@ struct AttnLowerToGPUPass
     if (!domain("block-q", blockQ, {16, 32, 64, 128}) ||
         !domain("rows-per-warp", rowsPerWarp, {16, 32}) ||
         !domain("block-kv", blockKV, {32, 64, 128}) ||
-        !domain("kv-stages", kvStages, {2, 3, 4}))
+        !domain("kv-stages", kvStages, {2, 3, 4}) ||
+        !domain("kv-warps", kvWarps, {1, 2, 4, 8}))
       return failure();
     o.request.blockQ = blockQ;
     o.request.blockKV = blockKV;
@@ -425,6 +430,7 @@ struct AttnLowerToGPUPass
     o.request.kvStages = kvStages;
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
+    o.request.kvWarps = kvWarps;
     return o;
   }
   /// An op the kernels do not run: an error (strict, or options that

@@ -41,7 +41,8 @@ const double negInf = -std::numeric_limits<double>::infinity();
 KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec)
     : s(spec), k{b, loc, spec.elementType, b.getF32Type()}, ctx(b.getContext()),
       T(spec.elementType), f32(b.getF32Type()), d(spec.headDim), dv(spec.headDimV),
-      bq(spec.blockQ), bkv(spec.blockKV), threads(32 * spec.numWarps()),
+      bq(spec.blockQ), bkv(spec.blockKV), warpKeys(spec.warpKeys()),
+      threads(32 * spec.numWarps()),
       // Each warp owns `mt` m16 tiles of query rows. Every K/V fragment read
       // from shared memory feeds mt mma's, so mt = 2 halves the shared-memory
       // traffic per mma (FlashAttention-2's layout) at the price of registers.
@@ -155,6 +156,7 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
   auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                MemRefLayoutAttrInterface(), c.workgroup);
   Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  v.smem = raw;
   int64_t kBytes = kTileType.getNumElements() * 2;
   // wgmma: round the base up to 1024 bytes (the swizzle atom), using the
   // slack that sharedMemoryBytes() adds.
@@ -200,6 +202,12 @@ void FlashAttentionEmitter::computeCoordinates() {
   if (s.splitKV())
     v.split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   v.warp = k.div(v.tid, 32);
+  if (s.kvWarps > 1) {
+    // Warps run along the rows first, then along the keys of a tile.
+    v.keyWarp = k.div(v.warp, s.rowWarps());
+    v.warp = k.rem(v.warp, s.rowWarps());
+    v.warpKey0 = k.mul(v.keyWarp, c.warpKeys);
+  }
   v.lane = k.rem(v.tid, 32);
   v.g = k.div(v.lane, 4);
   v.t = k.rem(v.lane, 4);
@@ -224,6 +232,7 @@ void FlashAttentionEmitter::computeCoordinates() {
   v.qEnd = c.packed == 1 ? k.add(v.qStart, c.bq)
                          : k.add(k.div(k.add(v.qStart, c.bq - 1), c.packed), 1);
   v.twoT = k.mul(v.t, 2);
+  v.laneKey = v.warpKey0 ? k.add(v.twoT, v.warpKey0) : v.twoT;
 }
 
 std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
@@ -424,18 +433,18 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
   // head dim).
   const bool maskPerKey = c.hasMask && s.maskShape[2] == 1 &&
                           (c.packed == 1 || s.maskShape[1] == 1);
-  ScoreTile p(c.mt, SmallVector<ScoreQuad>(c.bkv / 8));
-  for (int64_t nb = 0; nb < c.bkv / 8; ++nb) {
+  ScoreTile p(c.mt, SmallVector<ScoreQuad>(c.warpKeys / 8));
+  for (int64_t nb = 0; nb < c.warpKeys / 8; ++nb) {
     SmallVector<Value> sBlock = family.scoresBlock(nb, buf);
     Value keyMask[2];
     if (masked && maskPerKey)
       for (int e = 0; e < 2; ++e)
-        keyMask[e] = loadMask(Value(), v.head, k.add(k.add(kvStart, v.twoT), nb * 8 + e));
+        keyMask[e] = loadMask(Value(), v.head, k.add(k.add(kvStart, v.laneKey), nb * 8 + e));
     for (int64_t mi = 0; mi < c.mt; ++mi)
       for (int r = 0; r < 2; ++r)
         for (int e = 0; e < 2; ++e) {
           Value x = k.extract(sBlock[mi], r, e);
-          Value key = k.add(k.add(kvStart, v.twoT), nb * 8 + e);
+          Value key = k.add(k.add(kvStart, v.laneKey), nb * 8 + e);
           if (modResult)
             x = k.fmul(modifyScore(k.fmul(x, k.f(s.scale)), mi, r, key, modResult),
                        k.f(M_LOG2E));
@@ -454,7 +463,7 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
                                           SmallVectorImpl<Value> &mNew,
                                           SmallVectorImpl<Value> &lNew) {
   // Per row (r = 0: row g, r = 1: row g + 8 of each m-tile).
-  const int64_t nbs = c.bkv / 8;
+  const int64_t nbs = c.warpKeys / 8;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
     Value alpha[2];
     for (int r = 0; r < 2; ++r) {
@@ -518,20 +527,35 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
   producer.drain();
   SmallVector<Value> finalAcc(loop.getResults().begin(), loop.getResults().begin() + numAcc);
   family.retireAccumulators(finalAcc);
+  // The lane's output columns: its own accumulators, or, with key warps,
+  // its share of the combined ones.
+  RowTotals combined;
+  SmallVector<OutputBlock> blocks;
+  if (s.kvWarps > 1) {
+    blocks = combineKeyWarps(loop, finalAcc, combined);
+  } else {
+    for (int64_t nd = 0; nd < c.dv / 8; ++nd) {
+      OutputBlock block{Value(), {}};
+      for (int64_t mi = 0; mi < c.mt; ++mi)
+        block.tiles.push_back(finalAcc[mi * (c.dv / 8) + nd]);
+      blocks.push_back(block);
+    }
+  }
   const double negInfV = negInf;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
     Value inv[2], l[2];
     for (int r = 0; r < 2; ++r) {
-      l[r] = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
+      l[r] = s.kvWarps > 1 ? combined.l[mi][r]
+                           : k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
       Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l[r]);
       inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
     }
-    for (int64_t nd = 0; nd < c.dv / 8; ++nd) {
-      Value acc = finalAcc[mi * (c.dv / 8) + nd];
+    for (auto [nd, block] : llvm::enumerate(blocks)) {
+      Value acc = block.tiles[mi];
       for (int r = 0; r < 2; ++r) {
         Value x0 = k.fmul(k.extract(acc, r, 0), inv[r]), x1 = k.fmul(k.extract(acc, r, 1), inv[r]);
-        Value col = k.add(v.twoT, nd * 8);
+        Value col = block.col ? block.col : k.add(v.twoT, int64_t(nd) * 8);
         if (!s.splitKV()) {
           Value out = k.toPair(x0, x1);
           storeRow(mi, r, false, [&] {
@@ -554,19 +578,129 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
       continue;
     // log2-sum-exp of the row's scores in this split (m is in the exp2
     // domain): -inf where the split saw no unmasked key, which gives it
-    // weight 0 in the combine.
+    // weight 0 in the combine. (Key warps: every warp holds the totals;
+    // the first stores them.)
     for (int r = 0; r < 2; ++r) {
-      Value m = loop.getResult(mBase + 2 * mi + r);
+      Value m = s.kvWarps > 1 ? combined.m[mi][r] : loop.getResult(mBase + 2 * mi + r);
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
       Value lse = arith::SelectOp::create(b, loc, isZero, k.f(negInfV),
                                           k.fadd(m, k.log2(l[r])));
-      storeRow(mi, r, true, [&] {
-        memref::StoreOp::create(b, loc, lse, v.LSE,
-                                ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r]});
-      });
+      auto storeLse = [&] {
+        storeRow(mi, r, true, [&] {
+          memref::StoreOp::create(b, loc, lse, v.LSE,
+                                  ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r]});
+        });
+      };
+      if (!v.keyWarp) {
+        storeLse();
+        continue;
+      }
+      OpBuilder::InsertionGuard firstWarpGuard(b);
+      Value firstWarp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v.keyWarp,
+                                              k.idx(0));
+      b.setInsertionPointToStart(scf::IfOp::create(b, loc, firstWarp, false).thenBlock());
+      storeLse();
     }
   }
   gpu::ReturnOp::create(b, loc);
+}
+
+SmallVector<FlashAttentionEmitter::OutputBlock>
+FlashAttentionEmitter::combineKeyWarps(scf::ForOp loop, SmallVectorImpl<Value> &acc,
+                                       RowTotals &totals) {
+  // Each warp ran the online softmax over its slice of every tile: its
+  // (acc, m, l) are those of a split of the keys, combined exactly as the
+  // split-KV combine does, O = Σ_w 2^(m_w − M) acc_w / Σ_w 2^(m_w − M) l_w
+  // with M = max_w m_w, here through shared memory. The K/V stages are free
+  // once every warp has left the loop: the barrier below.
+  const int64_t kw = s.kvWarps, ndv = c.dv / 8, pitch = keyWarpCombinePitch(c.dv);
+  gpu::BarrierOp::create(b, loc);
+  auto view = [&](ArrayRef<int64_t> shape, int64_t offset) -> Value {
+    auto type = MemRefType::get(shape, c.f32, MemRefLayoutAttrInterface(), c.workgroup);
+    return memref::ViewOp::create(b, loc, type, v.smem, k.idx(offset), ValueRange{});
+  };
+  Value partial = view({kw, c.bq, pitch}, 0);
+  Value stats = view({2, kw, c.bq}, 4 * kw * c.bq * pitch);
+  // The lane's rows within the CTA's tile.
+  SmallVector<std::array<Value, 2>> tileRow(c.mt);
+  for (int64_t mi = 0; mi < c.mt; ++mi)
+    for (int r = 0; r < 2; ++r)
+      tileRow[mi][r] = k.add(k.add(k.mul(v.warp, s.rowsPerWarp), mi * 16 + 8 * r), v.g);
+  // Every warp's row maxima and sums (the quad's four lanes store the same
+  // value to the same place).
+  totals.m.resize(c.mt);
+  totals.l.resize(c.mt);
+  for (int64_t mi = 0; mi < c.mt; ++mi)
+    for (int r = 0; r < 2; ++r) {
+      Value lSum = k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
+      memref::StoreOp::create(b, loc, loop.getResult(mBase + 2 * mi + r), stats,
+                              ValueRange{k.idx(0), v.keyWarp, tileRow[mi][r]});
+      memref::StoreOp::create(b, loc, lSum, stats,
+                              ValueRange{k.idx(1), v.keyWarp, tileRow[mi][r]});
+    }
+  gpu::BarrierOp::create(b, loc);
+  // The totals of each row, and this warp's weight 2^(m_w − M) (0 for a
+  // warp that saw only masked keys; M taken as 0 when every warp did).
+  for (int64_t mi = 0; mi < c.mt; ++mi) {
+    Value weight[2];
+    for (int r = 0; r < 2; ++r) {
+      SmallVector<Value> m, l;
+      for (int64_t w = 0; w < kw; ++w) {
+        m.push_back(memref::LoadOp::create(b, loc, stats,
+                                           ValueRange{k.idx(0), k.idx(w), tileRow[mi][r]}));
+        l.push_back(memref::LoadOp::create(b, loc, stats,
+                                           ValueRange{k.idx(1), k.idx(w), tileRow[mi][r]}));
+      }
+      Value mMax = m[0];
+      for (int64_t w = 1; w < kw; ++w)
+        mMax = k.fmax(mMax, m[w]);
+      Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mMax,
+                                             k.f(negInf));
+      Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mMax);
+      Value lSum = k.f(0.0);
+      for (int64_t w = 0; w < kw; ++w)
+        lSum = k.fadd(lSum, k.fmul(k.exp2(k.fsub(m[w], mSafe)), l[w]));
+      totals.m[mi][r] = mMax;
+      totals.l[mi][r] = lSum;
+      weight[r] = k.exp2(k.fsub(loop.getResult(mBase + 2 * mi + r), mSafe));
+    }
+    Value weights = vector::FromElementsOp::create(
+        b, loc, c.cType, ValueRange{weight[0], weight[0], weight[1], weight[1]});
+    for (int64_t nd = 0; nd < ndv; ++nd) {
+      Value scaled = k.fmul(acc[mi * ndv + nd], weights);
+      for (int r = 0; r < 2; ++r) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, c.f32),
+            ValueRange{k.extract(scaled, r, 0), k.extract(scaled, r, 1)});
+        vector::StoreOp::create(b, loc, pair, partial,
+                                ValueRange{v.keyWarp, tileRow[mi][r], k.add(v.twoT, nd * 8)});
+      }
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  // This warp's share of the 8-column blocks, summed over the warps.
+  const int64_t share = ndv / kw;
+  auto pairType = VectorType::get({2}, c.f32);
+  SmallVector<OutputBlock> blocks;
+  for (int64_t i = 0; i < share; ++i) {
+    Value col = k.add(v.twoT, k.mul(k.add(k.mul(v.keyWarp, share), i), 8));
+    OutputBlock block{col, {}};
+    for (int64_t mi = 0; mi < c.mt; ++mi) {
+      Value tile = k.zeros(c.cType);
+      for (int r = 0; r < 2; ++r) {
+        Value sum;
+        for (int64_t w = 0; w < kw; ++w) {
+          Value part = vector::LoadOp::create(b, loc, pairType, partial,
+                                              ValueRange{k.idx(w), tileRow[mi][r], col});
+          sum = sum ? k.fadd(sum, part) : part;
+        }
+        tile = k.insert(sum, tile, r);
+      }
+      block.tiles.push_back(tile);
+    }
+    blocks.push_back(block);
+  }
+  return blocks;
 }
 
 gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(OpBuilder &b, Location loc,

@@ -59,10 +59,17 @@ struct KernelValues {
   Value blockTable, seqLens;
   /// Varlen: the cumulative sequence lengths cu_q, cu_k [B + 1].
   Value cuSeqlensQ, cuSeqlensK;
-  /// Shared memory: the K and V stages, and the Q tile when it is staged.
-  Value kTile, vTile, qTile;
-  /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4.
+  /// Shared memory: the K and V stages, and the Q tile when it is staged;
+  /// `smem` the dynamic buffer they are views of (null when static).
+  Value kTile, vTile, qTile, smem;
+  /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4;
+  /// `warp` its warp along the query rows.
   Value tid, warp, lane, g, t, twoT;
+  /// Key warps (FlashKernelSpec::kvWarps > 1): the warp's index along the
+  /// keys and the first key of its slice of every tile (null with one warp
+  /// per row slice). `laneKey`: the lane's first key in a tile's slice,
+  /// 2t (+ warpKey0).
+  Value keyWarp, warpKey0, laneKey;
   /// The CTA's work: batch, query head (null when the CTA packs a K/V
   /// head's group), K/V head, first row of its tile in the row space
   /// (FlashKernelSpec::numRows), and its split of the keys (null: none).
@@ -97,7 +104,8 @@ struct KernelContext {
   KernelValues v;
   MLIRContext *ctx;
   Type T, f32;
-  int64_t d, dv, bq, bkv, threads, mt, lq, lk, stages;
+  /// warpKeys: the keys of a tile one warp computes on (bkv / kvWarps).
+  int64_t d, dv, bq, bkv, warpKeys, threads, mt, lq, lk, stages;
   /// The k-steps of Q·Kᵀ: d rounded up to the MMA's k = 16. With d an odd
   /// multiple of 8 the staged Q and K tiles' 8 columns past d hold zeros
   /// (zeroHeadDimPadding), so the last k-step adds nothing from them.
@@ -126,7 +134,8 @@ struct KernelContext {
 };
 
 /// Scores of one K/V tile for this lane: p[mi][nb][r][e] is the score (then
-/// the probability) of row row[mi][r] and key kvStart + 8nb + 2t + e.
+/// the probability) of row row[mi][r] and key kvStart + laneKey + 8nb + e
+/// (nb < warpKeys / 8).
 using ScoreQuad = std::array<std::array<Value, 2>, 2>;
 using ScoreTile = SmallVector<SmallVector<ScoreQuad>>;
 
@@ -269,6 +278,21 @@ private:
   /// O = acc / l (0 where l = 0), stored as pairs of the output type; with
   /// split-KV, in f32 with the row's log2-sum-exp beside it.
   void epilogue(scf::ForOp loop);
+  /// 8 output columns of the lane's rows: the first of its column pair,
+  /// and one unnormalized C tile per m-tile.
+  struct OutputBlock {
+    Value col;
+    SmallVector<Value> tiles;
+  };
+  /// Per row (mi, r) of the lane: the maximum (exp2 domain) and the sum of
+  /// the CTA's probabilities.
+  struct RowTotals {
+    SmallVector<std::array<Value, 2>> m, l;
+  };
+  /// Key warps: the warps' (acc, m, l) combined exactly through shared
+  /// memory; returns this warp's share of O's columns, and sets `totals`.
+  SmallVector<OutputBlock> combineKeyWarps(scf::ForOp loop, SmallVectorImpl<Value> &acc,
+                                           RowTotals &totals);
   /// Runs `store` under the row-tail guard of row (mi, r), and, when
   /// `firstOfQuad`, only in the quad's first lane.
   void storeRow(int64_t mi, int r, bool firstOfQuad, function_ref<void()> store);

@@ -138,7 +138,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"launches", b.getArrayAttr(launches)},
       {"workspace", b.getArrayAttr(workspace)},
       {"grid", dict({{"formula", str(gridFormula(s))}, {"value", grid}})},
-      {"block", dict({{"formula", str("[32 * block_q / rows_per_warp, 1, 1]")},
+      {"block", dict({{"formula", str("[32 * block_q / rows_per_warp * kv_warps, 1, 1]")},
                       {"value", shape({32 * s.numWarps(), 1, 1})}})},
       {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
       {"static_shared_memory_bytes", i64(s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes())},
@@ -157,6 +157,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"kv_stages", i64(s.stages())},
       {"kv_splits", i64(s.kvSplits)},
       {"keys_per_split", i64(s.keysPerSplit)},
+      {"kv_warps", i64(s.kvWarps)},
       {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
       {"smem_layout", str(s.generic()  ? "none"
                           : s.wgmma()  ? "swizzled-128b-atoms"

@@ -108,7 +108,8 @@ SmallVector<Value> MmaSyncFamily::scoresBlock(int64_t nb, Value buf) {
   SmallVector<Value> sBlock(c.mt);
   for (int64_t mi = 0; mi < c.mt; ++mi)
     sBlock[mi] = k.zeros(c.cType);
-  Value keyRow = k.add(v.g, nb * 8);
+  // (Key warps: the warp's slice of the tile starts at warpKey0.)
+  Value keyRow = k.add(v.warpKey0 ? k.add(v.g, v.warpKey0) : v.g, nb * 8);
   for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     Value col = k.add(v.twoT, ks * 16);
     Value bf = k.zeros(c.bType);
@@ -130,7 +131,9 @@ void MmaSyncFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<
   const KernelValues &v = c.v;
   const int64_t ndv = c.dv / 8;
   Value laneRow = k.rem(v.lane, 16);
-  for (int64_t kk = 0; kk < c.bkv / 16; ++kk) {
+  if (v.warpKey0)
+    laneRow = k.add(laneRow, v.warpKey0);
+  for (int64_t kk = 0; kk < c.warpKeys / 16; ++kk) {
     SmallVector<Value> a(c.mt);
     for (int64_t mi = 0; mi < c.mt; ++mi) {
       const auto &lo = p[mi][2 * kk], &hi = p[mi][2 * kk + 1];

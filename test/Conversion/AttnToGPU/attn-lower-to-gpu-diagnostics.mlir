@@ -60,7 +60,9 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=96" 2>&1 | FileCheck %s --check-prefix=BKV
 // BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32, 64 or 128, got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV128
-// BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
+// BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWOPT
+// KWOPT: error: attn-lower-to-gpu: kv-warps must be 0 (auto), 1, 2, 4 or 8, got 3
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
 // MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
@@ -95,9 +97,9 @@ func.func @too_many_query_tiles(%q: tensor<1x1x281474976710656x64xf16>) -> tenso
 // -----
 
 // A recorded kernel configuration no kernel can run (128-key tiles need
-// wgmma): an error with the reason, never a silent fallback.
+// wgmma or key warps): an error with the reason, never a silent fallback.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)}}
+  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)}}
   %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 128, block_kv = 128, rows_per_warp = 32, kv_stages = 2, swizzle = false>}
       : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
@@ -188,4 +190,52 @@ func.func @varlen_head_dim(%q: tensor<96x8x20xbf16>, %k: tensor<128x2x20xbf16>, 
   // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 20}}
   %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x20xbf16>, tensor<128x2x20xbf16>, tensor<128x2x20xbf16>, tensor<4xi32>, tensor<4xi32> -> tensor<96x8x20xbf16>
   return %o : tensor<96x8x20xbf16>
+}
+
+// -----
+
+// Key warps (kv_warps): each needs whole k-steps of 16 keys of the tile.
+func.func @recorded_key_warps_too_few_keys(%q: tensor<1x8x1x64xbf16>, %kv: tensor<1x2x256x64xbf16>) -> tensor<1x8x1x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-warps=4 leaves each warp 8 keys of a 32-key tile; P·V needs multiples of 16}}
+  %o = attn.attention %q, %kv, %kv scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 32, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true, kv_warps = 4>}
+      : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x1x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+func.func @recorded_key_warps_count(%q: tensor<1x8x1x64xbf16>, %kv: tensor<1x2x256x64xbf16>) -> tensor<1x8x1x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-warps must be 1, 2, 4 or 8, got 3}}
+  %o = attn.attention %q, %kv, %kv scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true, kv_warps = 3>}
+      : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x8x1x64xbf16>
+  return %o : tensor<1x8x1x64xbf16>
+}
+
+// -----
+
+func.func @recorded_key_warps_with_wgmma(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-warps=2 needs mma=mma.sync (a wgmma warpgroup multiplies the whole K/V tile)}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_warps = 2>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+func.func @recorded_key_warps_too_many_warps(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-warps=4 with block-q=64 and rows-per-warp=16 makes 16 warps per CTA; at most 8 fit an SM's registers}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_warps = 4>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// After the combine each key warp stores an equal share of O's 8-column
+// blocks: dv = 72 has 9.
+func.func @recorded_key_warps_dv(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x72xbf16>) -> tensor<1x8x1x72xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-warps=2 must divide dv / 8 = 9 (each warp stores an equal share of the output's 8-column blocks)}}
+  %o = attn.attention %q, %k, %v scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true, kv_warps = 2>}
+      : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x72xbf16> -> tensor<1x8x1x72xbf16>
+  return %o : tensor<1x8x1x72xbf16>
 }

@@ -191,7 +191,7 @@ func.func @score_mod_powf(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)}}
+  // expected-error @+1 {{attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)}}
   %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 128, block_kv = 128, rows_per_warp = 32, kv_stages = 2, swizzle = false>}
       : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
@@ -201,4 +201,4 @@ func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x25
 // Explicit options the chooser's pick does not need: an error at the op
 // that they break (head_dim_36_beside_64's d = 64 op), a warning at d = 36.
 // ASKED: warning: attn-lower-to-gpu: the GPU kernel needs head dims that are multiples of 8 up to 256, got d = 36
-// ASKED: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma (mma.sync would spill its score registers)
+// ASKED: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)

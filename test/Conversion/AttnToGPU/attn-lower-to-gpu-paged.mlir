@@ -4,7 +4,8 @@
 // the producer loads one block-table entry per page the tile spans (4 for
 // 16-token pages and 64-key tiles), shared by the K and V copies, and every
 // copy reads 8 elements only for keys inside the sequence (cp.async zero-
-// fills the rest).
+// fills the rest). The kernel is pinned (one warp on 64-key tiles) by its
+// recorded configuration.
 
 // CHECK-LABEL: gpu.module @attn_fa2_mma_f16_b2_h4_kv2_q1_k128_d64_v64_causal_br_bq16_bk64_w16_pack_paged16x16_module
 // CHECK: gpu.func @attn_fa2_mma_f16_b2_h4_kv2_q1_k128_d64_v64_causal_br_bq16_bk64_w16_pack_paged16x16(
@@ -29,7 +30,7 @@
 // CHECK-SAME: args(%{{.*}} : memref<2x4x1x64xf16>, %{{.*}} : memref<16x16x2x64xf16>, %{{.*}} : memref<16x16x2x64xf16>, %{{.*}} : memref<2x4x1x64xf16>, %{{.*}} : memref<2x8xi32>, %{{.*}} : memref<2xi32>)
 // CHECK-NOT: attn.paged_attention
 func.func @decode(%q: tensor<2x4x1x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x1x64xf16> {
-  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x1x64xf16>
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true>} : tensor<2x4x1x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x1x64xf16>
   return %o : tensor<2x4x1x64xf16>
 }
 
@@ -38,7 +39,7 @@ func.func @decode(%q: tensor<2x4x1x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: te
 // Split-KV over a long paged sequence: the workspace and the combine kernel
 // as for contiguous K/V; the block table and lengths go to the attention
 // kernel only.
-// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h8_kv1_q1_k16384_d128_v128_bq16_bk64_w16_pack_split{{[0-9]+}}_paged128x128_module
+// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h8_kv1_q1_k16384_d128_v128_bq16_bk{{[0-9]+}}_w16_pack_split{{[0-9]+}}{{(_kw[0-9])?}}_paged128x128_module
 // CHECK: gpu.func @{{.*}}_combine(
 // CHECK: func.func @long
 // CHECK: gpu.launch_func

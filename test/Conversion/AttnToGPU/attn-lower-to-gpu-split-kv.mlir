@@ -7,21 +7,20 @@
 // 2 CTAs would idle the GPU: the keys are split (the streaming model), the
 // attention kernel writes f32 partial outputs and log2-sum-exps to a
 // workspace, and the combine kernel of the same gpu.module writes O.
-// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32_module
-// CHECK: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32(
-// CHECK-SAME: %{{.*}}: memref<1x8x1x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<32x1x8x1x64xf32>, %{{.*}}: memref<32x1x8x1xf32>)
-// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK-LABEL: gpu.module @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk{{[0-9]+}}_w16_pack_split{{[0-9]+}}{{(_kw[0-9])?}}_module
+// CHECK: gpu.func @[[NAME:attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk[0-9]+_w16_pack_split([0-9]+)(_kw[0-9])?]](
+// CHECK-SAME: %{{.*}}: memref<1x8x1x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<1x2x4096x64xbf16>, %{{.*}}: memref<[[S:[0-9]+]]x1x8x1x64xf32>, %{{.*}}: memref<[[S]]x1x8x1xf32>)
 // The split (blockIdx.z), each row's head (K/V head · 4 + row % 4) for the
-// Q loads, then the split's key range from blockIdx.z · 128.
+// Q loads, then the split's key range from blockIdx.z times its keys.
 // CHECK: %[[Z:.+]] = gpu.block_id  z
 // CHECK: arith.remui %{{.*}}, %c4
 // CHECK: vector.load %arg0
-// CHECK: arith.muli %[[Z]], %c128
+// CHECK: arith.muli %[[Z]], %c{{[0-9]+}}
 // The log2-sum-exp: lg2.approx of the row sum, -inf for an empty split.
 // CHECK: lg2.approx.ftz.f32
-// CHECK: memref.store %{{.*}} : memref<32x1x8x1xf32>
-// CHECK: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32_combine(
-// CHECK-SAME: %{{.*}}: memref<32x1x8x1x64xf32>, %{{.*}}: memref<32x1x8x1xf32>, %{{.*}}: memref<1x8x1x64xbf16>)
+// CHECK: memref.store %{{.*}} : memref<[[S]]x1x8x1xf32>
+// CHECK: gpu.func @[[NAME]]_combine(
+// CHECK-SAME: %{{.*}}: memref<[[S]]x1x8x1x64xf32>, %{{.*}}: memref<[[S]]x1x8x1xf32>, %{{.*}}: memref<1x8x1x64xbf16>)
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK: scf.for
 // CHECK: arith.maximumf
@@ -31,14 +30,14 @@
 // Host: the workspace, the two launches in order, the workspace freed.
 // CHECK-LABEL: func.func @decode
 // CHECK: %[[OUT:.+]] = memref.alloc() : memref<1x8x1x64xbf16>
-// CHECK: %[[PART:.+]] = memref.alloc() : memref<32x1x8x1x64xf32>
-// CHECK: %[[LSE:.+]] = memref.alloc() : memref<32x1x8x1xf32>
-// CHECK: gpu.launch_func @{{.*}}_split32_module::@attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk64_w16_pack_split32 blocks in (%c1{{.*}}, %c2{{.*}}, %c32{{.*}})
-// CHECK: gpu.launch_func @{{.*}}_split32_module::@{{.*}}_split32_combine blocks in (%c8{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c64{{.*}}, {{.*}}) args(%[[PART]] : {{.*}}, %[[LSE]] : {{.*}}, %[[OUT]] : {{.*}})
+// CHECK: %[[PART:.+]] = memref.alloc() : memref<[[S]]x1x8x1x64xf32>
+// CHECK: %[[LSE:.+]] = memref.alloc() : memref<[[S]]x1x8x1xf32>
+// CHECK: gpu.launch_func @[[NAME]]_module::@[[NAME]] blocks in (%c1{{.*}}, %c2{{.*}}, %c[[S]]{{.*}})
+// CHECK: gpu.launch_func @[[NAME]]_module::@[[NAME]]_combine blocks in (%c8{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c64{{.*}}, {{.*}}) args(%[[PART]] : {{.*}}, %[[LSE]] : {{.*}}, %[[OUT]] : {{.*}})
 // CHECK: memref.dealloc %[[PART]]
 // CHECK: memref.dealloc %[[LSE]]
 // Unsplit (kv-splits=1): one kernel that writes O, still packed.
-// ONE: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk{{32|64}}_w16_pack(
+// ONE: gpu.func @attn_fa2_mma_bf16_b1_h8_kv2_q1_k4096_d64_v64_bq16_bk{{32|64|128}}_w16_pack{{(_kw[0-9])?}}(
 // ONE-NOT: _combine
 // ONE: gpu.launch_func {{.*}} blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
 func.func @decode(%q: tensor<1x8x1x64xbf16>, %kv: tensor<1x2x4096x64xbf16>) -> tensor<1x8x1x64xbf16> {

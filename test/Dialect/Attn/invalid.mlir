@@ -636,3 +636,11 @@ func.func @yield_outside(%s: f32) -> f32 {
   // expected-error @+1 {{expects parent op to be one of 'attn.attention, attn.online_attention'}}
   attn.yield %s : f32
 }
+
+// -----
+
+func.func @kernel_config_key_warps(%q: tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16> {
+  // expected-error @+1 {{kernel_config tiles, rows per warp, stages, splits and key warps must be positive}}
+  %o = attn.attention %q, %q, %q scale(1.0) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_warps = 0>} : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+  return %o : tensor<1x2x8x16xf16>
+}

@@ -2,6 +2,7 @@
 #ifndef ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 #define ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 
+#include <algorithm>
 #include <optional>
 
 #include "attn/Analysis/StagedTileLayout.h"
@@ -102,13 +103,23 @@ struct FlashKernelSpec {
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    return kvSharedMemoryBytes() + (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0) +
+    // The key warps combine in the same bytes once the loop is done.
+    return std::max(kvSharedMemoryBytes() +
+                        (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0),
+                    keyWarpCombineBytes(kvWarps, blockQ, headDimV)) +
            alignmentSlackBytes();
   }
   /// The wgmma path's 128-byte-swizzle atoms must start on 1024-byte
   /// boundaries; the kernel rounds the dynamic shared-memory base up.
   int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }
-  int64_t numWarps() const { return blockQ / rowsPerWarp; }
+  /// Warps per query-row slice that divide each K/V tile's keys
+  /// (KernelConfig::kvWarps); warp w takes keys [w·warpKeys(),
+  /// (w+1)·warpKeys()) of every tile.
+  int64_t kvWarps = 1;
+  int64_t warpKeys() const { return blockKV / kvWarps; }
+  /// Warps along the query rows.
+  int64_t rowWarps() const { return blockQ / rowsPerWarp; }
+  int64_t numWarps() const { return rowWarps() * kvWarps; }
   /// GQA head packing: a CTA's rows are (query, head in group) pairs of
   /// one K/V head, row = query · group + head, so each K/V tile serves the
   /// whole group. Without packing a CTA serves one query head.

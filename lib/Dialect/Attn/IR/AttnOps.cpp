@@ -353,15 +353,15 @@ LogicalResult
 KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringAttr family, int64_t blockQ, int64_t blockKV,
                          int64_t rowsPerWarp, int64_t kvStages, bool swizzle,
-                         int64_t kvSplits, bool packKVGroups) {
+                         int64_t kvSplits, bool packKVGroups, int64_t kvWarps) {
   if (!family || !parseTensorCoreFamily(family.getValue()))
     return emitError() << "kernel_config family must be \"mma.sync\" or "
                           "\"wgmma\", got "
                        << family;
   if (blockQ <= 0 || blockKV <= 0 || rowsPerWarp <= 0 || kvStages <= 0 ||
-      kvSplits <= 0)
-    return emitError() << "kernel_config tiles, rows per warp, stages and "
-                          "splits must be positive";
+      kvSplits <= 0 || kvWarps <= 0)
+    return emitError() << "kernel_config tiles, rows per warp, stages, "
+                          "splits and key warps must be positive";
   return success();
 }
 
@@ -384,7 +384,7 @@ KernelConfigAttr mlir::attn::getKernelConfigAttr(MLIRContext *ctx,
   return KernelConfigAttr::get(
       ctx, StringAttr::get(ctx, stringifyTensorCoreFamily(c.family)), c.blockQ,
       c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle, c.kvSplits,
-      c.packKVGroups);
+      c.packKVGroups, c.kvWarps);
 }
 
 KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
@@ -397,6 +397,7 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
   c.swizzle = attr.getSwizzle();
   c.kvSplits = attr.getKvSplits();
   c.packKVGroups = attr.getPackKvGroups();
+  c.kvWarps = attr.getKvWarps();
   return c;
 }
 

@@ -399,6 +399,15 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvSplits = kvSplits;
+    // Checked here, not only by the chooser: an op no kernel runs never
+    // asks it.
+    if (!llvm::is_contained({0, 1, 2, 4, 8}, int64_t(kvWarps))) {
+      diagnosticAnchor()->emitError("attn-io-cost: kv-warps must be 0 (chosen), 1, 2, 4 "
+                                    "or 8, got ")
+          << kvWarps.getValue();
+      return failure();
+    }
+    r.kvWarps = kvWarps;
     return r;
   }
 
@@ -447,7 +456,8 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                               {"kv_stages", c.kvStages},
                               {"swizzle", c.swizzle},
                               {"kv_splits", c.kvSplits},
-                              {"pack_kv_groups", c.packKVGroups}};
+                              {"pack_kv_groups", c.packKVGroups},
+                              {"kv_warps", c.kvWarps}};
   }
 
   LogicalResult writeFile(StringRef path,

@@ -75,7 +75,10 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     number of key ranges each query tile is split into (flash-decoding: a
     second kernel combines the partial outputs by log-sum-exp);
     `pack_kv_groups` (default false) whether the query heads that share a
-    K/V head are rows of one CTA (GQA head packing, for decode).
+    K/V head are rows of one CTA (GQA head packing, for decode); `kv_warps`
+    (default 1, mma.sync) the warps that divide each K/V tile's keys, each
+    with its own online softmax, combined through shared memory after the
+    loop (decode: more warps stream the same staged tiles).
 
     ```mlir
     #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
@@ -90,7 +93,8 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     "int64_t":$kv_stages,
     "bool":$swizzle,
     DefaultValuedParameter<"int64_t", "1">:$kv_splits,
-    DefaultValuedParameter<"bool", "false">:$pack_kv_groups
+    DefaultValuedParameter<"bool", "false">:$pack_kv_groups,
+    DefaultValuedParameter<"int64_t", "1">:$kv_warps
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -147,6 +147,9 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
            "Split-KV key ranges per query tile, up to 65535 (zero: chosen "
            "by the wave model; one: no split)">,
+    Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
+           "mma.sync: warps that divide each K/V tile's keys, 1, 2, 4 or 8 "
+           "(0: chosen)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write a JSON report to this file ('-': a table on stdout)">,
     Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",
