@@ -91,6 +91,7 @@ def main():
             row["skipped"] = "K+V %.0f GB exceed --max-gb" % (kv_bytes / 1e9)
             rows.append(row)
             out.write(json.dumps(row) + "\n")
+            out.flush()  # a run stopped at its time limit keeps what it measured
             print(row, flush=True)
             continue
         torch.cuda.empty_cache()
@@ -169,6 +170,7 @@ def main():
         del q, k, v, o
         print(json.dumps(row), flush=True)
         out.write(json.dumps(row) + "\n")
+        out.flush()  # a run stopped at its time limit keeps what it measured
         rows.append(row)
     out.close()
     with open(os.path.join(a.out, "table.md"), "w") as f:

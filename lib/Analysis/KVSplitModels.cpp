@@ -76,9 +76,13 @@ constexpr double kTileCopySecPerByte = 0.0119e-6 / 1024;
 constexpr double kWarpSecPerKey = 10.6e-9;
 constexpr double kSplitOverheadSec = 8e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
-/// swept 16-token pages and v14f measured the fit: 0.45 µs per page a tile
-/// spans puts the picks within 2.5% of the best at 12 of 12 decode shapes
-/// (the chooser without it: 7 of 12). A tile inside one page pays nothing
+/// swept 16-token pages and v14f measured the fit for one-warp CTAs: 0.45
+/// µs per page a tile spans put the picks within 2.5% of the best at 12 of
+/// 12 decode shapes (the chooser without it: 7 of 12). The lookups are
+/// dealt out over the CTA's threads with the copies, so key warps share
+/// them: v27b's paged sweep (1 to 8 warps) puts the picks within 5% of the
+/// best at 12 of 12 shapes with ⌈pages / kv_warps⌉ lookups per tile (9 of
+/// 12 with every page charged in full). A tile inside one page pays nothing
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
 
@@ -89,7 +93,8 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
                    double(c.warpKeys()) * kWarpSecPerKey * double(s.headDim + s.headDimV) / 256;
   if (s.pageSize == 0 || s.pageSize >= c.blockKV)
     return seconds;
-  return seconds + kPageLookupSec * double(llvm::divideCeil(c.blockKV, s.pageSize));
+  int64_t pages = llvm::divideCeil(c.blockKV, s.pageSize);
+  return seconds + kPageLookupSec * double(llvm::divideCeil(pages, c.kvWarps));
 }
 
 /// Predicted time of a memory-bound small-query kernel (decode): K/V is

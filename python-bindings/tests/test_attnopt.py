@@ -308,12 +308,14 @@ def test_compile_paged_attention():
     assert k.manifest["launches"][0]["args"][-2:] == ["block_table", "seq_lens"]
     assert k.cost["paged"] == {"page_size": 16, "lk_is_capacity": True}
     # 16-token pages: each page a tile spans delays its copies, so the
-    # paged kernel takes 32-key tiles and more splits than the contiguous
-    # kernel of the same problem (bench/NOTES.md v14f).
+    # paged kernel spends more key warps (which share the lookups), smaller
+    # tiles or more splits than the contiguous kernel of the same problem
+    # (bench/NOTES.md v14f, v27b).
     flat = attnopt.compile(graph.attention(4, 32, 1, 128, hkv=8, Lk=4096,
                                            causal="bottom_right"))
-    assert k.manifest["block_kv"] == 32
-    assert k.manifest["kv_splits"] > flat.manifest["kv_splits"]
+    assert (k.manifest["kv_warps"] > flat.manifest["kv_warps"]
+            or k.manifest["block_kv"] < flat.manifest["block_kv"]
+            or k.manifest["kv_splits"] > flat.manifest["kv_splits"])
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -113,14 +113,15 @@ func.func @fixed_tiles(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf1
 // A paged attention is costed as the contiguous one with every sequence
 // full (Lk = max_pages · page_size = 128): the same FLOPs and bytes as
 // @paged_as_contiguous below. Its kernel is chosen with the block-table
-// lookups of its 16-token pages charged (0.45 µs per page a tile spans):
-// 32-key tiles where contiguous K/V take 64.
+// lookups of its 16-token pages charged (0.45 µs per page a tile spans,
+// shared by the key warps): 8 key warps on 128-key tiles where contiguous
+// K/V take 4 on 64-key tiles.
 // CHECK-LABEL: func.func @paged_decode
 // CHECK: attn.paged_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 32,
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8>
 // CHECK-LABEL: func.func @paged_as_contiguous
 // CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64,
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, {{.*}} kv_warps = 4>
 func.func @paged_decode(%q: tensor<2x4x1x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x1x64xf16> {
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x1x64xf16>
   return %o : tensor<2x4x1x64xf16>
