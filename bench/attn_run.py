@@ -76,8 +76,35 @@ def sdpa_anchors(q, k, v, scale, rate):
 
 def bench(fn):
     """CUDA-event median of `fn` in seconds (triton's do_bench)."""
+    return timer(False, warmup=5, rep=40)(fn)
+
+
+def graphed(fn):
+    """`fn` captured once in a CUDA graph; the returned callable replays it.
+    Timing the replay measures the GPU's work without the host's cost of
+    issuing it, which for attn-opt's Python launches (argument checks,
+    workspace, ctypes cuLaunchKernel) can exceed a 15 µs decode kernel; a
+    serving loop replays graphs for that reason."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()  # warm-up off the capture, as torch.cuda.graph asks
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph.replay
+
+
+def timer(graphs, warmup=10, rep=100):
+    """A timer: the CUDA-event median in seconds of a callable (triton's
+    do_bench), of its CUDA-graph replay when `graphs`."""
     import triton
-    return triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median") * 1e-3
+
+    def time(fn):
+        return triton.testing.do_bench(graphed(fn) if graphs else fn, warmup=warmup, rep=rep,
+                                       return_mode="median") * 1e-3
+    return time
 
 
 def rel_err(x, ref):

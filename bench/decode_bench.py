@@ -22,15 +22,14 @@ import sys
 
 import torch
 import torch.nn.functional as F
-import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, sdpa_anchors  # noqa: E402
+from attn_run import Kernel, sdpa_anchors, timer  # noqa: E402
 
 
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=10, rep=100, return_mode="median") * 1e-3
+# The timer main() sets: CUDA-event medians, of CUDA-graph replays with --graphs.
+bench = timer(False)
 
 
 def reference(q, k, v, scale):
@@ -55,7 +54,12 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--max-gb", type=float, default=100.0,
                     help="skip shapes whose K+V exceed this (the card has ~139 GiB)")
+    ap.add_argument("--graphs", action="store_true",
+                    help="time CUDA-graph replays (attn-opt and the anchors alike): the "
+                         "GPU's work without the host's launch cost")
     a = ap.parse_args()
+    global bench
+    bench = timer(a.graphs)
     with open(os.path.join(a.kernels, "index.json")) as f:
         index = json.load(f)
     x = torch.empty(2 << 30, device="cuda", dtype=torch.bfloat16).normal_()
