@@ -14,7 +14,10 @@
 //     modifyScore, loadElement                            (a score_mod region;
 //                                                          ScoreModInKernel.cpp)
 //   TensorCoreFamily::accumulatePV                        (O += P·V)
-//   epilogue                                              (O = acc / l, stores)
+//   epilogue                                              (O = acc / l, stores;
+//     combineKeyWarps                                      the key warps'
+//                                                          results combined;
+//                                                          Epilogue.cpp)
 //
 // What depends on the tensor-core instruction lives behind TensorCoreFamily:
 // the shared-memory layout of the staged tiles, how Q is held, the two GEMMs
