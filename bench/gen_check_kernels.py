@@ -86,11 +86,13 @@ def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv=None, mask_dtype=None
             "  return %%o : %s\n}\n" % (args, o, attrs, q, k, v, o, o))
 
 
-def run_sweep(description, draw, describe):
-    """The random sweeps' driver (gen_generic_sweep.py, gen_window_sweep.py):
-    --cases draws from draw(rng), each (IR text, --attn-gpu-pipeline
-    options, check of attn-opt's stderr or None), compiled into --out;
-    describe(n, out) is the summary line."""
+def run_sweep(description, draw, describe, refused=None):
+    """The random sweeps' driver (gen_generic_sweep.py, gen_window_sweep.py,
+    gen_kvwarps_sweep.py): --cases kernels drawn from draw(rng), each (IR
+    text, --attn-gpu-pipeline options, check of attn-opt's stderr or None),
+    compiled into --out; a draw whose failure `refused(stderr)` accepts (a
+    configuration the kernels refuse, with its reason) is drawn again, any
+    other failure stops. describe(n, out) is the summary line."""
     import random
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
@@ -101,12 +103,16 @@ def run_sweep(description, draw, describe):
     os.makedirs(a.out, exist_ok=True)
     rng = random.Random(a.seed)
     src = os.path.join(a.out, "src.mlir")
-    for _ in range(a.cases):
+    compiled = 0
+    while compiled < a.cases:
         text, options, expect = draw(rng)
         with open(src, "w") as f:
             f.write(text)
         r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=%s dump-dir=%s" % (options, a.out),
                             "-o", os.devnull], capture_output=True, text=True)
+        if r.returncode and refused and refused(r.stderr):
+            continue
+        compiled += 1
         if r.returncode or (expect and expect not in r.stderr):
             print("FAIL", text, r.stderr[-600:])
             return 1

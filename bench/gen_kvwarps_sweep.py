@@ -12,19 +12,16 @@ tile or dv, too many warps) are drawn again, any other failure stops.
     # on the GPU machine:
     python3 bench/check_kernels.py bench/kernels_chk_kvwarps
 """
-import argparse
 import os
-import random
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen_check_kernels import case_ir  # noqa: E402
+from gen_check_kernels import case_ir, run_sweep  # noqa: E402
 
 
 def draw(rng):
-    """(case tuple for case_ir, --attn-gpu-pipeline options)."""
+    """(IR text, --attn-gpu-pipeline options, None) for run_sweep."""
     dtype = rng.choice(["bf16", "f16"])
     B = rng.choice([1, 1, 2, 3])
     Hkv = rng.choice([1, 2, 4])
@@ -37,45 +34,21 @@ def draw(rng):
     Hq = G * Hkv
     mask = rng.choice([None, None, ("add", [B, 1, 1, Lk]), ("add", [B, Hq, Lq, Lk]),
                        ("keep", [B, 1, Lq, Lk]), ("keep", [1, 1, 1, Lk])])
-    options = ["kv-warps=%d" % rng.choice([2, 4, 8]),
+    options = ["strict=true", "kv-warps=%d" % rng.choice([2, 4, 8]),
                "block-kv=%d" % rng.choice([32, 64, 128])]
     if prefill:
         options.append("mma=mma.sync")
     if rng.random() < 0.3:
         options.append("kv-splits=1")
-    case = (dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv)
-    return case, " ".join(options)
+    text = case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv)
+    return text, " ".join(options), None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--cases", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    rng = random.Random(a.seed)
-    src = os.path.join(a.out, "src.mlir")
-    compiled = refused = 0
-    while compiled < a.cases:
-        case, options = draw(rng)
-        with open(src, "w") as f:
-            f.write(case_ir(*case))
-        r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=strict=true %s dump-dir=%s"
-                            % (options, a.out), "-o", os.devnull], capture_output=True, text=True)
-        if r.returncode and ("kv-warps" in r.stderr or "block-kv=128" in r.stderr):
-            refused += 1
-            continue
-        if r.returncode:
-            print("FAIL", case, options, r.stderr[-600:])
-            return 1
-        compiled += 1
-        print(case, options, flush=True)
-    os.remove(src)
-    print("%d kernels in %s (%d draws refused)" % (compiled, a.out, refused))
-    return 0
+def refused(stderr):
+    """Key-warp configurations the kernels refuse, with the reason."""
+    return "kv-warps" in stderr or "block-kv=128" in stderr
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sweep(__doc__.splitlines()[0], draw,
+                       lambda n, out: "%d kernels in %s" % (n, out), refused))
