@@ -3,7 +3,7 @@
 // The two models chooseKernelConfig (KernelConfig.cpp) asks for split-KV:
 // the wave model for compute-bound grids that do not fill the GPU, and the
 // streaming model for the memory-bound small-query (decode) kernels, which
-// also picks their K/V tile.
+// also picks their K/V tile and key warps.
 //
 //===----------------------------------------------------------------------===//
 #include "KVSplitModels.h"
@@ -12,9 +12,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::attn;

@@ -18,8 +18,8 @@ namespace detail {
 int64_t waveModelSplits(const KernelConfig &c, const AttentionShape &s,
                         const TargetSpec &target);
 
-/// The small-query kernel's K/V tile and split count by the streaming
-/// model (the request's block_kv, if any, is kept).
+/// The small-query kernel's K/V tile, key warps and split count by the
+/// streaming model (the request's block_kv and kv_warps, if any, are kept).
 llvm::Expected<KernelConfig> chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
                                                    const TargetSpec &target,
                                                    const KernelConfigRequest &request);
