@@ -64,6 +64,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_decode"))
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--lengths", default="4096,16384,131072")
+    ap.add_argument("--heads", default="64:8,32:8,32:32",
+                    help="(Hq:Hkv) pairs; other pairs and --head-dim give shapes the chooser "
+                         "was not fitted on")
+    ap.add_argument("--head-dim", type=int, default=128)
     ap.add_argument("--no-sweep", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -71,16 +75,16 @@ def main():
     index = []
     for B in (int(x) for x in a.batches.split(",")):
         for Lk in (int(x) for x in a.lengths.split(",")):
-            for Hq, Hkv in ((64, 8), (32, 8), (32, 32)):
+            for Hq, Hkv in (tuple(int(h) for h in pair.split(":")) for pair in a.heads.split(",")):
                 with open(src, "w") as f:
-                    f.write(decode_ir(B, Hq, Hkv, Lk, 128))
+                    f.write(decode_ir(B, Hq, Hkv, Lk, a.head_dim))
                 chosen, err = compile_one(a.attn_opt, src, a.out, "")
                 if err:
                     print(err)
                     return 1
                 with open(os.path.join(a.out, chosen + ".json")) as f:
                     man = json.load(f)
-                entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=128, kernel=chosen,
+                entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=a.head_dim, kernel=chosen,
                              kv_splits=man["kv_splits"], block_kv=man["block_kv"],
                              kv_stages=man["kv_stages"], kv_warps=man["kv_warps"], sweep={})
                 if not a.no_sweep:
