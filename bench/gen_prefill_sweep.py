@@ -7,6 +7,10 @@ and every legal configuration of a sweep over both tensor-core families:
   mma.sync: block_q {64, 128} x rows_per_warp {16, 32} x block_kv {64, 128}
             x kv_stages {2, 3}
 
+With --kv-loads, the sweep is instead the wgmma configurations, each with
+K/V filled by cp.async and by TMA (kv-loads=cp.async / tma), and the pick
+as chosen (v28: TMA against cp.async, tile for tile).
+
 Configurations the lowering refuses (illegal for the shape) are skipped and
 listed. Shapes: issue 16's grid (B*N = 16k tokens, H*d = 2048, d in {64,
 128}) and ten others (GQA, cross-attention Lq != Lk, odd lengths, f16).
@@ -56,6 +60,10 @@ SWEEP = ([dict(mma="wgmma", block_q=bq, block_kv=bk, kv_stages=st)
           for bq, w, bk, st in itertools.product((64, 128), (16, 32), (64, 128), (2, 3))])
 
 
+KV_LOADS_SWEEP = [dict(cfg, kv_loads=loads) for cfg in SWEEP if cfg["mma"] == "wgmma"
+                  for loads in ("cp.async", "tma")]
+
+
 def _load_graph():
     """attnopt's IR builders (python-bindings/attnopt/graph.py, pure
     Python), loaded by path: the compiler library need not be built."""
@@ -93,7 +101,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_prefill_sweep"))
+    ap.add_argument("--kv-loads", action="store_true",
+                    help="sweep the wgmma configurations with cp.async and with TMA loads")
     a = ap.parse_args()
+    sweep = KV_LOADS_SWEEP if a.kv_loads else SWEEP
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)
     index = []
@@ -106,7 +117,7 @@ def main():
             print("%s: the chooser's kernel failed: %s" % (name, why))
             return 1
         entry = dict(name=name, shape=shape, pick=pick, configs={}, refused={})
-        for cfg in SWEEP:
+        for cfg in sweep:
             kernel, why = compile_one(a.attn_opt, src, options_text(cfg))
             key = options_text(cfg)
             if kernel:

@@ -3,7 +3,10 @@
 <kernels>/index.json (bench/gen_prefill_sweep.py), fresh random inputs, the
 chooser's kernel checked against an fp32 reference (batch 0, 4 heads), then
 CUDA-event medians (triton do_bench) of the pick and of every swept
-configuration on the same inputs, and cuDNN SDPA in the same run.
+configuration on the same inputs (each also checked: its output poisoned
+with NaN first, the worst error kept), and cuDNN SDPA in the same run.
+Configurations that differ only in kv-loads (gen_prefill_sweep.py
+--kv-loads) are also reported as TMA ÷ cp.async speed ratios.
 Reports TFLOP/s (4·B·Hq·Lq·Lk·d, halved when causal and square) and
 pick ÷ best. Writes results.jsonl and table.md under --out.
 """
@@ -52,10 +55,16 @@ def main():
         ref = reference(q, k, v, causal, pick.manifest["scale"], heads=4)
         err = rel_err(o[:1, :4].float(), ref)
         times = {"pick": bench(lambda: pick(q, k, v, o))}
+        errs = {}
         for key, name in entry["configs"].items():
             kern = pick if name == entry["pick"] else Kernel(
                 os.path.join(a.kernels, name + ".json"))
+            o.fill_(float("nan"))
+            kern(q, k, v, o)
+            errs[key] = rel_err(o[:1, :4].float(), ref)
             times[key] = bench(lambda: kern(q, k, v, o))
+        tma_ratio = {kk.replace(" kv-loads=tma", ""): times[kk.replace("=tma", "=cp.async")] / t
+                     for kk, t in times.items() if kk.endswith("kv-loads=tma")}
         anchors = {"cudnn": cudnn_tflops(q, k, v, causal, pick.manifest["scale"], flops)}
         swept = {kk: t for kk, t in times.items() if kk != "pick"}
         best_key = min(swept, key=swept.get)
@@ -63,13 +72,18 @@ def main():
                    pick_tflops=flops / times["pick"] / 1e12,
                    best=best_key, best_tflops=flops / swept[best_key] / 1e12,
                    pick_over_best=swept[best_key] / times["pick"],
-                   times=times, anchors=anchors)
+                   times=times, anchors=anchors, errs=errs,
+                   worst_err=max(errs.values(), default=err), tma_over_cp_async=tma_ratio)
         rows.append(row)
         results.write(json.dumps(row) + "\n")
         results.flush()
-        print("%-22s err %.1e pick %6.1f best %6.1f (%s) pick/best %.3f cudnn %s" % (
-            row["name"], err, row["pick_tflops"], row["best_tflops"], best_key,
+        print("%-22s err %.1e (worst %.1e) pick %6.1f best %6.1f (%s) pick/best %.3f cudnn %s" % (
+            row["name"], err, row["worst_err"], row["pick_tflops"], row["best_tflops"], best_key,
             row["pick_over_best"], anchors.get("cudnn")), flush=True)
+        if tma_ratio:
+            print("    tma / cp.async: " + ", ".join(
+                "%s %.3f" % (kk.replace("mma=wgmma ", ""), x) for kk, x in tma_ratio.items()),
+                flush=True)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("| shape | pick | TFLOP/s | best swept | TFLOP/s | pick ÷ best | cuDNN | err |\n"
                 "|---|---|---|---|---|---|---|---|\n")
@@ -79,6 +93,14 @@ def main():
                 r["name"], r["pick"].split("_v")[-1], r["pick_tflops"], r["best"],
                 r["best_tflops"], r["pick_over_best"],
                 "%.0f" % cud if isinstance(cud, float) else "–", r["err"]))
+        if any(r["tma_over_cp_async"] for r in rows):
+            f.write("\n| shape | worst err | " + " | ".join(
+                k.replace("mma=wgmma ", "") for k in rows[0]["tma_over_cp_async"]) +
+                " |  (TMA speed ÷ cp.async speed, same tiles)\n|---|---|" +
+                "---|" * len(rows[0]["tma_over_cp_async"]) + "\n")
+            for r in rows:
+                f.write("| %s | %.1e | %s |\n" % (r["name"], r["worst_err"], " | ".join(
+                    "%.3f" % x for x in r["tma_over_cp_async"].values())))
     within = sum(r["pick_over_best"] >= 0.95 for r in rows)
     print("pick within 5%% of the best at %d of %d shapes" % (within, len(rows)))
 

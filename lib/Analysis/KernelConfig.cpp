@@ -51,6 +51,14 @@ mlir::attn::getTensorCoreFamilyOption(TensorCoreFamily family) {
                                            : TensorCoreFamilyOption::MmaSync;
 }
 
+std::optional<std::optional<bool>> mlir::attn::parseKVLoadsOption(llvm::StringRef value) {
+  if (value == "auto")
+    return std::optional<bool>();
+  if (value == "cp.async" || value == "tma")
+    return std::optional<bool>(value == "tma");
+  return std::nullopt;
+}
+
 llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
   return llvm::cl::values(
       clEnumValN(TensorCoreFamilyOption::Auto, "auto",
@@ -75,7 +83,8 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + (wgmma ? 1024 : 0);
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.kvStages) +
+         (wgmma ? 1024 : 0);
 }
 
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
@@ -149,6 +158,22 @@ llvm::Error checkKeyWarps(const KernelConfig &c) {
 }
 
 /// The tile sets each family's kernel is written for.
+/// TMA writes whole boxes of a tensor map over a dense [B, Hkv, Lk, d]
+/// tensor into wgmma's swizzled atoms: the mma.sync kernels' padded rows
+/// are no TMA layout, and a paged pool or a packed batch is addressed per
+/// row through tables the tensor map does not know.
+llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s) {
+  if (!c.tmaLoads)
+    return llvm::Error::success();
+  if (c.family != TensorCoreFamily::Wgmma)
+    return reason("kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled "
+                  "atoms; mma.sync stages padded rows)");
+  if (s.pageSize > 0 || s.varlen)
+    return reason(llvm::Twine("kv-loads=tma takes dense K/V tensors, not ") +
+                  (s.varlen ? "a packed variable-length batch" : "a paged KV cache"));
+  return llvm::Error::success();
+}
+
 llvm::Error checkFamilyTiles(const KernelConfig &c) {
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
   if (wgmma && !isOneOf(c.blockQ, {64, 128}))
@@ -274,6 +299,8 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                   llvm::Twine(s.headDimV / 8) +
                   " (each warp stores an equal share of the output's 8-column blocks)");
   if (llvm::Error e = checkKVSplits(c, s))
+    return e;
+  if (llvm::Error e = checkTmaLoads(c, s))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
   if (smem > target.sramBytesPerBlock)
@@ -417,6 +444,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
                                 : measuredStages(family, f, c.blockQ);
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.swizzle = request.swizzle;
+  c.tmaLoads = request.tmaLoads.value_or(false);
   // The rows-per-warp default of a family may exceed an explicit block-q.
   if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)
     c.rowsPerWarp = 16;

@@ -147,6 +147,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.swizzle = options.swizzle;
   cost.kvSplits = options.kvSplits;
   cost.kvWarps = options.kvWarps;
+  cost.kvLoads = options.kvLoads;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
   // The chip's family when it has one (what the cost model chose in), else

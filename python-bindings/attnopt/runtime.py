@@ -8,10 +8,11 @@ machines that have no MLIR (this file imports nothing from attnopt).
     out = attnopt.runtime.launch(kern, q, k, v)   # torch tensors on the GPU
 
 The driver calls are the five a launcher needs (load PTX, look up a
-function, allow its dynamic shared memory, launch, name an error); every
-kernel parameter is a bare device pointer (the manifest's `params` and
-`workspace`), so a launch passes an array of 64-bit addresses on PyTorch's
-current stream.
+function, allow its dynamic shared memory, launch, name an error), and a
+sixth for kernels that load K/V by TMA (encode a tensor map); every kernel
+parameter is a bare device pointer (the manifest's `params`, `workspace`
+and `tensor_maps`), so a launch passes an array of 64-bit addresses on
+PyTorch's current stream.
 """
 from __future__ import annotations
 
@@ -19,11 +20,20 @@ import ctypes
 import os
 import json
 import threading
+from collections import OrderedDict
 from typing import Any, Dict, Optional
 
 _DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
            "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+# cuda.h: CUtensorMapDataType, CUtensorMapSwizzle, CUtensorMapL2promotion.
+_TENSOR_MAP_DTYPES = {"f16": 6, "bf16": 9}
+_TENSOR_MAP_SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+_TENSOR_MAP_L2_PROMOTION_256B = 3
+_TENSOR_MAP_BYTES = 128
+# Tensor-map buffers kept per loaded kernel (one per distinct K/V address
+# pair): a serving loop reuses a few cache tensors.
+_TENSOR_MAP_CACHE_SIZE = 64
 
 
 class CudaError(RuntimeError):
@@ -130,6 +140,37 @@ class _Function:
             raise CudaError(self.driver.describe("cuLaunchKernel", status))
 
 
+def encode_tensor_map(driver, dtype: str, address: int, shape, box, swizzle: str) -> bytes:
+    """A CUtensorMap (128 bytes) over the contiguous tensor of `shape` at
+    `address`: dims innermost first, byte strides of the outer dims, the
+    box in elements, zero fill out of bounds."""
+    rank = len(shape)
+    elem = 2
+    dims = list(reversed([int(x) for x in shape]))
+    strides, step = [], elem
+    for x in dims[:-1]:
+        step *= x
+        strides.append(step)
+    # CUtensorMap is 64-byte aligned: encode into an aligned slice.
+    raw = ctypes.create_string_buffer(_TENSOR_MAP_BYTES + 64)
+    base = ctypes.addressof(raw)
+    aligned = (base + 63) // 64 * 64
+    u64s, u32s = ctypes.c_uint64 * rank, ctypes.c_uint32 * rank
+    encode = driver.lib.cuTensorMapEncodeTiled
+    encode.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                       ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                       ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                       ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    encode.restype = ctypes.c_int
+    status = encode(aligned, _TENSOR_MAP_DTYPES[dtype], rank, address, u64s(*dims),
+                    (ctypes.c_uint64 * max(1, rank - 1))(*strides),
+                    u32s(*[int(x) for x in box]), u32s(*([1] * rank)), 0,
+                    _TENSOR_MAP_SWIZZLES[swizzle], _TENSOR_MAP_L2_PROMOTION_256B, 0)
+    if status != 0:
+        raise CudaError(driver.describe("cuTensorMapEncodeTiled", status))
+    return ctypes.string_at(aligned, _TENSOR_MAP_BYTES)
+
+
 def _address(t) -> int:
     """A CUDA tensor's device address: torch tensors, or anything with the
     CUDA array interface (CuPy, Numba)."""
@@ -169,6 +210,10 @@ class LoadedKernel:
         self.block = self.launches[0][2]
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
         self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
+        self.tensor_maps = list(manifest.get("tensor_maps", []))
+        self._driver = driver
+        self._map_buffers = OrderedDict()
+        self._map_lock = threading.Lock()
 
     @classmethod
     def from_files(cls, manifest_path: str) -> "LoadedKernel":
@@ -187,6 +232,36 @@ class LoadedKernel:
         import torch
         [param] = [p for p in self.manifest["params"] if p["name"] == name]
         return getattr(torch, _DTYPES[param["type"].rstrip("*")])
+
+    def _tensor_map_buffers(self, pointers, device):
+        """The `tensor_maps` arguments for the tensors at `pointers`: the
+        encoded maps in device memory, cached per address tuple (a buffer's
+        contents depend only on the addresses, so a cached one is never
+        rewritten while a launch may read it)."""
+        import torch
+        key = tuple(pointers[m["tensor"]] for m in self.tensor_maps)
+        with self._map_lock:
+            buffers = self._map_buffers.get(key)
+            if buffers is not None:
+                self._map_buffers.move_to_end(key)
+                return buffers
+        shapes = {p["name"]: p["shape"] for p in self.manifest["params"]}
+        images = {}
+        for m in self.tensor_maps:
+            image = images.setdefault(m["arg"], bytearray())
+            end = int(m["offset_bytes"]) + _TENSOR_MAP_BYTES
+            image.extend(b"\0" * max(0, end - len(image)))
+            image[int(m["offset_bytes"]):end] = encode_tensor_map(
+                self._driver, self.manifest["dtype"], pointers[m["tensor"]], shapes[m["tensor"]],
+                m["box"], m["swizzle"])
+        # (The caching allocator's blocks are 512-byte aligned.)
+        buffers = {arg: torch.frombuffer(image, dtype=torch.uint8).to(device)
+                   for arg, image in images.items()}
+        with self._map_lock:
+            self._map_buffers[key] = buffers
+            if len(self._map_buffers) > _TENSOR_MAP_CACHE_SIZE:
+                self._map_buffers.popitem(last=False)
+        return buffers
 
     def _workspace(self, device):
         """The split-KV workspace (f32), allocated per call from PyTorch's
@@ -280,6 +355,10 @@ class LoadedKernel:
             _check_cumulative_lengths(cu_seqlens_q, cu_seqlens_k, self.manifest)
         for name, buffer in self._workspace(torch.device("cuda", self.device_index)).items():
             pointers[name] = buffer.data_ptr()
+        if self.tensor_maps:
+            device = torch.device("cuda", self.device_index)
+            for name, buffer in self._tensor_map_buffers(pointers, device).items():
+                pointers[name] = buffer.data_ptr()
         stream = torch.cuda.current_stream().cuda_stream
         for function, _, _, _, args in self.launches:
             function([pointers[a] for a in args], stream)

@@ -48,6 +48,15 @@ getTensorCoreFamily(TensorCoreFamilyOption option);
 /// The option that names `family` (never `auto`).
 TensorCoreFamilyOption getTensorCoreFamilyOption(TensorCoreFamily family);
 
+/// The `kv-loads=` option: who fills the K/V stages. `auto` leaves it to
+/// the chooser; `cp.async` and `tma` ask for one (KernelConfig::tmaLoads).
+/// Spelled as a string option and checked by parseKVLoadsOption, so that
+/// each pass reports a wrong value with the values it takes.
+inline constexpr llvm::StringLiteral kKVLoadsValues = "auto, cp.async or tma";
+/// nullopt for a value that is none of kKVLoadsValues; else the request
+/// (nullopt inside for `auto`).
+std::optional<std::optional<bool>> parseKVLoadsOption(llvm::StringRef value);
+
 /// The values `mma=` accepts, spelled as the kernel_config attribute and the
 /// reports spell the families: given to each `mma` option as its
 /// `llvm::cl::values`, so that the option parser rejects anything else with
@@ -153,6 +162,12 @@ struct KernelConfig {
   /// (bench/NOTES.md v13c); more warps on the same staged tiles stream it
   /// faster without more shared memory. 1: one warp per row slice.
   int64_t kvWarps = 1;
+  /// wgmma: the K/V stages are filled by TMA (cp.async.bulk.tensor, one
+  /// thread issues a tile's boxes against tensor maps the runtime builds)
+  /// and each stage reports full on an mbarrier, instead of every thread
+  /// copying 16-byte chunks with cp.async and waiting for its own groups.
+  /// The tile lands in the same 128-byte-swizzled atoms wgmma reads.
+  bool tmaLoads = false;
 
   /// Keys of each tile one warp computes on.
   int64_t warpKeys() const { return blockKV / kvWarps; }
@@ -162,7 +177,7 @@ struct KernelConfig {
     return family == o.family && blockQ == o.blockQ && blockKV == o.blockKV &&
            rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
            swizzle == o.swizzle && packKVGroups == o.packKVGroups &&
-           kvSplits == o.kvSplits && kvWarps == o.kvWarps;
+           kvSplits == o.kvSplits && kvWarps == o.kvWarps && tmaLoads == o.tmaLoads;
   }
 };
 
@@ -187,6 +202,8 @@ struct KernelConfigRequest {
   /// 0: chosen (the streaming model for small-query kernels, else 1).
   int64_t kvWarps = 0;
   bool swizzle = false;
+  /// nullopt: chosen (kernelLoadsByTma); true or false: asked for.
+  std::optional<bool> tmaLoads;
 };
 
 /// Whether the Q tile is staged in shared memory: always for wgmma (its A

@@ -41,6 +41,13 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
   return 4 * kvWarps * rows * (keyWarpCombinePitch(colsV) + 2);
 }
 
+/// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
+/// each K/V stage full: one 8-byte mbarrier per stage, after the tiles. 0
+/// when the stages are filled by cp.async.
+inline int64_t tmaBarrierBytes(bool tmaLoads, int64_t stages) {
+  return tmaLoads ? 8 * stages : 0;
+}
+
 } // namespace attn
 } // namespace mlir
 

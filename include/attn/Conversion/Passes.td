@@ -169,6 +169,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
            "mma.sync: warps that divide each K/V tile's keys and combine "
            "their results in shared memory: 1, 2, 4, 8, or 0 to choose">,
+    Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
+           "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
+           "or tma (wgmma: cp.async.bulk.tensor through tensor maps the "
+           "runtime builds, mbarriers per stage)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Make an attention the kernel cannot run an error instead of a "
            "warning that leaves it unfused">,

@@ -68,6 +68,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("mma.sync: warps that divide each K/V tile's keys, combined in "
                      "shared memory (1, 2, 4, 8; 0: chosen)"),
       llvm::cl::init(0)};
+  PassOptions::Option<std::string> kvLoads{
+      *this, "kv-loads",
+      llvm::cl::desc("Who fills the K/V stages: auto (chosen), cp.async, or tma "
+                     "(wgmma: cp.async.bulk.tensor through tensor maps)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (on sm_90a wgmma, or mma.sync "

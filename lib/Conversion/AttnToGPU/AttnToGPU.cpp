@@ -13,7 +13,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -39,9 +41,35 @@ struct KernelOptions {
   KernelConfigRequest request;
   bool explicitFields() const {
     return request.blockQ || request.blockKV || request.rowsPerWarp ||
-           request.kvStages || request.swizzle || request.kvSplits || request.kvWarps;
+           request.kvStages || request.swizzle || request.kvSplits || request.kvWarps ||
+           request.tmaLoads;
   }
 };
+
+/// A TMA tensor map over the [B, Hkv, L, d] buffer `kv` whose boxes are
+/// one 64-column atom of a `blockKV`-key tile, 128-byte swizzled, zero
+/// filled out of bounds: nvgpu's descriptor, built on the host by the CUDA
+/// runtime wrappers (cuTensorMapEncodeTiled, the map copied to device
+/// memory), passed to the kernel as the generic pointer it lowers to.
+Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
+  auto type = cast<MemRefType>(kv.getType());
+  auto box = MemRefType::get({1, 1, blockKV, 64}, type.getElementType(), MemRefLayoutAttrInterface(),
+                             gpu::AddressSpaceAttr::get(b.getContext(),
+                                                        gpu::AddressSpace::Workgroup));
+  auto descType = nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B, nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()), kv);
+  SmallVector<Value> boxDims;
+  for (int64_t x : box.getShape())
+    boxDims.push_back(arith::ConstantIndexOp::create(b, loc, x));
+  Value desc = nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked, boxDims);
+  return UnrealizedConversionCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                            desc)
+      .getResult(0);
+}
 
 /// The mask in the kernel name: kind and broadcast shape, so that kernels
 /// for different masks never share a name.
@@ -174,6 +202,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.kvSplits = config.kvSplits;
   s.keysPerSplit = kvSplitKeys(config, shape);
   s.kvWarps = config.kvWarps;
+  s.tmaLoads = config.tmaLoads;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   // The key warps' combine views the same dynamic buffer as f32.
@@ -192,6 +221,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
            (s.kvWarps > 1 ? "_kw" + std::to_string(s.kvWarps) : "") +
+           (s.tmaLoads ? "_tma" : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            (s.varlen ? "_varlen" : "") +
            scoreModSuffix(s);
@@ -431,6 +461,13 @@ struct AttnLowerToGPUPass
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
     o.request.kvWarps = kvWarps;
+    std::optional<std::optional<bool>> tma = parseKVLoadsOption(kvLoads);
+    if (!tma) {
+      module.emitError("attn-lower-to-gpu: kv-loads must be ")
+          << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
+      return failure();
+    }
+    o.request.tmaLoads = *tma;
     return o;
   }
   /// An op the kernels do not run: an error (strict, or options that
@@ -550,6 +587,9 @@ struct AttnLowerToGPUPass
       for (Value t : spec->scoreModTensors)
         args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
+      if (spec->tmaLoads)
+        for (Value kv : {inputs[1], inputs[2]})
+          args.push_back(createTensorMap(b, loc, kv, spec->blockKV));
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
       gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->gridY()),

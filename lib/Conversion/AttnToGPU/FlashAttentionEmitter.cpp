@@ -96,6 +96,9 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
     auto type = cast<RankedTensorType>(t.getType());
     params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
   }
+  // The K and V CUtensorMaps, by generic pointers to global memory.
+  if (s.tmaLoads)
+    params.append(2, LLVM::LLVMPointerType::get(b.getContext()));
   return params;
 }
 
@@ -122,6 +125,10 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
   }
   for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
     p.scoreModTensors.push_back(take());
+  if (s.tmaLoads) {
+    p.kTensorMap = take();
+    p.vTensorMap = take();
+  }
   return p;
 }
 
@@ -140,6 +147,8 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
            v.cuSeqlensK) = std::tie(p.Q, p.K, p.V, p.O, p.LSE, p.M, p.blockTable, p.seqLens,
                                     p.cuSeqlensQ, p.cuSeqlensK);
   scoreMods.buffers = p.scoreModTensors;
+  v.kTensorMap = p.kTensorMap;
+  v.vTensorMap = p.vTensorMap;
   return func;
 }
 
@@ -172,6 +181,10 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
   if (s.qInSharedMemory())
     v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
                                      offset(s.kvSharedMemoryBytes()), ValueRange{});
+  if (s.tmaLoads)
+    v.stageFull = memref::ViewOp::create(
+        b, loc, MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(), c.workgroup),
+        raw, offset(s.tileBytes()), ValueRange{});
 }
 
 void FlashAttentionEmitter::computeCoordinates() {
@@ -274,7 +287,9 @@ void FlashAttentionEmitter::zeroHeadDimPadding() {
       vector::StoreOp::create(b, loc, zeros, tile, family.tileAt(buf, k.rem(slot, rows), padCol));
     }
   };
-  zeroRows(v.kTile, c.bkv, c.stages);
+  // (TMA zero-fills the columns past d of every box it writes.)
+  if (!s.tmaLoads)
+    zeroRows(v.kTile, c.bkv, c.stages);
   if (s.qInSharedMemory())
     zeroRows(v.qTile, c.bq, std::nullopt);
 }
@@ -355,8 +370,10 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
 
   Value buf = producer.acquire(kvStart);
-  family.beforeStageBarrier();
-  gpu::BarrierOp::create(b, loc);
+  if (producer.publishesWithBarrier()) {
+    family.beforeStageBarrier();
+    gpu::BarrierOp::create(b, loc);
+  }
   family.issueScores(buf, acc);
 
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
@@ -513,6 +530,7 @@ gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(OpBuilder &b, Location loc,
   KernelContext c(b, loc, spec);
   std::unique_ptr<TensorCoreFamily> family =
       spec.wgmma() ? createWgmmaFamily(c) : createMmaSyncFamily(c);
-  std::unique_ptr<KVProducer> producer = createCpAsyncProducer(c, *family);
+  std::unique_ptr<KVProducer> producer =
+      spec.tmaLoads ? createTmaProducer(c, *family) : createCpAsyncProducer(c, *family);
   return FlashAttentionEmitter(c, *family, *producer).emit(module);
 }

@@ -65,6 +65,10 @@ struct KernelValues {
   /// Shared memory: the K and V stages, and the Q tile when it is staged;
   /// `smem` the dynamic buffer they are views of (null when static).
   Value kTile, vTile, qTile, smem;
+  /// TMA loads: the K and V tensor maps (generic pointers to global memory,
+  /// kernel parameters) and the stages' mbarriers ([stages] i64 in shared
+  /// memory).
+  Value kTensorMap, vTensorMap, stageFull;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4;
   /// `warp` its warp along the query rows.
   Value tid, warp, lane, g, t, twoT;
@@ -208,6 +212,11 @@ public:
   virtual Value acquire(Value kvStart) = 0;
   /// After the K/V loops, before the CTA's shared memory goes.
   virtual void drain() = 0;
+  /// Whether a tile acquired by each thread is published to all by a CTA
+  /// barrier (cp.async: each thread waits for its own copies), which also
+  /// orders the family's async-proxy reads after them; false when acquire
+  /// itself waits for the whole tile (an mbarrier).
+  virtual bool publishesWithBarrier() const { return true; }
 
 protected:
   KernelContext &c;
@@ -216,6 +225,9 @@ protected:
 };
 
 std::unique_ptr<KVProducer> createCpAsyncProducer(KernelContext &c, TensorCoreFamily &family);
+/// TMA boxes issued by one thread, an mbarrier per stage (wgmma's atoms;
+/// TmaProducer.cpp).
+std::unique_ptr<KVProducer> createTmaProducer(KernelContext &c, TensorCoreFamily &family);
 
 /// The kernel, stage by stage (FlashAttentionEmitter.cpp).
 class FlashAttentionEmitter {

@@ -28,6 +28,8 @@ namespace attn {
 struct KernelParameters {
   Value Q, K, V, O, LSE, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
   SmallVector<Value> scoreModTensors;
+  /// TMA loads: the K and V tensor maps (FlashKernelSpec::tmaLoads), last.
+  Value kTensorMap, vTensorMap;
   /// The parameter types of `s`'s kernel.
   static SmallVector<Type> types(Builder &b, const FlashKernelSpec &s);
   /// The parameters of `s`'s kernel among the entry block's arguments.

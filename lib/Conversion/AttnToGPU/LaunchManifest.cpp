@@ -121,6 +121,22 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.append({"cu_seqlens_q", "cu_seqlens_k"});
   for (const std::string &name : scoreModArgs)
     attentionArgs.push_back(name);
+  // TMA loads: for each entry the runner encodes a CUtensorMap
+  // (cuTensorMapEncodeTiled) over its tensor's address and shape
+  // (contiguous, dims innermost first: {d, Lk, Hkv, B}), with the box and
+  // swizzle given here and zero fill out of bounds, and passes a pointer to
+  // it in global memory (128 bytes, 64-byte aligned) as the argument `arg`.
+  SmallVector<Attribute> tensorMaps;
+  if (s.tmaLoads) {
+    for (StringRef tensor : {"k", "v"}) {
+      std::string arg = (tensor + "_tensor_map").str();
+      tensorMaps.push_back(dict({{"arg", str(arg)},
+                                 {"tensor", str(tensor)},
+                                 {"box", shape({64, s.blockKV, 1, 1})},
+                                 {"swizzle", str("128B")}}));
+    }
+    attentionArgs.append({"k_tensor_map", "v_tensor_map"});
+  }
   Attribute grid = shape({s.numQueryTiles(), s.gridY(), s.kvSplits});
   Attribute block = shape({32 * s.numWarps(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
@@ -137,6 +153,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"kernel", str(s.name)},
       {"launches", b.getArrayAttr(launches)},
       {"workspace", b.getArrayAttr(workspace)},
+      {"tensor_maps", b.getArrayAttr(tensorMaps)},
+      {"kv_loads", str(s.tmaLoads ? "tma" : s.generic() ? "none" : "cp.async")},
       {"grid", dict({{"formula", str(gridFormula(s))}, {"value", grid}})},
       {"block", dict({{"formula", str("[32 * block_q / rows_per_warp * kv_warps, 1, 1]")},
                       {"value", shape({32 * s.numWarps(), 1, 1})}})},

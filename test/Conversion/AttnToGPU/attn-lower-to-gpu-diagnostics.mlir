@@ -63,6 +63,10 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWOPT
 // KWOPT: error: attn-lower-to-gpu: kv-warps must be 0 (auto), 1, 2, 4 or 8, got 3
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-loads=bulk" 2>&1 | FileCheck %s --check-prefix=LOADS
+// LOADS: error: attn-lower-to-gpu: kv-loads must be auto, cp.async or tma, got 'bulk'
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma" 2>&1 | FileCheck %s --check-prefix=TMASYNC
+// TMASYNC: error: attn-lower-to-gpu: kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled atoms; mma.sync stages padded rows)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
 // MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
@@ -238,4 +242,23 @@ func.func @recorded_key_warps_dv(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x256x6
   %o = attn.attention %q, %k, %v scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true, kv_warps = 2>}
       : tensor<1x8x1x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x72xbf16> -> tensor<1x8x1x72xbf16>
   return %o : tensor<1x8x1x72xbf16>
+}
+
+// -----
+
+func.func @recorded_tma_with_mma_sync(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled atoms; mma.sync stages padded rows)}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>}
+      : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
+  return %o : tensor<1x2x256x64xbf16>
+}
+
+// -----
+
+// A paged pool is addressed per page through the block table, which no
+// tensor map describes.
+func.func @recorded_tma_paged(%q: tensor<2x4x128x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x128x64xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma takes dense K/V tensors, not a paged KV cache}}
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>} : tensor<2x4x128x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
 }

@@ -98,17 +98,27 @@ struct FlashKernelSpec {
   int64_t kvSharedMemoryBytes() const {
     return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
   }
-  /// Shared memory of the CTA in bytes: the K/V stages, then the Q tile when
-  /// it is staged.
+  /// Shared memory of the CTA in bytes: the tiles, the TMA mbarriers, and
+  /// the slack that aligns wgmma's atoms.
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    // The key warps combine in the same bytes once the loop is done.
+    return tileBytes() + tmaBarrierBytes(tmaLoads, stages()) + alignmentSlackBytes();
+  }
+  /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
+  /// (the key warps combine in the same bytes once the loop is done). The
+  /// TMA stages' mbarriers follow them.
+  int64_t tileBytes() const {
     return std::max(kvSharedMemoryBytes() +
                         (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0),
-                    keyWarpCombineBytes(kvWarps, blockQ, headDimV)) +
-           alignmentSlackBytes();
+                    keyWarpCombineBytes(kvWarps, blockQ, headDimV));
   }
+  /// wgmma: the K/V stages are filled by TMA (KernelConfig::tmaLoads). The
+  /// kernel then takes one more parameter, `kv_tensor_maps`: the K and V
+  /// tensor maps (CUtensorMap, 128 bytes each) in global memory, which the
+  /// runtime encodes from the manifest's `tensor_maps` and the tensors'
+  /// addresses.
+  bool tmaLoads = false;
   /// The wgmma path's 128-byte-swizzle atoms must start on 1024-byte
   /// boundaries; the kernel rounds the dynamic shared-memory base up.
   int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }

@@ -353,7 +353,8 @@ LogicalResult
 KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringAttr family, int64_t blockQ, int64_t blockKV,
                          int64_t rowsPerWarp, int64_t kvStages, bool swizzle,
-                         int64_t kvSplits, bool packKVGroups, int64_t kvWarps) {
+                         int64_t kvSplits, bool packKVGroups, int64_t kvWarps,
+                         bool tmaLoads) {
   if (!family || !parseTensorCoreFamily(family.getValue()))
     return emitError() << "kernel_config family must be \"mma.sync\" or "
                           "\"wgmma\", got "
@@ -384,7 +385,7 @@ KernelConfigAttr mlir::attn::getKernelConfigAttr(MLIRContext *ctx,
   return KernelConfigAttr::get(
       ctx, StringAttr::get(ctx, stringifyTensorCoreFamily(c.family)), c.blockQ,
       c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle, c.kvSplits,
-      c.packKVGroups, c.kvWarps);
+      c.packKVGroups, c.kvWarps, c.tmaLoads);
 }
 
 KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
@@ -398,6 +399,7 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
   c.kvSplits = attr.getKvSplits();
   c.packKVGroups = attr.getPackKvGroups();
   c.kvWarps = attr.getKvWarps();
+  c.tmaLoads = attr.getTmaLoads();
   return c;
 }
 

@@ -408,6 +408,13 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvWarps = kvWarps;
+    std::optional<std::optional<bool>> tma = parseKVLoadsOption(kvLoads);
+    if (!tma) {
+      diagnosticAnchor()->emitError("attn-io-cost: kv-loads must be ")
+          << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
+      return failure();
+    }
+    r.tmaLoads = *tma;
     return r;
   }
 
@@ -457,7 +464,8 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                               {"swizzle", c.swizzle},
                               {"kv_splits", c.kvSplits},
                               {"pack_kv_groups", c.packKVGroups},
-                              {"kv_warps", c.kvWarps}};
+                              {"kv_warps", c.kvWarps},
+                              {"tma_loads", c.tmaLoads}};
   }
 
   LogicalResult writeFile(StringRef path,

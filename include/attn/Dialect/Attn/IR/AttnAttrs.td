@@ -78,7 +78,10 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     K/V head are rows of one CTA (GQA head packing, for decode); `kv_warps`
     (default 1, mma.sync) the warps that divide each K/V tile's keys, each
     with its own online softmax, combined through shared memory after the
-    loop (decode: more warps stream the same staged tiles).
+    loop (decode: more warps stream the same staged tiles); `tma_loads`
+    (default false, wgmma) whether TMA fills the K/V stages (one thread
+    issues each tile's boxes against tensor maps the runtime builds, and
+    the stage reports full on an mbarrier) instead of cp.async.
 
     ```mlir
     #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
@@ -94,7 +97,8 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     "bool":$swizzle,
     DefaultValuedParameter<"int64_t", "1">:$kv_splits,
     DefaultValuedParameter<"bool", "false">:$pack_kv_groups,
-    DefaultValuedParameter<"int64_t", "1">:$kv_warps
+    DefaultValuedParameter<"int64_t", "1">:$kv_warps,
+    DefaultValuedParameter<"bool", "false">:$tma_loads
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -150,6 +150,9 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
            "mma.sync: warps that divide each K/V tile's keys, 1, 2, 4 or 8 "
            "(0: chosen)">,
+    Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
+           "Who fills the K/V stages: auto (chosen), cp.async, or tma "
+           "(wgmma: cp.async.bulk.tensor through tensor maps)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write a JSON report to this file ('-': a table on stdout)">,
     Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",
