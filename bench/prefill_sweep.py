@@ -39,10 +39,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="", help="comma-separated shape names (default: all)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.kernels, "index.json")) as f:
         index = json.load(f)
+    if a.only:
+        index = [e for e in index if e["name"] in a.only.split(",")]
     rows = []
     results = open(os.path.join(a.out, "results.jsonl"), "w")
     for entry in index:

@@ -75,6 +75,12 @@ static bool fromJSON(const json::Value &v, TensorSpec &t, json::Path path) {
   return o && o.map("name", t.name) && o.map("type", t.type) && o.map("shape", t.shape);
 }
 
+static bool fromJSON(const json::Value &v, TensorMapSpec &m, json::Path path) {
+  json::ObjectMapper o(v, path);
+  return o && o.map("arg", m.arg) && o.map("tensor", m.tensor) && o.map("box", m.box) &&
+         o.map("swizzle", m.swizzle);
+}
+
 /// A dim3 from [x, y, z].
 static bool fromJSON(const json::Value &v, std::array<uint32_t, 3> &dims, json::Path path) {
   std::vector<int64_t> xs;
@@ -165,13 +171,31 @@ static llvm::Error validate(const LaunchPlan &plan) {
       if (llvm::MulOverflow(elements, e, elements))
         return fail("'" + t.name + "' has more elements than an int64 counts");
   }
+  for (const TensorMapSpec &m : plan.tensorMaps()) {
+    const TensorSpec *t = plan.findParam(m.tensor);
+    if (!t)
+      return fail("tensor map '" + m.arg + "' is over '" + m.tensor + "', which is no param");
+    if (t->type != ElementType::BF16 && t->type != ElementType::F16)
+      return fail("tensor map '" + m.arg + "' is over a " + elementTypeName(t->type) +
+                  " tensor; TMA maps here are f16 or bf16");
+    if (m.box.size() != t->shape.size() || t->shape.size() > 5 ||
+        llvm::any_of(m.box, [](int64_t e) { return e < 1 || e > 256; }))
+      return fail("tensor map '" + m.arg + "' needs one box extent in [1, 256] per dim of '" +
+                  m.tensor + "' (at most 5)");
+    if (!llvm::is_contained({"none", "32B", "64B", "128B"}, m.swizzle))
+      return fail("tensor map '" + m.arg + "' has swizzle '" + m.swizzle +
+                  "'; expected none, 32B, 64B or 128B");
+    if (!names.insert(m.arg).second)
+      return fail("the name '" + m.arg + "' appears twice");
+  }
   if (plan.launches().empty())
     return fail("no launches");
   for (auto [i, l] : llvm::enumerate(plan.launches())) {
     std::string at = llvm::formatv("launch {0} ({1})", i, l.kernel).str();
     for (const std::string &arg : l.args)
       if (!names.contains(arg))
-        return fail(at + " names '" + arg + "', which is neither a param nor a workspace buffer");
+        return fail(at + " names '" + arg +
+                    "', which is neither a param, a workspace buffer nor a tensor map");
     if (l.grid[1] > 65535 || l.grid[2] > 65535 || l.grid[0] > 2147483647u)
       return fail(at + " has a grid beyond CUDA's limits (2^31 - 1, 65535, 65535)");
     if (uint64_t(l.block[0]) * l.block[1] * l.block[2] > 1024)
@@ -190,7 +214,8 @@ llvm::Expected<LaunchPlan> LaunchPlan::parse(llvm::StringRef manifestJSON) {
   json::ObjectMapper o(*root, errors);
   bool ok = o && o.map("kernel", plan.kernel) && o.map("params", plan.paramSpecs) &&
             o.mapOptional("workspace", plan.workspaceSpecs) &&
-            o.mapOptional("launches", plan.launchList);
+            o.mapOptional("launches", plan.launchList) &&
+            o.mapOptional("tensor_maps", plan.tensorMapSpecs);
   if (ok && plan.launchList.empty()) {
     Launch only;
     ok = singleLaunch(*root, plan.paramSpecs, only, errors);
@@ -243,14 +268,21 @@ llvm::Error LaunchPlan::checkArgs(llvm::ArrayRef<TensorArg> args) const {
 
 llvm::Expected<std::vector<std::vector<uint64_t>>>
 LaunchPlan::argumentAddresses(llvm::ArrayRef<TensorArg> args,
-                              llvm::ArrayRef<uint64_t> workspaceAddresses) const {
+                              llvm::ArrayRef<uint64_t> workspaceAddresses,
+                              llvm::ArrayRef<uint64_t> tensorMapAddresses) const {
   if (llvm::Error e = checkArgs(args))
     return std::move(e);
   if (workspaceAddresses.size() != workspaceSpecs.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::formatv("{0} workspace addresses for {1} buffers",
                                                  workspaceAddresses.size(), workspaceSpecs.size()));
+  if (tensorMapAddresses.size() != tensorMapSpecs.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::formatv("{0} tensor map addresses for {1} maps",
+                                                 tensorMapAddresses.size(), tensorMapSpecs.size()));
   llvm::StringMap<uint64_t> address;
+  for (auto [spec, at] : llvm::zip_equal(tensorMapSpecs, tensorMapAddresses))
+    address[spec.arg] = at;
   for (const TensorArg &a : args)
     address[a.name] = a.address;
   for (auto [spec, at] : llvm::zip_equal(workspaceSpecs, workspaceAddresses))

@@ -2,6 +2,7 @@
 #include "attn/Runtime/Runtime.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -61,6 +62,13 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(llvm::StringRef
       return std::move(e);
     k->workspace.push_back(buffer);
   }
+  for (const TensorMapSpec &m : k->launchPlan.tensorMaps()) {
+    CUdeviceptr buffer;
+    if (llvm::Error e = checkCuda(cuMemAlloc(&buffer, sizeof(CUtensorMap)),
+                                  "cuMemAlloc(" + m.arg + ")"))
+      return std::move(e);
+    k->tensorMapBuffers.push_back(buffer);
+  }
   return k;
 }
 
@@ -86,18 +94,60 @@ LoadedKernel::loadFiles(llvm::StringRef manifestPath) {
 
 LoadedKernel::~LoadedKernel() {
   // Errors here have nowhere to go: the context may already be gone.
-  for (CUdeviceptr buffer : workspace)
+  for (CUdeviceptr buffer : llvm::concat<const CUdeviceptr>(workspace, tensorMapBuffers))
     (void)cuMemFree(buffer);
   if (module)
     (void)cuModuleUnload(module);
 }
 
+/// The CUtensorMap of `m` over the contiguous tensor `t` (dims innermost
+/// first, byte strides of the outer ones).
+static llvm::Error encodeTensorMap(const TensorMapSpec &m, const TensorArg &t, CUtensorMap &map) {
+  const size_t rank = t.shape.size();
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t box[5], elementStrides[5];
+  uint64_t stride = elementBytes(t.type);
+  for (size_t i = 0; i < rank; ++i) {
+    dims[i] = cuuint64_t(t.shape[rank - 1 - i]);
+    box[i] = cuuint32_t(m.box[i]);
+    elementStrides[i] = 1;
+    if (i + 1 < rank)
+      strides[i] = stride *= dims[i];
+  }
+  auto swizzle = llvm::StringSwitch<CUtensorMapSwizzle>(m.swizzle)
+                     .Case("32B", CU_TENSOR_MAP_SWIZZLE_32B)
+                     .Case("64B", CU_TENSOR_MAP_SWIZZLE_64B)
+                     .Case("128B", CU_TENSOR_MAP_SWIZZLE_128B)
+                     .Default(CU_TENSOR_MAP_SWIZZLE_NONE);
+  return checkCuda(
+      cuTensorMapEncodeTiled(&map,
+                             t.type == ElementType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                             cuuint32_t(rank), reinterpret_cast<void *>(t.address), dims, strides,
+                             box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "cuTensorMapEncodeTiled(" + m.arg + ")");
+}
+
 llvm::Error LoadedKernel::launch(llvm::ArrayRef<TensorArg> args, CUstream stream) const {
   std::vector<uint64_t> scratch(workspace.begin(), workspace.end());
+  std::vector<uint64_t> maps(tensorMapBuffers.begin(), tensorMapBuffers.end());
   llvm::Expected<std::vector<std::vector<uint64_t>>> addresses =
-      launchPlan.argumentAddresses(args, scratch);
+      launchPlan.argumentAddresses(args, scratch, maps);
   if (!addresses)
     return addresses.takeError();
+  // (argumentAddresses checked that every param, each map's tensor among
+  // them, is in `args`.)
+  for (auto [m, buffer] : llvm::zip_equal(launchPlan.tensorMaps(), tensorMapBuffers)) {
+    const TensorArg &t = *llvm::find_if(args, [&](const TensorArg &a) { return a.name == m.tensor; });
+    CUtensorMap map;
+    if (llvm::Error e = encodeTensorMap(m, t, map))
+      return e;
+    // From pageable memory: staged by the driver before this returns.
+    if (llvm::Error e = checkCuda(cuMemcpyHtoDAsync(buffer, &map, sizeof(map), stream),
+                                  "cuMemcpyHtoDAsync(" + m.arg + ")"))
+      return e;
+  }
   for (auto [l, f, pointers] : llvm::zip_equal(launchPlan.launches(), functions, *addresses)) {
     // Bare-pointer convention: each parameter is one device address.
     std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());

@@ -246,17 +246,13 @@ class LoadedKernel:
                 self._map_buffers.move_to_end(key)
                 return buffers
         shapes = {p["name"]: p["shape"] for p in self.manifest["params"]}
-        images = {}
+        buffers = {}
         for m in self.tensor_maps:
-            image = images.setdefault(m["arg"], bytearray())
-            end = int(m["offset_bytes"]) + _TENSOR_MAP_BYTES
-            image.extend(b"\0" * max(0, end - len(image)))
-            image[int(m["offset_bytes"]):end] = encode_tensor_map(
+            image = bytearray(encode_tensor_map(
                 self._driver, self.manifest["dtype"], pointers[m["tensor"]], shapes[m["tensor"]],
-                m["box"], m["swizzle"])
-        # (The caching allocator's blocks are 512-byte aligned.)
-        buffers = {arg: torch.frombuffer(image, dtype=torch.uint8).to(device)
-                   for arg, image in images.items()}
+                m["box"], m["swizzle"]))
+            # (The caching allocator's blocks are 512-byte aligned.)
+            buffers[m["arg"]] = torch.frombuffer(image, dtype=torch.uint8).to(device)
         with self._map_lock:
             self._map_buffers[key] = buffers
             if len(self._map_buffers) > _TENSOR_MAP_CACHE_SIZE:

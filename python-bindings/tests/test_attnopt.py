@@ -176,11 +176,13 @@ def test_io_cost_from_shapes_matches_hand_computation():
     assert c["flops"] == 4 * 16 * 4096 * 4096 * 64
     assert c["fused_dram_read_bytes"] == 25165824
     assert c["bound_naive"] == "memory" and c["bound_fused"] == "compute"
-    # The kernel that runs on the H200 (wgmma, 128 x 128), and it is costed.
-    assert (c["block_q"], c["block_kv"]) == (128, 128)
-    assert c["kernel_config"] == {"family": "wgmma", "block_q": 128, "block_kv": 128,
+    # The kernel that runs on the H200 (wgmma with TMA loads, 64 x 128 at
+    # d = 64: bench/NOTES.md v28), and it is costed.
+    assert (c["block_q"], c["block_kv"]) == (64, 128)
+    assert c["kernel_config"] == {"family": "wgmma", "block_q": 64, "block_kv": 128,
                                   "rows_per_warp": 16, "kv_stages": 2, "swizzle": False,
-                                  "kv_splits": 1, "pack_kv_groups": False, "kv_warps": 1}
+                                  "kv_splits": 1, "pack_kv_groups": False, "kv_warps": 1,
+                                  "tma_loads": True}
     assert c["target"]["name"] == "h200"
 
 
@@ -247,6 +249,19 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert warps.name.endswith("_kw4")
     with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
         attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
+    # K/V loads: TMA by default on wgmma (the manifest names the maps the
+    # runtime encodes, passed after the tensors); cp.async when asked; TMA
+    # refused on mma.sync with the reason.
+    prefill = graph.attention(1, 4, 512, 128)
+    tma = attnopt.compile(prefill)
+    assert tma.manifest["kv_loads"] == "tma" and tma.name.endswith("_tma")
+    assert [m["tensor"] for m in tma.manifest["tensor_maps"]] == ["k", "v"]
+    assert tma.manifest["tensor_maps"][0]["box"] == [64, tma.manifest["block_kv"], 1, 1]
+    assert tma.manifest["launches"][0]["args"][-2:] == ["k_tensor_map", "v_tensor_map"]
+    copied = attnopt.compile(prefill, kv_loads="cp.async")
+    assert copied.manifest["kv_loads"] == "cp.async" and copied.manifest["tensor_maps"] == []
+    with pytest.raises(attnopt.MLIRError, match="kv-loads=tma needs mma=wgmma"):
+        attnopt.compile(prefill, kv_loads="tma", mma="mma.sync")
     # mma.sync: 128 query rows per CTA (4 warps of 32 rows): Lq / 128 x B·H.
     ampere = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),
                              target="sm_80")
@@ -391,7 +406,9 @@ def test_compile_with_mask_and_odd_lengths():
     assert k.manifest["mask"] == "additive"
     assert [p["name"] for p in k.manifest["params"]] == ["q", "k", "v", "o", "mask"]
     assert k.manifest["params"][4]["shape"] == [2, 1, 1, 100]
-    assert k.manifest["grid"]["value"] == [1, 8, 1]  # ceil(100 / 128) query tiles
+    # ceil(100 / 64) query tiles (wgmma with TMA loads at d = 64: 64-row CTAs)
+    assert k.manifest["grid"]["value"] == [2, 8, 1]
+    assert k.manifest["kv_loads"] == "tma" and len(k.manifest["tensor_maps"]) == 2
 
 
 def test_compile_errors():

@@ -275,20 +275,46 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   };
   AttentionShape d64 = square(1, 16, 4096, 64, DType::BF16);
   AttentionShape d128 = square(1, 16, 4096, 128, DType::BF16);
-  // H200 (sm_90a): wgmma, 128 x 128; three stages only at d = 128.
+  // H200 (sm_90a): wgmma with TMA loads (v28): 64 x 128 at d = 64,
+  // 128 x 128 with three stages at d = 128.
   KernelConfig c = choose(d64, h200);
   EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
-  EXPECT_EQ(c.tiles().blockQ, 128);
+  EXPECT_TRUE(c.tmaLoads);
+  EXPECT_EQ(c.tiles().blockQ, 64);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_EQ(c.kvStages, 2);
-  EXPECT_EQ(choose(d128, h200).kvStages, 3);
-  // Causal d = 64: 64-row CTAs; 64-key tiles when Lk <= 2048.
+  c = choose(d128, h200);
+  EXPECT_EQ(c.tiles().blockQ, 128);
+  EXPECT_EQ(c.blockKV, 128);
+  EXPECT_EQ(c.kvStages, 3);
+  // Causal: 64 x 64 tiles when Lk <= 2048, at d = 128 too.
   AttentionShape causal = d64;
   causal.causal = true;
   EXPECT_EQ(choose(causal, h200).blockQ, 64);
   EXPECT_EQ(choose(causal, h200).blockKV, 128);
   causal.seqQ = causal.seqKV = 1024;
   EXPECT_EQ(choose(causal, h200).blockKV, 64);
+  AttentionShape shortCausal128 = square(1, 16, 1024, 128, DType::BF16);
+  shortCausal128.causal = true;
+  EXPECT_EQ(choose(shortCausal128, h200).blockQ, 64);
+  // cp.async asked for: v9's tiles (128 x 128 at d = 64 non-causal).
+  KernelConfigRequest cpAsync;
+  cpAsync.tmaLoads = false;
+  c = choose(d64, h200, cpAsync);
+  EXPECT_FALSE(c.tmaLoads);
+  EXPECT_EQ(c.blockQ, 128);
+  // A paged cache is no TMA tensor: cp.async, and asking for TMA is refused.
+  AttentionShape paged = d128;
+  paged.pageSize = 16;
+  KernelConfigRequest wgmma;
+  wgmma.family = TensorCoreFamily::Wgmma;
+  EXPECT_FALSE(choose(paged, h200, wgmma).tmaLoads);
+  wgmma.tmaLoads = true;
+  llvm::Expected<KernelConfig> refused = chooseKernelConfig(paged, MaskReads::None, h200, wgmma);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("not a paged KV cache"), std::string::npos);
+  // mma.sync never takes TMA loads by default.
+  EXPECT_FALSE(choose(d128, a100).tmaLoads);
   // A100 (sm_80): mma.sync, 32 rows per warp; 32-key tiles at d = 128.
   c = choose(d128, a100);
   EXPECT_EQ(c.family, TensorCoreFamily::MmaSync);

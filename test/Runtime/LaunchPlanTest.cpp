@@ -106,7 +106,7 @@ TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
   EXPECT_NE(errorOf(badType).find("params[0].type"), std::string::npos) << errorOf(badType);
   std::string badArg = kSplitKV;
   badArg.replace(badArg.find("\"lse\"]"), 5, "\"lsx\"");
-  EXPECT_NE(errorOf(badArg).find("names 'lsx', which is neither a param nor a workspace buffer"),
+  EXPECT_NE(errorOf(badArg).find("names 'lsx', which is neither a param, a workspace buffer nor a tensor map"),
             std::string::npos)
       << errorOf(badArg);
   std::string bigGrid = kSplitKV;
@@ -166,7 +166,7 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
   const char *dir = std::getenv("ATTN_MANIFEST_DIR");
   if (!dir)
     GTEST_SKIP() << "ATTN_MANIFEST_DIR is not set";
-  int manifests = 0, split = 0, paged = 0, masked = 0, varlen = 0;
+  int manifests = 0, split = 0, paged = 0, masked = 0, varlen = 0, tma = 0;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     if (llvm::sys::path::extension(it->path()) != ".json")
@@ -198,6 +198,17 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
       EXPECT_EQ(cuQ->shape, cuK->shape);
       EXPECT_EQ(plan->params().back().name, "cu_seqlens_k");
     }
+    // TMA kernels: a map over k and one over v, each its launch argument.
+    if (!plan->tensorMaps().empty()) {
+      ++tma;
+      ASSERT_EQ(plan->tensorMaps().size(), 2u) << it->path();
+      EXPECT_EQ(plan->tensorMaps()[0].tensor, "k");
+      EXPECT_EQ(plan->tensorMaps()[1].tensor, "v");
+      EXPECT_EQ(plan->tensorMaps()[0].swizzle, "128B");
+      const std::vector<std::string> &args = plan->launches()[0].args;
+      EXPECT_EQ(std::vector<std::string>(args.end() - 2, args.end()),
+                (std::vector<std::string>{"k_tensor_map", "v_tensor_map"}));
+    }
     // Every param is read or written by some launch.
     llvm::StringSet<> used;
     for (const Launch &l : plan->launches())
@@ -213,6 +224,56 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
   EXPECT_GT(paged, 0);
   EXPECT_GT(masked, 0);
   EXPECT_GT(varlen, 0);
+  EXPECT_GT(tma, 0);
+}
+
+// A TMA kernel's manifest: maps parsed, passed after the tensors, and
+// their specs checked.
+TEST(LaunchPlan, TensorMaps) {
+  std::string manifest = R"({"kernel": "t", "params": [
+      {"name": "q", "type": "bf16*", "shape": [1, 2, 128, 64]},
+      {"name": "k", "type": "bf16*", "shape": [1, 2, 128, 64]},
+      {"name": "v", "type": "bf16*", "shape": [1, 2, 128, 64]},
+      {"name": "o", "type": "bf16*", "shape": [1, 2, 128, 64]}],
+    "launches": [{"kernel": "t", "grid": [1, 2, 1], "block": [128, 1, 1],
+                  "args": ["q", "k", "v", "o", "k_tensor_map", "v_tensor_map"]}],
+    "tensor_maps": [
+      {"arg": "k_tensor_map", "tensor": "k", "box": [64, 64, 1, 1], "swizzle": "128B"},
+      {"arg": "v_tensor_map", "tensor": "v", "box": [64, 64, 1, 1], "swizzle": "SWIZZLE"}]})";
+  auto parse = [](const std::string &text) { return LaunchPlan::parse(text); };
+  llvm::Expected<LaunchPlan> bad = parse(manifest);
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("has swizzle 'SWIZZLE'"), std::string::npos);
+  std::string good = manifest;
+  good.replace(good.find("SWIZZLE"), 7, "128B");
+  llvm::Expected<LaunchPlan> plan = parse(good);
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  ASSERT_EQ(plan->tensorMaps().size(), 2u);
+  EXPECT_EQ(plan->tensorMaps()[1].box, (std::vector<int64_t>{64, 64, 1, 1}));
+  std::vector<TensorArg> args;
+  for (auto [i, name] : llvm::enumerate(std::vector<std::string>{"q", "k", "v", "o"}))
+    args.push_back({name, 0x1000u * (i + 1), ElementType::BF16, {1, 2, 128, 64}});
+  auto addresses = plan->argumentAddresses(args, {}, {0xA00, 0xB00});
+  ASSERT_TRUE(bool(addresses)) << llvm::toString(addresses.takeError());
+  EXPECT_EQ((*addresses)[0],
+            (std::vector<uint64_t>{0x1000, 0x2000, 0x3000, 0x4000, 0xA00, 0xB00}));
+  auto missing = plan->argumentAddresses(args, {});
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("0 tensor map addresses for 2 maps"),
+            std::string::npos);
+  // A map over no param, or a box of the wrong rank.
+  std::string noTensor = good;
+  noTensor.replace(noTensor.find("\"tensor\": \"v\""), 13, "\"tensor\": \"w\"");
+  llvm::Expected<LaunchPlan> overNothing = parse(noTensor);
+  ASSERT_FALSE(bool(overNothing));
+  EXPECT_NE(llvm::toString(overNothing.takeError()).find("is over 'w', which is no param"),
+            std::string::npos);
+  std::string rank = good;
+  rank.replace(rank.find("[64, 64, 1, 1]"), 14, "[64, 64]");
+  llvm::Expected<LaunchPlan> wrongRank = parse(rank);
+  ASSERT_FALSE(bool(wrongRank));
+  EXPECT_NE(llvm::toString(wrongRank.takeError()).find("one box extent in [1, 256] per dim"),
+            std::string::npos);
 }
 
 } // namespace

@@ -25,7 +25,7 @@
 // JSON:     "intensity_fused":
 // JSON:     "intensity_naive":
 // The kernel that runs (and was costed): wgmma on the H200, three stages at
-// d = 128.
+// d = 128, K/V by TMA.
 // JSON:     "kernel_config": {
 // JSON-NEXT:  "block_kv": 128,
 // JSON-NEXT:  "block_q": 128,
@@ -35,7 +35,8 @@
 // JSON-NEXT:  "kv_warps": 1,
 // JSON-NEXT:  "pack_kv_groups": false,
 // JSON-NEXT:  "rows_per_warp": 16,
-// JSON-NEXT:  "swizzle": false
+// JSON-NEXT:  "swizzle": false,
+// JSON-NEXT:  "tma_loads": true
 // JSON-NEXT: },
 // 2·2·(8·1024·128 + 2·1024·256 + 8·1024·128 + 4·8·1024²):
 // JSON:     "naive_hbm_bytes": 144703488,

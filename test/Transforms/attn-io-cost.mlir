@@ -2,19 +2,25 @@
 // RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100" | FileCheck %s --check-prefix=A100
 // RUN: attn-opt %s -split-input-file --attn-io-cost="sram-bytes=16384" | FileCheck %s --check-prefix=SMALL
 // RUN: attn-opt %s -split-input-file --attn-io-cost="block-q=128 block-kv=128" | FileCheck %s --check-prefix=FA2
+// RUN: attn-opt %s -split-input-file --attn-io-cost="kv-loads=cp.async" | FileCheck %s --check-prefix=CPASYNC
 
 // The ANCHORS.md counter case: B=1, H=16, N=4096, d=64, bf16, on the H200.
 // Q+K+V read once (25165824 B) + O written (8388608 B) = 33554432 B of DRAM.
-// Tiles: the kernel the GPU lowering builds for the H200 (sm_90a: wgmma,
-// 128 x 128 non-causal at d = 64, the chooser's measured rule), recorded as
-// #attn.kernel_config and costed: 32 query tiles per head each stream K/V.
+// Tiles: the kernel the GPU lowering builds for the H200 (sm_90a: wgmma
+// with TMA loads, 64 x 128 at d = 64, the chooser's measured rule, v28),
+// recorded as #attn.kernel_config and costed: 64 query tiles per head each
+// stream K/V. With cp.async loads (v9's rule) 128 x 128: 32 query tiles, half
+// the L2->SM bytes.
 // CHECK-LABEL: func.func @fa2_anchor
 // CHECK: attn.attention
 // CHECK-SAME: io_cost = #attn.io_cost<target = "h200", flops = 68719476736,
-// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 553648128,
+// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 1090519040,
 // CHECK-SAME: fused_dram_bytes = 33554432,
-// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 128, block_kv = 128>
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false>
+// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>
+// CPASYNC-LABEL: func.func @fa2_anchor
+// CPASYNC: fused_sram_l2_bytes = 553648128,
+// CPASYNC-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false>
 // SMALL-LABEL: func.func @fa2_anchor
 // M = 16 KB holds no GPU kernel's tiles (no kernel_config): the cost is for
 // FlashAttention's rule. Bc = ceil(8192/256) = 32, Br = 32; 2·(32·64 +
@@ -135,13 +141,18 @@ func.func @paged_as_contiguous(%q: tensor<2x4x1x64xf16>, %k: tensor<2x2x128x64xf
 
 // A packed batch is costed as B sequences of the mean lengths (4 of 2048
 // tokens here, so exactly @varlen_as_contiguous below), and its kernel is
-// never split along the keys.
+// never split along the keys. (With cp.async loads on both: TMA, the
+// default for the dense twin, takes no packed batch.)
+// CPASYNC-LABEL: func.func @varlen_prefill
+// CPASYNC: attn.varlen_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
+// CPASYNC-SAME: kernel_config = #attn.kernel_config<[[CONFIG:.*]]>}
+// CPASYNC-LABEL: func.func @varlen_as_contiguous
+// CPASYNC: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
+// CPASYNC-SAME: kernel_config = #attn.kernel_config<[[CONFIG]]>}
 // CHECK-LABEL: func.func @varlen_prefill
-// CHECK: attn.varlen_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG:.*]]>}
+// CHECK: kernel_config = #attn.kernel_config<family = "wgmma", {{.*}}swizzle = false>}
 // CHECK-LABEL: func.func @varlen_as_contiguous
-// CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<[[CONFIG]]>}
+// CHECK: tma_loads = true>}
 func.func @varlen_prefill(%q: tensor<8192x16x64xf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>) -> tensor<8192x16x64xf16> {
   %o = attn.varlen_attention %q, %q, %q seqlens(%cq, %ck) scale(0.125) : tensor<8192x16x64xf16>, tensor<8192x16x64xf16>, tensor<8192x16x64xf16>, tensor<5xi32>, tensor<5xi32> -> tensor<8192x16x64xf16>
   return %o : tensor<8192x16x64xf16>

@@ -131,6 +131,8 @@ const std::vector<const char *> kChips = {
     "sm_80,sm_90", "compute_90a", "sm_101", "sm_103a", "sm_121"};
 const std::vector<const char *> kMma = {"auto", "mma.sync", "wgmma", "",
                                         "WGMMA", "mma", "tcgen05", "mma.sync "};
+const std::vector<const char *> kLoads = {"auto", "cp.async", "tma", "",
+                                          "TMA", "cp.async ", "bulk"};
 const std::vector<const char *> kTargets = {"h200", "h100", "a100", "",
                                             "b200", "H200", "cpu", "h200 "};
 const std::vector<const char *> kBools = {"true", "false", "1", "0", "yes",
@@ -144,21 +146,23 @@ const std::vector<OptionSpec> kIOCost = {
     {"peak-bf16", kRates},   {"peak-f32", kRates},
     {"peak-f64", kRates},    {"peak-scalar", kRates},
     {"block-q", kTiles},     {"block-kv", kTiles},
-    {"kv-splits", kTiles},   {"kv-warps", kWarps},    {"remarks", kBools}};
+    {"kv-splits", kTiles},   {"kv-warps", kWarps},    {"kv-loads", kLoads},
+    {"remarks", kBools}};
 const std::vector<OptionSpec> kFuse = {{"block-q", kTiles},
                                        {"block-kv", kTiles}};
 const std::vector<OptionSpec> kLowerToLoops = {{"decompose-only", kBools}};
 const std::vector<OptionSpec> kLowerToGpu = {
     {"block-q", kTiles},  {"rows-per-warp", kTiles}, {"block-kv", kTiles},
     {"swizzle", kBools},  {"mma", kMma},             {"kv-stages", kTiles},
-    {"kv-splits", kTiles},  {"kv-warps", kWarps}};
+    {"kv-splits", kTiles},  {"kv-warps", kWarps},    {"kv-loads", kLoads}};
 const std::vector<OptionSpec> kCpuPipeline = {
     {"target", kTargets}, {"block-q", kTiles}, {"block-kv", kTiles},
     {"detect", kBools},   {"fuse", kBools}};
 const std::vector<OptionSpec> kGpuPipeline = {
     {"chip", kChips},     {"block-q", kTiles}, {"rows-per-warp", kTiles},
     {"block-kv", kTiles}, {"swizzle", kBools}, {"kv-stages", kTiles},
-    {"mma", kMma},        {"kv-splits", kTiles}, {"kv-warps", kWarps}};
+    {"mma", kMma},        {"kv-splits", kTiles}, {"kv-warps", kWarps},
+    {"kv-loads", kLoads}};
 
 /// Reads the input front to back; past the end it yields zeros.
 struct ByteReader {

@@ -48,6 +48,9 @@ static void print(const LaunchPlan &plan) {
                  << t.numElements() << " (" << t.bytes() << " bytes)\n";
   for (const TensorSpec &t : plan.workspace())
     llvm::outs() << "  workspace " << t.name << ": " << t.bytes() << " bytes\n";
+  for (const TensorMapSpec &m : plan.tensorMaps())
+    llvm::outs() << "  tensor map " << m.arg << " over " << m.tensor << " (swizzle " << m.swizzle
+                 << ")\n";
   for (const Launch &l : plan.launches()) {
     llvm::outs() << "  launch " << l.kernel << " grid (" << l.grid[0] << ", " << l.grid[1]
                  << ", " << l.grid[2] << ") block (" << l.block[0] << ", " << l.block[1] << ", "

@@ -92,8 +92,17 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     mma.sync's) and V from shared memory read MN-major. Tiles are stored in
     64-column atoms with the 128-byte swizzle that the descriptors name.
     Staging, masks, the online softmax and the epilogue are the mma.sync
-    kernel's. K/V still arrive by cp.async (no TMA, no warp specialization
-    yet).
+    kernel's. On dense K/V the stages are filled by TMA (`kv-loads=tma`, the
+    default there; TmaProducer.cpp): one thread arms each stage's mbarrier
+    with the tile's bytes and issues one `cp.async.bulk.tensor` box per
+    64-column atom of K and V against tensor maps (the runtime encodes them;
+    the host IR builds them with `nvgpu.tma.create.descriptor`), and every
+    thread waits on the stage's phase; TMA writes exactly the swizzled atoms
+    the descriptors read. 1.19-1.38x the cp.async kernel at d = 128 with
+    128 x 128 tiles (bench/NOTES.md v28). `kv-loads=cp.async` keeps every
+    thread copying 16-byte chunks (the paged and packed kernels always do).
+    No warp specialization yet: the tensor cores still idle during the
+    softmax.
 
     wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
     and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer

@@ -53,6 +53,17 @@ struct Launch {
 
 /// A tensor the caller passes: a device address and what the caller says
 /// it holds, checked against the manifest before anything is launched.
+/// A TMA tensor map the runner encodes (kernels whose K/V stages are filled
+/// by TMA): over the contiguous param `tensor`, dims innermost first, boxes
+/// of `box` elements (innermost first), `swizzle` ("none", "32B", "64B" or
+/// "128B"), zero fill out of bounds; passed to the kernel as the launch
+/// argument `arg`, a pointer to the 128-byte map in device memory.
+struct TensorMapSpec {
+  std::string arg, tensor;
+  std::vector<int64_t> box;
+  std::string swizzle;
+};
+
 struct TensorArg {
   std::string name;
   uint64_t address = 0;
@@ -75,21 +86,25 @@ public:
   llvm::ArrayRef<TensorSpec> workspace() const { return workspaceSpecs; }
   /// In order: a later launch reads what an earlier one wrote.
   llvm::ArrayRef<Launch> launches() const { return launchList; }
+  /// Tensor maps the runner encodes per launch from the params' addresses.
+  llvm::ArrayRef<TensorMapSpec> tensorMaps() const { return tensorMapSpecs; }
   const TensorSpec *findParam(llvm::StringRef name) const;
 
   /// Whether `args` are the params, each once, with the manifest's shape
   /// and element type and a non-null address.
   llvm::Error checkArgs(llvm::ArrayRef<TensorArg> args) const;
-  /// Each launch's pointer arguments, in order, from the caller's tensors
-  /// and the workspace buffers' addresses (in workspace() order).
+  /// Each launch's pointer arguments, in order, from the caller's tensors,
+  /// the workspace buffers' addresses (in workspace() order) and the
+  /// device addresses of the encoded tensor maps (in tensorMaps() order).
   llvm::Expected<std::vector<std::vector<uint64_t>>>
-  argumentAddresses(llvm::ArrayRef<TensorArg> args,
-                    llvm::ArrayRef<uint64_t> workspaceAddresses) const;
+  argumentAddresses(llvm::ArrayRef<TensorArg> args, llvm::ArrayRef<uint64_t> workspaceAddresses,
+                    llvm::ArrayRef<uint64_t> tensorMapAddresses = {}) const;
 
 private:
   std::string kernel;
   std::vector<TensorSpec> paramSpecs, workspaceSpecs;
   std::vector<Launch> launchList;
+  std::vector<TensorMapSpec> tensorMapSpecs;
 };
 
 } // namespace runtime

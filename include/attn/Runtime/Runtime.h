@@ -55,6 +55,10 @@ private:
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;    // one per launch
   std::vector<CUdeviceptr> workspace;   // in plan().workspace() order
+  /// One 128-byte buffer per tensor map (plan().tensorMaps() order),
+  /// rewritten on the launch stream before each launch: like the
+  /// workspace, one LoadedKernel serves one stream at a time.
+  std::vector<CUdeviceptr> tensorMapBuffers;
 };
 
 /// A CUDA driver result as an llvm::Error ("what: CUDA_ERROR_...: text").

@@ -3,7 +3,7 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=64 kv-splits=1" | FileCheck %s --check-prefix=BQ64
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=16 block-kv=64 kv-splits=1" | FileCheck %s --check-prefix=W16
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="swizzle=true kv-splits=1" | FileCheck %s --check-prefix=SWZ
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1" | FileCheck %s --check-prefix=WG
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1 kv-loads=cp.async" | FileCheck %s --check-prefix=WG
 
 // Split-KV and GQA head packing have their own test
 // (attn-lower-to-gpu-split-kv.mlir); the runs here ask for kv-splits=1,
@@ -47,7 +47,9 @@
 // SWZ-SAME: workgroup(%{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>)
 // SWZ: arith.xori
 // SWZ: nvgpu.device_async_copy
-// mma=wgmma: two warpgroups (256 threads) of 64 rows, 128-key tiles in
+// mma=wgmma with cp.async loads (the TMA loads, the default on dense K/V,
+// have their own test: attn-lower-to-gpu-tma.mlir): two warpgroups (256
+// threads) of 64 rows, 128-key tiles in
 // dynamic shared memory as 64-column atoms ([stage, atom, row, 64]) after a
 // 1024-byte-aligned base; Q and K/V staged, fenced for the async proxy, S
 // from d/16 = 4 wgmma's (both operands by descriptor), P·V from registers.
