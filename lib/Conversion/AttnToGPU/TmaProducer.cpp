@@ -55,6 +55,12 @@ private:
   /// Thread 0 only: arms stage `buf`'s mbarrier with the tile's bytes and
   /// issues the K and V boxes of the tile that starts at key `start`.
   void issueTile(Value start, Value buf);
+  /// issueTile into stage `stage()`, unless the tile starts at or past the
+  /// CTA's last key (the stage is computed under that guard).
+  void issueTileBeforeEnd(Value start, function_ref<Value()> stage);
+  /// The mbarrier of stage `buf`.
+  Value stageBarrier(Value buf) { return sharedPointer(c.v.stageFull, k.mul(buf, 8)); }
+  Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   /// `body` in thread 0 only.
   void inLeader(function_ref<void()> body);
   /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
@@ -94,8 +100,7 @@ void TmaProducer::prologue() {
   Location loc = k.loc;
   inLeader([&] {
     for (int64_t s = 0; s < c.stages; ++s)
-      NVVM::MBarrierInitOp::create(b, loc, sharedPointer(c.v.stageFull, k.idx(8 * s)), i32(1),
-                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, stageBarrier(s), i32(1), Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
   family.beforeStageBarrier();
@@ -103,13 +108,18 @@ void TmaProducer::prologue() {
   inLeader([&] {
     for (int64_t i = 0; i < c.s.prefetchDistance(); ++i) {
       Value start = k.add(c.v.kvBegin, i * c.bkv);
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start, c.v.kvEnd);
-      auto branch = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      issueTile(start, k.rem(k.div(start, c.bkv), c.stages));
+      issueTileBeforeEnd(start, [&] { return k.rem(k.div(start, c.bkv), c.stages); });
     }
   });
+}
+
+void TmaProducer::issueTileBeforeEnd(Value start, function_ref<Value()> stage) {
+  OpBuilder &b = k.b;
+  Value inRange = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ult, start, c.v.kvEnd);
+  auto branch = scf::IfOp::create(b, k.loc, inRange, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  issueTile(start, stage());
 }
 
 Value TmaProducer::acquire(Value kvStart) {
@@ -123,16 +133,12 @@ Value TmaProducer::acquire(Value kvStart) {
   Value buf = k.rem(tile, c.stages);
   Value next = k.add(kvStart, distance * c.bkv);
   inLeader([&] {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, c.v.kvEnd);
-    auto branch = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    issueTile(next, k.rem(k.add(tile, distance), c.stages));
+    issueTileBeforeEnd(next, [&] { return k.rem(k.add(tile, distance), c.stages); });
   });
   Value fills = k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)), c.stages);
   Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, sharedPointer(c.v.stageFull, k.mul(buf, 8)),
-                                        parity, i32(0x989680));
+  // (The suspend-time hint, 10 ms, is CUTLASS's.)
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(buf), parity, i32(0x989680));
   return buf;
 }
 
@@ -143,7 +149,7 @@ void TmaProducer::issueTile(Value start, Value buf) {
   // Every box is 64 columns x block_kv rows of 2 bytes, zero-filled where it
   // reaches past the tensor, and counted in full.
   const int64_t boxBytes = 64 * 2 * c.bkv;
-  Value full = sharedPointer(c.v.stageFull, k.mul(buf, 8));
+  Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * boxBytes),
                                          NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
   Value key = i32(start), head = i32(c.v.kvHead), batch = i32(c.v.batch);
