@@ -319,6 +319,7 @@ struct Facts {
   bool causal;
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
+  bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
 };
 
 /// The measured defaults of one family: tiles and stages for the facts.
@@ -333,8 +334,12 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // not (3 CTAs per SM out of phase; 128-row ones lose 10-25%), 64 x 64
     // for short causal sequences, and 128 x 128 elsewhere at d = 128: the
     // pick within 5% of the best of the 8 wgmma tilings at 21 of 21 shapes.
-    c.blockQ = !f.wide || f.shortCausal ? 64 : 128;
-    c.blockKV = f.shortCausal ? 64 : 128;
+    // "v28c": only where every box row is a whole 128-byte atom; at d = 32,
+    // 40 and 72 TMA's 64-row CTAs lose 9-37% to cp.async's and 128 x 128
+    // wins (1.28-1.37x cp.async).
+    const bool oneWarpgroup = f.wholeAtoms && (!f.wide || f.shortCausal);
+    c.blockQ = oneWarpgroup ? 64 : 128;
+    c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     return c;
   }
   if (f.causal && (!f.wide || f.shortCausal)) {
@@ -496,7 +501,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
-          s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen};
+          s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
+          s.headDim % 64 == 0 && s.headDimV % 64 == 0};
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

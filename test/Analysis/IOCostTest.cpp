@@ -313,6 +313,14 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   llvm::Expected<KernelConfig> refused = chooseKernelConfig(paged, MaskReads::None, h200, wgmma);
   ASSERT_FALSE(bool(refused));
   EXPECT_NE(llvm::toString(refused.takeError()).find("not a paged KV cache"), std::string::npos);
+  // v28c: head dims that leave TMA box rows short of 128 bytes take
+  // 128 x 128 tiles (two warpgroups), causal or not.
+  AttentionShape d40 = square(2, 51, 8192, 40, DType::BF16);
+  EXPECT_EQ(choose(d40, h200).blockQ, 128);
+  d40.causal = true;
+  d40.seqQ = d40.seqKV = 1024;
+  EXPECT_EQ(choose(d40, h200).blockQ, 128);
+  EXPECT_EQ(choose(d40, h200).blockKV, 128);
   // mma.sync never takes TMA loads by default.
   EXPECT_FALSE(choose(d128, a100).tmaLoads);
   // A100 (sm_80): mma.sync, 32 rows per warp; 32-key tiles at d = 128.
