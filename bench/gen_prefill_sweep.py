@@ -54,6 +54,17 @@ OTHERS = [("gqa-d128-4k", "bf16", 4, 16, 4, 4096, 4096, 128, False),
           ("d128-2k", "bf16", 8, 16, 16, 2048, 2048, 128, False),
           ("d128-2k-causal", "bf16", 8, 16, 16, 2048, 2048, 128, True)]
 
+# v28d: shapes the TMA tile rules were not fitted on (head dims other than
+# 64 and 128, GQA at d = 64, cross-attention with Lq < Lk, odd causal).
+OUT_OF_SAMPLE = [("d96-4k-causal", "bf16", 4, 21, 21, 4096, 4096, 96, True),
+                 ("d256-4k", "bf16", 4, 8, 8, 4096, 4096, 256, False),
+                 ("d32-4k-causal", "bf16", 4, 64, 64, 4096, 4096, 32, True),
+                 ("gqa-d64-8k", "bf16", 2, 32, 8, 8192, 8192, 64, False),
+                 ("f16-d80-2k-causal", "f16", 8, 25, 25, 2048, 2048, 80, True),
+                 ("cross-d128-512x4k", "bf16", 8, 16, 16, 512, 4096, 128, False),
+                 ("odd-d64-3001-causal", "bf16", 5, 32, 32, 3001, 3001, 64, True),
+                 ("d192v128-8k", "bf16", 2, 10, 10, 8192, 8192, 192, False, 128)]
+
 SWEEP = ([dict(mma="wgmma", block_q=bq, block_kv=bk, kv_stages=st)
           for bq, bk, st in itertools.product((64, 128), (64, 128), (2, 3))] +
          [dict(mma="mma.sync", block_q=bq, rows_per_warp=w, block_kv=bk, kv_stages=st)
@@ -74,8 +85,9 @@ def _load_graph():
     return module
 
 
-def shape_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal):
-    return _load_graph().attention(B, Hq, Lq, d, Lk=Lk, hkv=Hkv, dtype=dtype, causal=causal)
+def shape_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, dv=None):
+    return _load_graph().attention(B, Hq, Lq, d, Lk=Lk, dv=dv, hkv=Hkv, dtype=dtype,
+                                   causal=causal)
 
 
 def compile_one(attn_opt, src, options):
@@ -101,6 +113,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_prefill_sweep"))
+    ap.add_argument("--out-of-sample", action="store_true",
+                    help="the OUT_OF_SAMPLE shapes instead of the grid and the others")
     ap.add_argument("--kv-loads", action="store_true",
                     help="sweep the wgmma configurations with cp.async and with TMA loads")
     a = ap.parse_args()
@@ -109,7 +123,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     index = []
     src = os.path.join(OUT, "src.mlir")
-    for name, *shape in GRID + OTHERS:
+    for name, *shape in (OUT_OF_SAMPLE if a.out_of_sample else GRID + OTHERS):
         with open(src, "w") as f:
             f.write(shape_ir(*shape))
         pick, why = compile_one(a.attn_opt, src, "")

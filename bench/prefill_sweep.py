@@ -7,7 +7,7 @@ configuration on the same inputs (each also checked: its output poisoned
 with NaN first, the worst error kept), and cuDNN SDPA in the same run.
 Configurations that differ only in kv-loads (gen_prefill_sweep.py
 --kv-loads) are also reported as TMA ÷ cp.async speed ratios.
-Reports TFLOP/s (4·B·Hq·Lq·Lk·d, halved when causal and square) and
+Reports TFLOP/s (2·B·Hq·Lq·Lk·(d + dv), halved when causal and square) and
 pick ÷ best. Writes results.jsonl and table.md under --out.
 """
 import argparse
@@ -49,8 +49,9 @@ def main():
     rows = []
     results = open(os.path.join(a.out, "results.jsonl"), "w")
     for entry in index:
-        dtype, B, Hq, Hkv, Lq, Lk, d, causal = entry["shape"]
-        flops = 4.0 * B * Hq * Lq * Lk * d * (0.5 if causal and Lq == Lk else 1.0)
+        dtype, B, Hq, Hkv, Lq, Lk, d, causal = entry["shape"][:8]
+        dv = entry["shape"][8] if len(entry["shape"]) > 8 else d
+        flops = 2.0 * B * Hq * Lq * Lk * (d + dv) * (0.5 if causal and Lq == Lk else 1.0)
         pick = Kernel(os.path.join(a.kernels, entry["pick"] + ".json"))
         gen = torch.Generator(device="cuda").manual_seed(1)
         q, k, v, o = pick.inputs(gen)
