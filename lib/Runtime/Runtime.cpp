@@ -138,7 +138,9 @@ llvm::Error LoadedKernel::launch(llvm::ArrayRef<TensorArg> args, CUstream stream
     return addresses.takeError();
   // (argumentAddresses checked that every param, each map's tensor among
   // them, is in `args`.)
-  for (auto [m, buffer] : llvm::zip_equal(launchPlan.tensorMaps(), tensorMapBuffers)) {
+  for (size_t i = 0; i < tensorMapBuffers.size(); ++i) {
+    const TensorMapSpec &m = launchPlan.tensorMaps()[i];
+    CUdeviceptr buffer = tensorMapBuffers[i];
     const TensorArg &t = *llvm::find_if(args, [&](const TensorArg &a) { return a.name == m.tensor; });
     CUtensorMap map;
     if (llvm::Error e = encodeTensorMap(m, t, map))
