@@ -19,7 +19,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
@@ -69,39 +68,6 @@ Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
   return UnrealizedConversionCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
                                             desc)
       .getResult(0);
-}
-
-/// The mask in the kernel name: kind and broadcast shape, so that kernels
-/// for different masks never share a name.
-std::string maskSuffix(const FlashKernelSpec &s) {
-  if (s.mask == FlashKernelSpec::Mask::None)
-    return "";
-  std::string out = s.mask == FlashKernelSpec::Mask::Keep ? "_keep" : "_add";
-  // The generic kernel takes additive masks of any kernel float type.
-  if (s.generic() && s.mask == FlashKernelSpec::Mask::Additive)
-    llvm::raw_string_ostream(out) << s.maskElementType;
-  for (int64_t e : s.maskShape)
-    out += "x" + std::to_string(e);
-  return out;
-}
-
-/// A hash of the score_mod region's text in the kernel name: kernels with
-/// different score modifications never share a name, equal ones do.
-std::string scoreModSuffix(const FlashKernelSpec &s) {
-  if (!s.scoreMod)
-    return "";
-  // The block, and the constants it reads from above (their values are not
-  // in the block's text; tensors are parameters, their types in the text).
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  s.scoreMod->front().print(os);
-  s.scoreMod->walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      if (!s.scoreMod->isAncestor(operand.getParentRegion()) &&
-          !llvm::is_contained(s.scoreModTensors, operand))
-        operand.getDefiningOp()->print(os, OpPrintingFlags().printGenericOpForm());
-  });
-  return llvm::formatv("_smod{0:x8}", static_cast<uint32_t>(llvm::xxh3_64bits(text))).str();
 }
 
 /// Why the tensor-core kernel does not run an op, and whether that is the

@@ -2,7 +2,8 @@
 //
 // What a runner without MLIR needs to launch a kernel (the Python runtime,
 // libattnrt): built as an attribute by the lowering, written as JSON beside
-// the PTX by --attn-dump-gpu-kernels.
+// the PTX by --attn-dump-gpu-kernels; and the parts of a kernel's name that
+// keep kernels of different masks or score_mods apart.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchManifest.h"
@@ -14,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 namespace mlir {
 namespace attn {
@@ -32,6 +34,39 @@ static std::string elementTypeName(Type t) {
   llvm::raw_string_ostream os(name);
   t.print(os);
   return name;
+}
+
+/// The mask in the kernel name: kind and broadcast shape, so that kernels
+/// for different masks never share a name.
+std::string mlir::attn::maskSuffix(const FlashKernelSpec &s) {
+  if (s.mask == FlashKernelSpec::Mask::None)
+    return "";
+  std::string out = s.mask == FlashKernelSpec::Mask::Keep ? "_keep" : "_add";
+  // The generic kernel takes additive masks of any kernel float type.
+  if (s.generic() && s.mask == FlashKernelSpec::Mask::Additive)
+    llvm::raw_string_ostream(out) << s.maskElementType;
+  for (int64_t e : s.maskShape)
+    out += "x" + std::to_string(e);
+  return out;
+}
+
+/// A hash of the score_mod region's text in the kernel name: kernels with
+/// different score modifications never share a name, equal ones do.
+std::string mlir::attn::scoreModSuffix(const FlashKernelSpec &s) {
+  if (!s.scoreMod)
+    return "";
+  // The block, and the constants it reads from above (their values are not
+  // in the block's text; tensors are parameters, their types in the text).
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  s.scoreMod->front().print(os);
+  s.scoreMod->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!s.scoreMod->isAncestor(operand.getParentRegion()) &&
+          !llvm::is_contained(s.scoreModTensors, operand))
+        operand.getDefiningOp()->print(os, OpPrintingFlags().printGenericOpForm());
+  });
+  return llvm::formatv("_smod{0:x8}", static_cast<uint32_t>(llvm::xxh3_64bits(text))).str();
 }
 
 /// How the grid follows from the problem and the tiles, in the manifest's
