@@ -9,7 +9,13 @@ and every legal configuration of a sweep over both tensor-core families:
 
 With --kv-loads, the sweep is instead the wgmma configurations, each with
 K/V filled by cp.async and by TMA (kv-loads=cp.async / tma), and the pick
-as chosen (v28: TMA against cp.async, tile for tile).
+as chosen (v28: TMA against cp.async, tile for tile). With --producer,
+the wgmma configurations of 128-row CTAs, each with TMA issued by a
+computing thread and by a producer warpgroup (kv-loads=tma /
+tma-producer), and the pick as chosen (v29: warp specialization). With
+--overlap, the same configurations with a producer warpgroup, each with
+and without the P·V overlapped with the next tile's softmax (overlap-pv=
+off / on; v29b).
 
 Configurations the lowering refuses (illegal for the shape) are skipped and
 listed. Shapes: issue 16's grid (B*N = 16k tokens, H*d = 2048, d in {64,
@@ -75,6 +81,16 @@ KV_LOADS_SWEEP = [dict(cfg, kv_loads=loads) for cfg in SWEEP if cfg["mma"] == "w
                   for loads in ("cp.async", "tma")]
 
 
+PRODUCER_SWEEP = [dict(cfg, kv_loads=loads) for cfg in SWEEP
+                  if cfg["mma"] == "wgmma" and cfg["block_q"] == 128
+                  for loads in ("tma", "tma-producer")]
+
+
+OVERLAP_SWEEP = [dict(cfg, kv_loads="tma-producer", overlap_pv=overlap) for cfg in SWEEP
+                 if cfg["mma"] == "wgmma" and cfg["block_q"] == 128
+                 for overlap in ("off", "on")]
+
+
 def _load_graph():
     """attnopt's IR builders (python-bindings/attnopt/graph.py, pure
     Python), loaded by path: the compiler library need not be built."""
@@ -117,13 +133,23 @@ def main():
                     help="the OUT_OF_SAMPLE shapes instead of the grid and the others")
     ap.add_argument("--kv-loads", action="store_true",
                     help="sweep the wgmma configurations with cp.async and with TMA loads")
+    ap.add_argument("--producer", action="store_true",
+                    help="sweep the 128-row wgmma configurations with TMA issued by a "
+                         "computing thread and by a producer warpgroup")
+    ap.add_argument("--overlap", action="store_true",
+                    help="sweep the producer-warpgroup configurations with and without "
+                         "the overlapped P·V")
+    ap.add_argument("--only", nargs="*", default=None, help="these shape names only")
     a = ap.parse_args()
-    sweep = KV_LOADS_SWEEP if a.kv_loads else SWEEP
+    sweep = (OVERLAP_SWEEP if a.overlap else PRODUCER_SWEEP if a.producer
+             else KV_LOADS_SWEEP if a.kv_loads else SWEEP)
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)
     index = []
     src = os.path.join(OUT, "src.mlir")
     for name, *shape in (OUT_OF_SAMPLE if a.out_of_sample else GRID + OTHERS):
+        if a.only is not None and name not in a.only:
+            continue
         with open(src, "w") as f:
             f.write(shape_ir(*shape))
         pick, why = compile_one(a.attn_opt, src, "")

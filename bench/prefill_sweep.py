@@ -6,7 +6,9 @@ CUDA-event medians (triton do_bench) of the pick and of every swept
 configuration on the same inputs (each also checked: its output poisoned
 with NaN first, the worst error kept), and cuDNN SDPA in the same run.
 Configurations that differ only in kv-loads (gen_prefill_sweep.py
---kv-loads) are also reported as TMA ÷ cp.async speed ratios.
+--kv-loads) are also reported as TMA ÷ cp.async speed ratios, and those
+that differ in who issues the TMA (--producer) as producer warpgroup ÷
+computing thread.
 Reports TFLOP/s (2·B·Hq·Lq·Lk·(d + dv), halved when causal and square) and
 pick ÷ best. Writes results.jsonl and table.md under --out.
 """
@@ -68,7 +70,16 @@ def main():
             errs[key] = rel_err(o[:1, :4].float(), ref)
             times[key] = bench(lambda: kern(q, k, v, o))
         tma_ratio = {kk.replace(" kv-loads=tma", ""): times[kk.replace("=tma", "=cp.async")] / t
-                     for kk, t in times.items() if kk.endswith("kv-loads=tma")}
+                     for kk, t in times.items()
+                     if kk.endswith("kv-loads=tma") and kk.replace("=tma", "=cp.async") in times}
+        producer_ratio = {kk.replace(" kv-loads=tma-producer", ""):
+                          times[kk.replace("=tma-producer", "=tma")] / t
+                          for kk, t in times.items() if kk.endswith("kv-loads=tma-producer")
+                          and kk.replace("=tma-producer", "=tma") in times}
+        overlap_ratio = {kk.replace(" overlap-pv=on", ""):
+                         times[kk.replace("overlap-pv=on", "overlap-pv=off")] / t
+                         for kk, t in times.items() if kk.endswith("overlap-pv=on")
+                         and kk.replace("overlap-pv=on", "overlap-pv=off") in times}
         anchors = {"cudnn": cudnn_tflops(q, k, v, causal, pick.manifest["scale"], flops)}
         swept = {kk: t for kk, t in times.items() if kk != "pick"}
         best_key = min(swept, key=swept.get)
@@ -77,17 +88,21 @@ def main():
                    best=best_key, best_tflops=flops / swept[best_key] / 1e12,
                    pick_over_best=swept[best_key] / times["pick"],
                    times=times, anchors=anchors, errs=errs,
-                   worst_err=max(errs.values(), default=err), tma_over_cp_async=tma_ratio)
+                   worst_err=max(errs.values(), default=err), tma_over_cp_async=tma_ratio,
+                   producer_over_tma=producer_ratio, overlap_over_not=overlap_ratio)
         rows.append(row)
         results.write(json.dumps(row) + "\n")
         results.flush()
         print("%-22s err %.1e (worst %.1e) pick %6.1f best %6.1f (%s) pick/best %.3f cudnn %s" % (
             row["name"], err, row["worst_err"], row["pick_tflops"], row["best_tflops"], best_key,
             row["pick_over_best"], anchors.get("cudnn")), flush=True)
-        if tma_ratio:
-            print("    tma / cp.async: " + ", ".join(
-                "%s %.3f" % (kk.replace("mma=wgmma ", ""), x) for kk, x in tma_ratio.items()),
-                flush=True)
+        for label, ratio in (("tma / cp.async", tma_ratio),
+                             ("producer warpgroup / tma", producer_ratio),
+                             ("overlapped P·V / not", overlap_ratio)):
+            if ratio:
+                print("    %s: " % label + ", ".join(
+                    "%s %.3f" % (kk.replace("mma=wgmma ", ""), x) for kk, x in ratio.items()),
+                    flush=True)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("| shape | pick | TFLOP/s | best swept | TFLOP/s | pick ÷ best | cuDNN | err |\n"
                 "|---|---|---|---|---|---|---|---|\n")
@@ -97,14 +112,18 @@ def main():
                 r["name"], r["pick"].split("_v")[-1], r["pick_tflops"], r["best"],
                 r["best_tflops"], r["pick_over_best"],
                 "%.0f" % cud if isinstance(cud, float) else "–", r["err"]))
-        if any(r["tma_over_cp_async"] for r in rows):
+        for field, what in (("tma_over_cp_async", "TMA speed ÷ cp.async speed"),
+                            ("producer_over_tma", "producer warpgroup ÷ TMA by a computing "
+                                                  "thread"),
+                            ("overlap_over_not", "overlapped P·V ÷ not")):
+            if not any(r[field] for r in rows):
+                continue
             f.write("\n| shape | worst err | " + " | ".join(
-                k.replace("mma=wgmma ", "") for k in rows[0]["tma_over_cp_async"]) +
-                " |  (TMA speed ÷ cp.async speed, same tiles)\n|---|---|" +
-                "---|" * len(rows[0]["tma_over_cp_async"]) + "\n")
+                k.replace("mma=wgmma ", "") for k in rows[0][field]) +
+                " |  (%s, same tiles)\n|---|---|" % what + "---|" * len(rows[0][field]) + "\n")
             for r in rows:
                 f.write("| %s | %.1e | %s |\n" % (r["name"], r["worst_err"], " | ".join(
-                    "%.3f" % x for x in r["tma_over_cp_async"].values())))
+                    "%.3f" % x for x in r[field].values())))
     within = sum(r["pick_over_best"] >= 0.95 for r in rows)
     print("pick within 5%% of the best at %d of %d shapes" % (within, len(rows)))
 

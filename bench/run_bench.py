@@ -93,6 +93,17 @@ def main():
                    err=rel_err(o[:1, :2], ref), err_flash=rel_err(fa2_out[:1, :2], ref),
                    unwritten=int(o.isnan().sum()))
         row["correct"] = row["unwritten"] == 0 and row["err"] <= 2 * row["err_flash"] + 1e-6
+
+        def cudnn():
+            try:
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    return bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+            except RuntimeError:
+                return None
+        # cuDNN is timed before attn-opt and again after the other anchors,
+        # and keeps its faster time: the card clocks down over a shape's
+        # timings (NOTES v29), which would otherwise favour what runs first.
+        cudnn_first = cudnn()
         times = {"attn_opt": bench(lambda: kern(q, k, v, o))}
         row["variants"] = {}
         for name, table in variants.items():
@@ -109,11 +120,9 @@ def main():
             row["variants"][name] = dict(kernel=os.path.basename(path), err=verr, correct=vok)
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             times["sdpa_flash"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-        try:
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                times["sdpa_cudnn"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-        except RuntimeError as e:
-            times["sdpa_cudnn"] = None
+        cudnn_last = cudnn()
+        times["sdpa_cudnn"] = (min(cudnn_first, cudnn_last)
+                               if cudnn_first and cudnn_last else None)
         if N in flex_ns and cfg["dtype"] == "bf16":
             mask = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, N, N) if causal else None
             flex(q, k, v, block_mask=mask)

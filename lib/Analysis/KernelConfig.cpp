@@ -51,11 +51,19 @@ mlir::attn::getTensorCoreFamilyOption(TensorCoreFamily family) {
                                            : TensorCoreFamilyOption::MmaSync;
 }
 
-std::optional<std::optional<bool>> mlir::attn::parseKVLoadsOption(llvm::StringRef value) {
+std::optional<KVLoadsRequest> mlir::attn::parseKVLoadsOption(llvm::StringRef value) {
+  if (value == "auto")
+    return KVLoadsRequest{};
+  if (value == "cp.async" || value == "tma" || value == "tma-producer")
+    return KVLoadsRequest{value != "cp.async", value == "tma-producer"};
+  return std::nullopt;
+}
+
+std::optional<std::optional<bool>> mlir::attn::parseAutoOnOffOption(llvm::StringRef value) {
   if (value == "auto")
     return std::optional<bool>();
-  if (value == "cp.async" || value == "tma")
-    return std::optional<bool>(value == "tma");
+  if (value == "on" || value == "off")
+    return std::optional<bool>(value == "on");
   return std::nullopt;
 }
 
@@ -83,7 +91,7 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.kvStages) +
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
          (wgmma ? 1024 : 0);
 }
 
@@ -157,23 +165,47 @@ llvm::Error checkKeyWarps(const KernelConfig &c) {
   return llvm::Error::success();
 }
 
-/// The tile sets each family's kernel is written for.
+/// The producer warpgroup feeds two consumer warpgroups whose registers
+/// (setmaxnreg) are sized for them: 24 x 128 + 240 x 256 of the SM's 64K.
+llvm::Error checkProducerWarpgroup(const KernelConfig &c) {
+  if (!c.producerWarpgroup)
+    return llvm::Error::success();
+  if (c.blockQ != 128)
+    return reason("kv-loads=tma-producer needs block-q=128 (two consumer warpgroups "
+                  "beside the producer), got " + llvm::Twine(c.blockQ));
+  return llvm::Error::success();
+}
+
+/// Two tiles' scores and the packed P of one live beside O: the 240
+/// registers a producer warpgroup leaves each computing thread.
+llvm::Error checkOverlapPV(const KernelConfig &c) {
+  if (c.overlapPV && !c.producerWarpgroup)
+    return reason("overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), "
+                  "whose computing threads have the registers for two tiles' scores");
+  return llvm::Error::success();
+}
+
 /// TMA writes whole boxes of a tensor map over a dense [B, Hkv, Lk, d]
 /// tensor into wgmma's swizzled atoms: the mma.sync kernels' padded rows
 /// are no TMA layout, and a paged pool or a packed batch is addressed per
 /// row through tables the tensor map does not know.
 llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s) {
   if (!c.tmaLoads)
-    return llvm::Error::success();
+    return c.producerWarpgroup
+               ? reason("a producer warpgroup issues TMA loads; it needs tma_loads")
+               : checkOverlapPV(c);
   if (c.family != TensorCoreFamily::Wgmma)
     return reason("kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled "
                   "atoms; mma.sync stages padded rows)");
   if (s.pageSize > 0 || s.varlen)
     return reason(llvm::Twine("kv-loads=tma takes dense K/V tensors, not ") +
                   (s.varlen ? "a packed variable-length batch" : "a paged KV cache"));
-  return llvm::Error::success();
+  if (llvm::Error e = checkProducerWarpgroup(c))
+    return e;
+  return checkOverlapPV(c);
 }
 
+/// The tile sets each family's kernel is written for.
 llvm::Error checkFamilyTiles(const KernelConfig &c) {
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
   if (wgmma && !isOneOf(c.blockQ, {64, 128}))
@@ -271,7 +303,9 @@ int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShap
   const int64_t reserved = 1024;
   int64_t bySmem = (target.sramBytesPerBlock + reserved) /
                    (kernelSharedMemoryBytes(c, s) + reserved);
-  int64_t byRegisters = 65536 / (255 * 32 * c.numWarps());
+  // (A producer warpgroup's consumers take setmaxnreg's 240 registers:
+  // one CTA per SM.)
+  int64_t byRegisters = c.producerWarpgroup ? 1 : 65536 / (255 * c.numThreads());
   return std::max<int64_t>(1, std::min({bySmem, byRegisters, int64_t(32)}));
 }
 
@@ -340,6 +374,19 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     const bool oneWarpgroup = f.wholeAtoms && (!f.wide || f.shortCausal);
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
+    // "v29": a producer warpgroup where the two computing warpgroups hold
+    // the SM alone anyway (d = 128: 160 KB of tiles, 200 registers): +3 to
+    // +11% over TMA from a computing thread at every d = 128 shape, with
+    // 2 stages (measuredStages). At d = 64 the 128-row kernels ran two
+    // CTAs per SM, which the producer's 384 threads give up (-21 to -29%
+    // with 128 x 64 tiles); there the 64-row CTAs stay.
+    c.producerWarpgroup = c.blockQ == 128 && f.wide && f.wholeAtoms;
+    // "v29b": and each tile's P·V overlapped with the next tile's softmax,
+    // with 3 stages: +2 to +17% over the producer alone at 10 of 11 d = 128
+    // shapes (-1.5% at 1k causal, where the 64 x 64 pick stays). With 2
+    // stages it loses 12-39%: the producer then refills a stage only after
+    // the next tile's softmax.
+    c.overlapPV = c.producerWarpgroup;
     return c;
   }
   if (f.causal && (!f.wide || f.shortCausal)) {
@@ -363,8 +410,16 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
 /// a 128-row wgmma CTA at d = 128 runs alone on its SM anyway; at d = 64 it
 /// costs the second CTA per SM (128 -> 160 registers: -23%), and 64-row
 /// CTAs lose one of their three (-7%). mma.sync has two stages.
-int64_t measuredStages(TensorCoreFamily family, const Facts &f, int64_t blockQ) {
-  return family == TensorCoreFamily::Wgmma && f.wide && blockQ == 128 ? 3 : 2;
+/// "v29": with a producer warpgroup but no overlapped P·V, 2 stages beat 3
+/// by 2-8% at every d = 128 shape: the producer refills a stage as soon as
+/// both warpgroups release it, and the deferred wait would hold each stage
+/// a tile longer. "v29b": the overlapped P·V holds each stage a tile longer
+/// by design, and needs the third.
+int64_t measuredStages(TensorCoreFamily family, const Facts &f, const KernelConfig &c) {
+  return family == TensorCoreFamily::Wgmma && f.wide && c.blockQ == 128 &&
+                 (!c.producerWarpgroup || c.overlapPV)
+             ? 3
+             : 2;
 }
 
 KernelConfig measuredMmaSyncDefaults(const Facts &f) {
@@ -421,17 +476,23 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
   while (!fits()) {
     // O alone over the budget: no key tile fits beside it at this row count.
     bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c.family);
-    if (!request.kvStages && c.kvStages > 2)
+    if (!request.kvStages && c.kvStages > 2) {
       --c.kvStages;
-    else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
+      // "v29b": the overlapped P·V with two stages starves the producer.
+      if (!request.overlapPV)
+        c.overlapPV = false;
+    } else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
     else if (!request.blockKV && c.blockKV > 32)
       c.blockKV /= 2;
     else if (!request.rowsPerWarp && c.rowsPerWarp > 16)
       c.rowsPerWarp = 16;
-    else if (!request.blockQ && c.family == TensorCoreFamily::Wgmma && c.blockQ > 64)
+    else if (!request.blockQ && !request.producerWarpgroup &&
+             c.family == TensorCoreFamily::Wgmma && c.blockQ > 64) {
       c.blockQ = 64;
-    else
+      c.producerWarpgroup = false; // it needs two computing warpgroups
+      c.overlapPV = false;
+    } else
       return; // checkKernelConfig says why, if the result is illegal
   }
 }
@@ -451,6 +512,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
                    : fewRows                         ? smallQueryDefaults(s)
                                                      : measuredMmaSyncDefaults(f);
   c.tmaLoads = tmaLoads;
+  c.producerWarpgroup = tmaLoads && request.producerWarpgroup.value_or(c.producerWarpgroup);
   // 64-row CTAs where they divide Lq and 128 do not: no partial last query
   // tile (a chosen block-q only; an explicit one is kept).
   if (request.blockQ)
@@ -461,8 +523,18 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
     c.blockKV = request.blockKV;
   if (request.rowsPerWarp)
     c.rowsPerWarp = request.rowsPerWarp;
-  c.kvStages = request.kvStages ? request.kvStages
-                                : measuredStages(family, f, c.blockQ);
+  // A producer warpgroup feeds two computing ones: asked for, it sets the
+  // rows; chosen, it goes where the rows are not 128.
+  if (request.producerWarpgroup.value_or(false) && !request.blockQ)
+    c.blockQ = 128;
+  if (c.blockQ != 128 && !request.producerWarpgroup)
+    c.producerWarpgroup = false;
+  // (Refused by checkOverlapPV when asked for without a producer.)
+  c.overlapPV = request.overlapPV.value_or(c.overlapPV && c.producerWarpgroup);
+  c.kvStages = request.kvStages ? request.kvStages : measuredStages(family, f, c);
+  // "v29b": the overlap with fewer than three stages starves the producer.
+  if (c.kvStages < 3 && !request.overlapPV)
+    c.overlapPV = false;
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.swizzle = request.swizzle;
   // The rows-per-warp default of a family may exceed an explicit block-q.

@@ -148,6 +148,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.kvSplits = options.kvSplits;
   cost.kvWarps = options.kvWarps;
   cost.kvLoads = options.kvLoads;
+  cost.overlapPV = options.overlapPV;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
   // The chip's family when it has one (what the cost model chose in), else

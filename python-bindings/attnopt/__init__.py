@@ -188,14 +188,16 @@ CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a")
 uses wgmma, the others mma.sync (sm_80+)."""
 MMA = ("auto", "mma.sync", "wgmma")
 #: Who fills the K/V stages (compile(kv_loads=...)).
-KV_LOADS = ("auto", "cp.async", "tma")
+KV_LOADS = ("auto", "cp.async", "tma", "tma-producer")
+#: Whether each P·V overlaps the next tile's softmax (compile(overlap_pv=...)).
+OVERLAP_PV = ("auto", "on", "off")
 
 
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
             swizzle: bool = False, kv_splits: int = 0, kv_warps: int = 0,
-            kv_loads: str = "auto") -> Kernel:
+            kv_loads: str = "auto", overlap_pv: str = "auto") -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
@@ -209,9 +211,13 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     (1, 2, 4, 8; 0: chosen; mma.sync) divides each K/V tile's keys between
     that many warps per query-row slice, combined in shared memory;
     swizzle=True XOR-swizzles the mma.sync shared-memory tiles; kv_loads
-    ("auto", "cp.async" or "tma") says who fills the K/V stages: "tma"
-    (wgmma, dense K/V) issues each tile as TMA boxes from one thread, against
-    tensor maps the runtime encodes per K/V address pair. Arguments
+    ("auto", "cp.async", "tma" or "tma-producer") says who fills the K/V
+    stages: "tma" (wgmma, dense K/V) issues each tile as TMA boxes from one
+    thread, against tensor maps the runtime encodes per K/V address pair;
+    "tma-producer" (block_q 128) from a producer warpgroup of its own;
+    overlap_pv ("auto", "on" or "off"; "on" needs the producer warpgroup)
+    issues each tile's P·V behind the next tile's Q·Kᵀ, waited for after
+    that tile's softmax. Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
     exceed 256) compiles to the generic CUDA-core kernel (exact, slower;
@@ -237,6 +243,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
         tiles[name] = value
     _check_bool("swizzle", swizzle)
     kv_loads = graph.check_choice("kv_loads", kv_loads, KV_LOADS)
+    overlap_pv = graph.check_choice("overlap_pv", overlap_pv, OVERLAP_PV)
     if mma == "wgmma" and target not in ("sm_90", "sm_90a"):
         raise ValueError("mma='wgmma' needs target sm_90a (or sm_90); got %r" % target)
     # Detect once: the cost and the kernel come from the same raised IR.
@@ -253,12 +260,12 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     def lower(tmp, strict):
         run_pipeline(found.ir,
                      "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
-                     "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d kv-loads=%s swizzle=%s "
-                     "dump-dir=%s}"
+                     "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d kv-loads=%s "
+                     "overlap-pv=%s swizzle=%s dump-dir=%s}"
                      % ("true" if strict else "false", target, mma, tiles["block_q"],
                         tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
-                        kv_splits, tiles["kv_warps"], kv_loads, "true" if swizzle else "false",
-                        _quoted_path(tmp)))
+                        kv_splits, tiles["kv_warps"], kv_loads, overlap_pv,
+                        "true" if swizzle else "false", _quoted_path(tmp)))
 
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:
         # compile() returns a GPU kernel: a tensor-core one, else the

@@ -182,7 +182,8 @@ def test_io_cost_from_shapes_matches_hand_computation():
     assert c["kernel_config"] == {"family": "wgmma", "block_q": 64, "block_kv": 128,
                                   "rows_per_warp": 16, "kv_stages": 2, "swizzle": False,
                                   "kv_splits": 1, "pack_kv_groups": False, "kv_warps": 1,
-                                  "tma_loads": True}
+                                  "tma_loads": True, "producer_warpgroup": False,
+                                  "overlap_pv": False}
     assert c["target"]["name"] == "h200"
 
 
@@ -250,11 +251,29 @@ def test_compile_gives_ptx_manifest_and_cost():
     with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
         attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
     # K/V loads: TMA by default on wgmma (the manifest names the maps the
-    # runtime encodes, passed after the tensors); cp.async when asked; TMA
-    # refused on mma.sync with the reason.
+    # runtime encodes, passed after the tensors), at d = 128 from a producer
+    # warpgroup (384 threads); from a computing thread or by cp.async when
+    # asked; TMA refused on mma.sync with the reason.
     prefill = graph.attention(1, 4, 512, 128)
-    tma = attnopt.compile(prefill)
+    ws = attnopt.compile(prefill, overlap_pv="off")
+    assert ws.manifest["kv_loads"] == "tma-producer" and ws.name.endswith("_tma_ws")
+    assert ws.manifest["block"]["value"] == [384, 1, 1]
+    assert ws.manifest["block"]["formula"] == "[32 * block_q / rows_per_warp + 128, 1, 1]"
+    assert "setmaxnreg.dec.sync.aligned.u32 \t24;" in ws.ptx
+    assert ws.manifest["tensor_maps"] == attnopt.compile(prefill, kv_loads="tma-producer"
+                                                         ).manifest["tensor_maps"]
+    with pytest.raises(attnopt.MLIRError, match="kv-loads=tma-producer needs block-q=128"):
+        attnopt.compile(prefill, kv_loads="tma-producer", block_q=64)
+    # The default at d = 128 also overlaps each P·V with the next softmax
+    # (3 stages); the overlap without a producer is refused.
+    overlapped = attnopt.compile(prefill)
+    assert overlapped.name.endswith("_tma_ws_ov") and "_s3_" in overlapped.name
+    assert "wgmma.wait_group.sync.aligned \t1;" in overlapped.ptx
+    with pytest.raises(attnopt.MLIRError, match="overlap-pv=on needs a producer warpgroup"):
+        attnopt.compile(prefill, kv_loads="tma", overlap_pv="on")
+    tma = attnopt.compile(prefill, kv_loads="tma")
     assert tma.manifest["kv_loads"] == "tma" and tma.name.endswith("_tma")
+    assert tma.manifest["block"]["value"] == [256, 1, 1]
     assert [m["tensor"] for m in tma.manifest["tensor_maps"]] == ["k", "v"]
     assert tma.manifest["tensor_maps"][0]["box"] == [64, tma.manifest["block_kv"], 1, 1]
     assert tma.manifest["launches"][0]["args"][-2:] == ["k_tensor_map", "v_tensor_map"]

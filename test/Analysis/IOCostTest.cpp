@@ -275,18 +275,66 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   };
   AttentionShape d64 = square(1, 16, 4096, 64, DType::BF16);
   AttentionShape d128 = square(1, 16, 4096, 128, DType::BF16);
-  // H200 (sm_90a): wgmma with TMA loads (v28): 64 x 128 at d = 64,
-  // 128 x 128 with three stages at d = 128.
+  // H200 (sm_90a): wgmma with TMA loads (v28): 64 x 128 at d = 64 (no
+  // producer warpgroup: v29), 128 x 128 at d = 128 with a producer
+  // warpgroup, the overlapped P·V and three stages (v29b).
   KernelConfig c = choose(d64, h200);
   EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
   EXPECT_TRUE(c.tmaLoads);
+  EXPECT_FALSE(c.producerWarpgroup);
   EXPECT_EQ(c.tiles().blockQ, 64);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_EQ(c.kvStages, 2);
   c = choose(d128, h200);
   EXPECT_EQ(c.tiles().blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_TRUE(c.overlapPV);
+  EXPECT_EQ(c.numThreads(), 384);
   EXPECT_EQ(c.kvStages, 3);
+  // Without the overlap, the producer takes two stages (v29).
+  KernelConfigRequest noOverlap;
+  noOverlap.overlapPV = false;
+  c = choose(d128, h200, noOverlap);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_EQ(c.kvStages, 2);
+  // The overlap needs a producer's registers.
+  KernelConfigRequest overlapAlone;
+  overlapAlone.overlapPV = true;
+  overlapAlone.producerWarpgroup = false;
+  llvm::Expected<KernelConfig> noProducer =
+      chooseKernelConfig(d128, MaskReads::None, h200, overlapAlone);
+  ASSERT_FALSE(bool(noProducer));
+  EXPECT_NE(llvm::toString(noProducer.takeError()).find("overlap-pv=on needs a producer"),
+            std::string::npos);
+  // Where three stages do not fit (d = 256), no overlap: two stages.
+  c = choose(square(1, 8, 4096, 256, DType::BF16), h200);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_FALSE(c.overlapPV);
+  EXPECT_EQ(c.kvStages, 2);
+  KernelConfigRequest oneThreadIssues;
+  oneThreadIssues.tmaLoads = true;
+  oneThreadIssues.producerWarpgroup = false;
+  c = choose(d128, h200, oneThreadIssues);
+  EXPECT_FALSE(c.producerWarpgroup);
+  EXPECT_EQ(c.kvStages, 3);
+  // Asked for, the producer sets 128-row CTAs even where 64 would be
+  // chosen (d = 64); an explicit block-q of 64 with it is refused.
+  KernelConfigRequest producer;
+  producer.tmaLoads = producer.producerWarpgroup = true;
+  c = choose(d64, h200, producer);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_EQ(c.blockQ, 128);
+  producer.blockQ = 64;
+  llvm::Expected<KernelConfig> oneWarpgroup =
+      chooseKernelConfig(d64, MaskReads::None, h200, producer);
+  ASSERT_FALSE(bool(oneWarpgroup));
+  EXPECT_NE(llvm::toString(oneWarpgroup.takeError()).find("needs block-q=128"),
+            std::string::npos);
+  // An explicit block-q of 64 drops the chosen producer.
+  KernelConfigRequest rows64;
+  rows64.blockQ = 64;
+  EXPECT_FALSE(choose(d128, h200, rows64).producerWarpgroup);
   // Causal: 64 x 64 tiles when Lk <= 2048, at d = 128 too.
   AttentionShape causal = d64;
   causal.causal = true;

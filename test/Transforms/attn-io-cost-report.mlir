@@ -25,7 +25,8 @@
 // JSON:     "intensity_fused":
 // JSON:     "intensity_naive":
 // The kernel that runs (and was costed): wgmma on the H200, three stages at
-// d = 128, K/V by TMA.
+// d = 128, K/V by TMA from a producer warpgroup, each P·V overlapped with
+// the next tile's softmax.
 // JSON:     "kernel_config": {
 // JSON-NEXT:  "block_kv": 128,
 // JSON-NEXT:  "block_q": 128,
@@ -33,7 +34,9 @@
 // JSON-NEXT:  "kv_splits": 1,
 // JSON-NEXT:  "kv_stages": 3,
 // JSON-NEXT:  "kv_warps": 1,
+// JSON-NEXT:  "overlap_pv": true,
 // JSON-NEXT:  "pack_kv_groups": false,
+// JSON-NEXT:  "producer_warpgroup": true,
 // JSON-NEXT:  "rows_per_warp": 16,
 // JSON-NEXT:  "swizzle": false,
 // JSON-NEXT:  "tma_loads": true

@@ -49,13 +49,28 @@ getTensorCoreFamily(TensorCoreFamilyOption option);
 TensorCoreFamilyOption getTensorCoreFamilyOption(TensorCoreFamily family);
 
 /// The `kv-loads=` option: who fills the K/V stages. `auto` leaves it to
-/// the chooser; `cp.async` and `tma` ask for one (KernelConfig::tmaLoads).
-/// Spelled as a string option and checked by parseKVLoadsOption, so that
-/// each pass reports a wrong value with the values it takes.
-inline constexpr llvm::StringLiteral kKVLoadsValues = "auto, cp.async or tma";
-/// nullopt for a value that is none of kKVLoadsValues; else the request
+/// the chooser; `cp.async` and `tma` ask for one (KernelConfig::tmaLoads),
+/// `tma-producer` for TMA issued by a producer warpgroup of its own
+/// (KernelConfig::producerWarpgroup). Spelled as a string option and
+/// checked by parseKVLoadsOption, so that each pass reports a wrong value
+/// with the values it takes.
+inline constexpr llvm::StringLiteral kKVLoadsValues =
+    "auto, cp.async, tma or tma-producer";
+/// What a `kv-loads=` value asks for: nothing (`auto`: both fields nullopt)
+/// or who loads.
+struct KVLoadsRequest {
+  std::optional<bool> tmaLoads;
+  std::optional<bool> producerWarpgroup;
+};
+/// nullopt for a value that is none of kKVLoadsValues.
+std::optional<KVLoadsRequest> parseKVLoadsOption(llvm::StringRef value);
+
+/// The `overlap-pv=` option (KernelConfig::overlapPV): `auto` leaves it to
+/// the chooser, `on` and `off` ask. Checked by parseAutoOnOffOption.
+inline constexpr llvm::StringLiteral kAutoOnOffValues = "auto, on or off";
+/// nullopt for a value that is none of kAutoOnOffValues; else the request
 /// (nullopt inside for `auto`).
-std::optional<std::optional<bool>> parseKVLoadsOption(llvm::StringRef value);
+std::optional<std::optional<bool>> parseAutoOnOffOption(llvm::StringRef value);
 
 /// The values `mma=` accepts, spelled as the kernel_config attribute and the
 /// reports spell the families: given to each `mma` option as its
@@ -168,16 +183,32 @@ struct KernelConfig {
   /// copying 16-byte chunks with cp.async and waiting for its own groups.
   /// The tile lands in the same 128-byte-swizzled atoms wgmma reads.
   bool tmaLoads = false;
+  /// wgmma + TMA, two consumer warpgroups (block-q 128): a third warpgroup
+  /// only issues the TMA boxes (warp specialization, FlashAttention-3 §3.1).
+  /// It waits on a per-stage "empty" mbarrier, on which every consumer
+  /// thread arrives once done with the stage, so no CTA-wide barrier is left
+  /// in the K/V loop and the two consumer warpgroups run out of step (one's
+  /// softmax beside the other's GEMMs). The producer gives its registers to
+  /// the consumers (setmaxnreg; FlashKernelSpec::consumerRegisters).
+  bool producerWarpgroup = false;
+  /// With a producer warpgroup: each tile's P·V is issued behind the next
+  /// tile's S = Q·Kᵀ and waited for after that tile's softmax, so the
+  /// tensor cores work through the exponentials (FlashAttention-3 §3.2).
+  /// Two tiles' scores are then live: the computing warps' 240 registers.
+  bool overlapPV = false;
 
   /// Keys of each tile one warp computes on.
   int64_t warpKeys() const { return blockKV / kvWarps; }
   int64_t numWarps() const { return blockQ / rowsPerWarp * kvWarps; }
+  /// Threads per CTA: the computing warps and the producer warpgroup.
+  int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
   TileSizes tiles() const { return {blockQ, blockKV, kvSplits, packKVGroups}; }
   bool operator==(const KernelConfig &o) const {
     return family == o.family && blockQ == o.blockQ && blockKV == o.blockKV &&
            rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
            swizzle == o.swizzle && packKVGroups == o.packKVGroups &&
-           kvSplits == o.kvSplits && kvWarps == o.kvWarps && tmaLoads == o.tmaLoads;
+           kvSplits == o.kvSplits && kvWarps == o.kvWarps && tmaLoads == o.tmaLoads &&
+           producerWarpgroup == o.producerWarpgroup && overlapPV == o.overlapPV;
   }
 };
 
@@ -204,6 +235,10 @@ struct KernelConfigRequest {
   bool swizzle = false;
   /// nullopt: chosen (kernelLoadsByTma); true or false: asked for.
   std::optional<bool> tmaLoads;
+  /// nullopt: chosen; true asks for TMA by a producer warpgroup.
+  std::optional<bool> producerWarpgroup;
+  /// nullopt: chosen; true or false: asked for.
+  std::optional<bool> overlapPV;
 };
 
 /// Whether the Q tile is staged in shared memory: always for wgmma (its A

@@ -42,10 +42,11 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
 }
 
 /// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
-/// each K/V stage full: one 8-byte mbarrier per stage, after the tiles. 0
-/// when the stages are filled by cp.async.
-inline int64_t tmaBarrierBytes(bool tmaLoads, int64_t stages) {
-  return tmaLoads ? 8 * stages : 0;
+/// each K/V stage full: one 8-byte mbarrier per stage, after the tiles, and
+/// with a producer warpgroup one more per stage on which the consumers
+/// report it empty. 0 when the stages are filled by cp.async.
+inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages) {
+  return tmaLoads ? 8 * stages * (producerWarpgroup ? 2 : 1) : 0;
 }
 
 } // namespace attn

@@ -101,8 +101,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     the descriptors read. 1.19-1.38x the cp.async kernel at d = 128 with
     128 x 128 tiles (bench/NOTES.md v28). `kv-loads=cp.async` keeps every
     thread copying 16-byte chunks (the paged and packed kernels always do).
-    No warp specialization yet: the tensor cores still idle during the
-    softmax.
+    `kv-loads=tma-producer` (block-q 128) issues the TMA boxes from a
+    producer warpgroup of their own (warp specialization): the computing
+    warpgroups report each stage empty on an mbarrier instead of meeting at
+    a CTA barrier per tile, and take the producer's registers (setmaxnreg).
 
     wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
     and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer
@@ -178,10 +180,15 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
            "mma.sync: warps that divide each K/V tile's keys and combine "
            "their results in shared memory: 1, 2, 4, 8, or 0 to choose">,
+    Option<"overlapPV", "overlap-pv", "std::string", /*default=*/"\"auto\"",
+           "With a producer warpgroup: issue each tile's P·V behind the next "
+           "tile's Q·Kᵀ and wait for it after that tile's softmax: auto "
+           "(chosen), on or off">,
     Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
            "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
-           "or tma (wgmma: cp.async.bulk.tensor through tensor maps the "
-           "runtime builds, mbarriers per stage)">,
+           "tma (wgmma: cp.async.bulk.tensor through tensor maps the "
+           "runtime builds, mbarriers per stage), or tma-producer (the same "
+           "from a producer warpgroup of its own)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Make an attention the kernel cannot run an error instead of a "
            "warning that leaves it unfused">,
@@ -191,6 +198,7 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "generic CUDA-core kernel; false leaves them unfused for the host">
   ];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::cf::ControlFlowDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",

@@ -70,8 +70,15 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(0)};
   PassOptions::Option<std::string> kvLoads{
       *this, "kv-loads",
-      llvm::cl::desc("Who fills the K/V stages: auto (chosen), cp.async, or tma "
-                     "(wgmma: cp.async.bulk.tensor through tensor maps)"),
+      llvm::cl::desc("Who fills the K/V stages: auto (chosen), cp.async, tma "
+                     "(wgmma: cp.async.bulk.tensor through tensor maps), or "
+                     "tma-producer (issued by a producer warpgroup)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> overlapPV{
+      *this, "overlap-pv",
+      llvm::cl::desc("With a producer warpgroup: issue each tile's P·V behind the next "
+                     "tile's Q·Kᵀ, waited for after that tile's softmax: auto "
+                     "(chosen), on or off"),
       llvm::cl::init("auto")};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",

@@ -11,6 +11,7 @@
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -41,7 +42,7 @@ struct KernelOptions {
   bool explicitFields() const {
     return request.blockQ || request.blockKV || request.rowsPerWarp ||
            request.kvStages || request.swizzle || request.kvSplits || request.kvWarps ||
-           request.tmaLoads;
+           request.tmaLoads || request.producerWarpgroup || request.overlapPV;
   }
 };
 
@@ -162,13 +163,15 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.blockKV = config.blockKV;
   s.rowsPerWarp = config.rowsPerWarp;
   s.kvStages = config.kvStages;
-  s.deferPVWait = s.wgmma() && config.kvStages == 3;
+  s.overlapPV = config.overlapPV;
+  s.deferPVWait = s.wgmma() && config.kvStages == 3 && !s.overlapPV;
   s.swizzle = config.swizzle;
   s.packKVGroups = config.packKVGroups;
   s.kvSplits = config.kvSplits;
   s.keysPerSplit = kvSplitKeys(config, shape);
   s.kvWarps = config.kvWarps;
   s.tmaLoads = config.tmaLoads;
+  s.producerWarpgroup = config.producerWarpgroup;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   // The key warps' combine views the same dynamic buffer as f32.
@@ -187,7 +190,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.packKVGroups ? "_pack" : "") +
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
            (s.kvWarps > 1 ? "_kw" + std::to_string(s.kvWarps) : "") +
-           (s.tmaLoads ? "_tma" : "") +
+           (s.tmaLoads ? "_tma" : "") + (s.producerWarpgroup ? "_ws" : "") + (s.overlapPV ? "_ov" : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            (s.varlen ? "_varlen" : "") +
            scoreModSuffix(s);
@@ -427,13 +430,21 @@ struct AttnLowerToGPUPass
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
     o.request.kvWarps = kvWarps;
-    std::optional<std::optional<bool>> tma = parseKVLoadsOption(kvLoads);
-    if (!tma) {
+    std::optional<KVLoadsRequest> loads = parseKVLoadsOption(kvLoads);
+    if (!loads) {
       module.emitError("attn-lower-to-gpu: kv-loads must be ")
           << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
       return failure();
     }
-    o.request.tmaLoads = *tma;
+    o.request.tmaLoads = loads->tmaLoads;
+    o.request.producerWarpgroup = loads->producerWarpgroup;
+    std::optional<std::optional<bool>> overlap = parseAutoOnOffOption(overlapPV);
+    if (!overlap) {
+      module.emitError("attn-lower-to-gpu: overlap-pv must be ")
+          << kAutoOnOffValues << ", got '" << overlapPV.getValue() << "'";
+      return failure();
+    }
+    o.request.overlapPV = *overlap;
     return o;
   }
   /// An op the kernels do not run: an error (strict, or options that
@@ -560,7 +571,7 @@ struct AttnLowerToGPUPass
       // the printed IR should not depend on the host compiler.
       gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->gridY()),
                            c(spec->kvSplits)};
-      gpu::KernelDim3 block{c(32 * spec->numWarps()), c(1), c(1)};
+      gpu::KernelDim3 block{c(spec->numThreads()), c(1), c(1)};
       Value dynamicSmem;
       if (spec->dynamicSharedMemory)
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),

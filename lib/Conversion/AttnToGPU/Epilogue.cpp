@@ -60,7 +60,10 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
   b.setInsertionPointAfter(loop);
   producer.drain();
   SmallVector<Value> finalAcc(loop.getResults().begin(), loop.getResults().begin() + numAcc);
-  family.retireAccumulators(finalAcc);
+  if (s.overlapPV)
+    finishOverlappedPV(loop, finalAcc);
+  else
+    family.retireAccumulators(finalAcc);
   // The lane's output columns: its own accumulators, or, with key warps,
   // its share of the combined ones.
   RowTotals combined;

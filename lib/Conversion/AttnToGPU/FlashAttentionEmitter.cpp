@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -64,9 +65,18 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   bindSharedMemory(func);
   computeCoordinates();
   family.prepareOperands();
-  zeroHeadDimPadding();
-  stageQ();
-  computeKVRange();
+  if (producer.specializesWarps()) {
+    // The producer warps need only the K/V range, and leave there; the Q
+    // tile is staged by the computing warps alone.
+    computeKVRange();
+    producer.splitRoles(func);
+    zeroHeadDimPadding();
+    stageQ();
+  } else {
+    zeroHeadDimPadding();
+    stageQ();
+    computeKVRange();
+  }
   scf::ForOp loop = emitKVLoops();
   epilogue(loop);
   scoreMods.expandMath();
@@ -139,7 +149,11 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
     staticTiles = {family.tileType(c.stages, c.bkv, c.d), family.tileType(c.stages, c.bkv, c.dv)};
   auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, staticTiles);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(c.threads), 1, 1}));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(s.numThreads()), 1, 1}));
+  // setmaxnreg needs the register count at entry, which ptxas knows only
+  // from a launch bound of one CTA per SM (else it ignores it, C7508).
+  if (s.producerWarpgroup)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelParameters p = KernelParameters::bind(entry, s);
@@ -181,10 +195,16 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
   if (s.qInSharedMemory())
     v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
                                      offset(s.kvSharedMemoryBytes()), ValueRange{});
+  // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty".
+  auto barriers = [&](int64_t bytes) {
+    auto type = MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                                c.workgroup);
+    return memref::ViewOp::create(b, loc, type, raw, offset(bytes), ValueRange{});
+  };
   if (s.tmaLoads)
-    v.stageFull = memref::ViewOp::create(
-        b, loc, MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(), c.workgroup),
-        raw, offset(s.tileBytes()), ValueRange{});
+    v.stageFull = barriers(s.tileBytes());
+  if (s.producerWarpgroup)
+    v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
 }
 
 void FlashAttentionEmitter::computeCoordinates() {
@@ -321,6 +341,12 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
     init.push_back(k.f(negInf));
   for (int64_t i = 0; i < 2 * c.mt; ++i)
     init.push_back(k.f(0.0));
+  // overlapPV: P of "the tile before the first", zero: the first
+  // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
+  pBase = lBase + 2 * c.mt;
+  numPacked = s.overlapPV ? c.bkv / 4 : 0;
+  for (int64_t i = 0; i < numPacked; ++i)
+    init.push_back(arith::ConstantIntOp::create(b, loc, 0, 32));
   producer.prologue();
 
   // Three runs of tiles, each loop specialized to its run (statically
@@ -366,15 +392,39 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
   b.setInsertionPointToStart(loop.getBody());
   Value kvStart = loop.getInductionVar();
-  ValueRange state = loop.getRegionIterArgs();
-  SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
-
   Value buf = producer.acquire(kvStart);
   if (producer.publishesWithBarrier()) {
     family.beforeStageBarrier();
     gpu::BarrierOp::create(b, loc);
   }
-  family.issueScores(buf, acc);
+  SmallVector<Value> yields =
+      emitTileMath(kvStart, buf, loop.getRegionIterArgs(), masked, inside);
+  // The next iteration overwrites the tiles.
+  producer.releaseStage(kvStart);
+  scf::YieldOp::create(b, loc, yields);
+  return loop;
+}
+
+Value FlashAttentionEmitter::stageOf(Value start) {
+  return k.rem(k.div(start, c.bkv), c.stages);
+}
+
+SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
+                                                       ValueRange state, bool masked,
+                                                       bool inside) {
+  SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
+  if (s.overlapPV) {
+    // The previous tile's P·V goes behind this tile's S (the first
+    // iteration's, of a zero P, reads its own stage).
+    Value hasPrevious =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, v.kvBegin);
+    Value prevBuf = arith::SelectOp::create(
+        b, loc, hasPrevious, stageOf(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv))), buf);
+    SmallVector<Value> prevP(state.begin() + pBase, state.begin() + pBase + numPacked);
+    family.issueScoresThenPV(buf, prevP, prevBuf, acc);
+  } else {
+    family.issueScores(buf, acc);
+  }
 
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
   Value scaleV = k.f(scaleLog2);
@@ -389,16 +439,47 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
     modResult = inside ? s.scoreModInsideBounds
                        : s.scoreMod->front().getTerminator()->getOperand(0);
   ScoreTile p = maskAndScale(kvStart, buf, masked, rawScores, scaleV, modResult);
-  SmallVector<Value> mNew(2 * c.mt), lNew(2 * c.mt);
-  onlineSoftmax(p, state, rawScores, scaleV, acc, mNew, lNew);
-  family.accumulatePV(p, buf, acc);
-  // The next iteration overwrites the tiles.
-  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> mNew(2 * c.mt), lNew(2 * c.mt), rescale;
+  onlineSoftmax(p, state, rawScores, scaleV, acc, mNew, lNew,
+                s.overlapPV ? &rescale : nullptr);
+  SmallVector<Value> packed;
+  if (s.overlapPV) {
+    // O = α (O + P_prev·V_prev) once that P·V is done; this tile's P waits
+    // for the next tile's S.
+    family.waitPV(acc);
+    for (size_t i = 0; i < acc.size(); ++i)
+      acc[i] = k.fmul(acc[i], rescale[i / (c.dv / 8)]);
+    packed = family.packP(p);
+  } else {
+    family.accumulatePV(p, buf, acc);
+  }
   SmallVector<Value> yields(acc);
   yields.append(mNew.begin(), mNew.end());
   yields.append(lNew.begin(), lNew.end());
-  scf::YieldOp::create(b, loc, yields);
-  return loop;
+  yields.append(packed.begin(), packed.end());
+  return yields;
+}
+
+void FlashAttentionEmitter::finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc) {
+  // The last tile the loops visited starts at kvBegin + ⌊(kvEnd − kvBegin
+  // − 1) / bkv⌋ · bkv; a CTA that visited none (kvEnd ≤ kvBegin) has
+  // nothing in flight and its stages may hold anything.
+  Value visited = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.kvBegin, v.kvEnd);
+  SmallVector<Type> types(acc.size(), c.cType);
+  auto branch = scf::IfOp::create(b, loc, types, visited, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  Value span = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, v.kvEnd, v.kvBegin),
+                                     k.idx(1));
+  Value last = k.add(v.kvBegin, k.mul(k.div(span, c.bkv), c.bkv));
+  SmallVector<Value> lastP(loop.getResults().begin() + pBase,
+                           loop.getResults().begin() + pBase + numPacked);
+  SmallVector<Value> done(acc.begin(), acc.end());
+  family.accumulatePackedPV(lastP, stageOf(last), done);
+  scf::YieldOp::create(b, loc, done);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loc, acc);
+  acc.assign(branch.getResults().begin(), branch.getResults().end());
 }
 
 Value FlashAttentionEmitter::loadMask(Value qRow, Value qHead, Value key) {
@@ -478,7 +559,8 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
 void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool rawScores,
                                           Value scaleV, SmallVectorImpl<Value> &acc,
                                           SmallVectorImpl<Value> &mNew,
-                                          SmallVectorImpl<Value> &lNew) {
+                                          SmallVectorImpl<Value> &lNew,
+                                          SmallVectorImpl<Value> *deferredRescale) {
   // Per row (r = 0: row g, r = 1: row g + 8 of each m-tile).
   const int64_t nbs = c.warpKeys / 8;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
@@ -517,6 +599,10 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
     }
     Value alphaVec = vector::FromElementsOp::create(
         b, loc, c.cType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+    if (deferredRescale) {
+      deferredRescale->push_back(alphaVec);
+      continue;
+    }
     for (int64_t nd = 0; nd < c.dv / 8; ++nd)
       acc[mi * (c.dv / 8) + nd] = k.fmul(acc[mi * (c.dv / 8) + nd], alphaVec);
   }

@@ -69,6 +69,9 @@ struct KernelValues {
   /// kernel parameters) and the stages' mbarriers ([stages] i64 in shared
   /// memory).
   Value kTensorMap, vTensorMap, stageFull;
+  /// Producer warpgroup: the mbarriers on which the consumers report each
+  /// stage empty.
+  Value stageEmpty;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4;
   /// `warp` its warp along the query rows.
   Value tid, warp, lane, g, t, twoT;
@@ -191,6 +194,25 @@ public:
   /// After the loop: the accumulators, complete.
   virtual void retireAccumulators(SmallVectorImpl<Value> &acc) {}
 
+  //===--- overlapped P·V (FlashKernelSpec::overlapPV; wgmma) ----------===//
+  /// P as the A-operand registers of P·V: 4 x i32 (bf16/f16 pairs) per 16
+  /// keys, the loop state that carries it to the next tile.
+  virtual SmallVector<Value> packP(const ScoreTile &p) { llvm_unreachable("no overlapped P·V"); }
+  /// Issues S for the tile in stage `buf`, then O += P_prev · V(stage
+  /// `prevBuf`) behind it, and waits for S only; `acc` are then in flight
+  /// until waitPV.
+  virtual void issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
+                                 SmallVectorImpl<Value> &acc) {
+    llvm_unreachable("no overlapped P·V");
+  }
+  /// Waits for the P·V issued by issueScoresThenPV; `acc` re-pinned.
+  virtual void waitPV(SmallVectorImpl<Value> &acc) { llvm_unreachable("no overlapped P·V"); }
+  /// O += P · V(stage `buf`), P packed, waited for (the last tile's).
+  virtual void accumulatePackedPV(ArrayRef<Value> packed, Value buf,
+                                  SmallVectorImpl<Value> &acc) {
+    llvm_unreachable("no overlapped P·V");
+  }
+
 protected:
   KernelContext &c;
   KernelBuilder &k;
@@ -217,6 +239,18 @@ public:
   /// orders the family's async-proxy reads after them; false when acquire
   /// itself waits for the whole tile (an mbarrier).
   virtual bool publishesWithBarrier() const { return true; }
+  /// Whether the producer runs in warps of its own, after the computing
+  /// warps (KernelConfig::producerWarpgroup).
+  virtual bool specializesWarps() const { return false; }
+  /// Producer warps only, once the K/V range is known and before anything
+  /// else: branches on the warp's role; the producer warps run their loop
+  /// and return, the computing warps go on at the insertion point.
+  virtual void splitRoles(gpu::GPUFuncOp func) {}
+  /// At the end of the iteration over the tile at `kvStart`: this thread
+  /// is done with the stages it reads (a P·V whose wait is deferred
+  /// excepted). By default a CTA barrier, after which the next iteration's
+  /// acquire may refill any stage not still being read.
+  virtual void releaseStage(Value kvStart);
 
 protected:
   KernelContext &c;
@@ -287,9 +321,23 @@ private:
   Value loadMask(Value qRow, Value qHead, Value key);
   /// Online softmax on `p` (scores in, probabilities out): the new row
   /// maxima and partial sums, `acc` rescaled.
+  /// With `deferredRescale`, `acc` is left alone and the rescale factors
+  /// (one C-tile-shaped vector per m-tile) are returned there instead.
   void onlineSoftmax(ScoreTile &p, ValueRange state, bool rawScores, Value scaleV,
                      SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &mNew,
-                     SmallVectorImpl<Value> &lNew);
+                     SmallVectorImpl<Value> &lNew,
+                     SmallVectorImpl<Value> *deferredRescale = nullptr);
+  /// The GEMMs of one K/V iteration in program order: S, softmax, P·V
+  /// (waited before the stage is released), or, with overlapPV, S then the
+  /// previous tile's P·V, softmax, the P·V wait and O's rescale. Returns
+  /// the loop state to yield.
+  SmallVector<Value> emitTileMath(Value kvStart, Value buf, ValueRange state, bool masked,
+                                  bool inside);
+  /// overlapPV: the last tile's P·V, after the loops (none when the CTA
+  /// visited no tile); the accumulators complete.
+  void finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc);
+  /// The stage of the tile starting at key `start`.
+  Value stageOf(Value start);
   /// O = acc / l (0 where l = 0), stored as pairs of the output type; with
   /// split-KV, in f32 with the row's log2-sum-exp beside it.
   void epilogue(scf::ForOp loop);
@@ -320,8 +368,9 @@ private:
   KernelValues &v;
   TensorCoreFamily &family;
   KVProducer &producer;
-  /// Loop state layout: acc (numAcc C tiles), then m[mi][r], then l[mi][r].
-  int64_t numAcc = 0, mBase = 0, lBase = 0;
+  /// Loop state layout: acc (numAcc C tiles), then m[mi][r], then l[mi][r],
+  /// then (overlapPV) the previous tile's packed P (numPacked i32).
+  int64_t numAcc = 0, mBase = 0, lBase = 0, pBase = 0, numPacked = 0;
   /// The score_mod's copies (its tensors' parameters bound by createKernel;
   /// declared after b, loc and s, which it is built from).
   ScoreModCopier scoreMods{b, loc, s};

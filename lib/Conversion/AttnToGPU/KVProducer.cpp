@@ -10,6 +10,7 @@
 #include "FlashAttentionEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -17,6 +18,8 @@
 
 using namespace mlir;
 using namespace mlir::attn;
+
+void KVProducer::releaseStage(Value) { gpu::BarrierOp::create(k.b, k.loc); }
 
 namespace {
 

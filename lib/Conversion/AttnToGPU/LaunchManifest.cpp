@@ -173,7 +173,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.append({"k_tensor_map", "v_tensor_map"});
   }
   Attribute grid = shape({s.numQueryTiles(), s.gridY(), s.kvSplits});
-  Attribute block = shape({32 * s.numWarps(), 1, 1});
+  Attribute block = shape({s.numThreads(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
   SmallVector<Attribute> launches{
       dict({{"kernel", str(s.name)}, {"grid", grid}, {"block", block},
@@ -189,10 +189,15 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"launches", b.getArrayAttr(launches)},
       {"workspace", b.getArrayAttr(workspace)},
       {"tensor_maps", b.getArrayAttr(tensorMaps)},
-      {"kv_loads", str(s.tmaLoads ? "tma" : s.generic() ? "none" : "cp.async")},
+      {"kv_loads", str(s.producerWarpgroup ? "tma-producer"
+                       : s.tmaLoads        ? "tma"
+                       : s.generic()       ? "none"
+                                           : "cp.async")},
       {"grid", dict({{"formula", str(gridFormula(s))}, {"value", grid}})},
-      {"block", dict({{"formula", str("[32 * block_q / rows_per_warp * kv_warps, 1, 1]")},
-                      {"value", shape({32 * s.numWarps(), 1, 1})}})},
+      {"block", dict({{"formula", str(s.producerWarpgroup
+                                          ? "[32 * block_q / rows_per_warp + 128, 1, 1]"
+                                          : "[32 * block_q / rows_per_warp * kv_warps, 1, 1]")},
+                      {"value", shape({s.numThreads(), 1, 1})}})},
       {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
       {"static_shared_memory_bytes", i64(s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes())},
       {"params", b.getArrayAttr(params)},

@@ -25,10 +25,26 @@
 // cp.async producer's (the barrier that ends each iteration), and no copy
 // is issued past the CTA's last tile, so nothing is in flight at the end.
 //
+// With a producer warpgroup (FlashKernelSpec::producerWarpgroup, warp
+// specialization as in FlashAttention-3 §3.1) the issuing thread is the
+// first of a fourth warpgroup after the two computing ones, which does
+// nothing else: it walks the CTA's tiles and, before the n-th fill of a
+// stage (n ≥ 1), waits on the stage's "empty" mbarrier for phase n − 1,
+// which completes when all computing threads have arrived on it, each once
+// done with the stage (after the P·V that reads it is waited for: with the
+// deferred wait, one iteration later). Its first waits (parity 1 on a fresh
+// barrier) return at once. So the CTA barrier that ended every iteration is
+// gone: the two computing warpgroups run out of step, one's softmax beside
+// the other's GEMMs, and the producer runs up to `stages` tiles ahead. The
+// producer warps keep 24 registers and give the rest to the computing
+// warps (setmaxnreg; 24 x 128 + 240 x 256 fill the SM's 64K).
+//
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,8 +66,18 @@ public:
   void drain() override {}
   /// The mbarrier wait publishes each tile to every thread.
   bool publishesWithBarrier() const override { return false; }
+  bool specializesWarps() const override { return c.s.producerWarpgroup; }
+  void splitRoles(gpu::GPUFuncOp func) override;
+  void releaseStage(Value kvStart) override;
 
 private:
+  /// Thread 0: one "full" mbarrier per stage (one arrival: the issuing
+  /// thread's arrive.expect_tx) and, with a producer warpgroup, one "empty"
+  /// one (an arrival per computing thread), made visible to the async proxy.
+  void initBarriers();
+  /// The producer warpgroup's loop (its first thread): every tile of the
+  /// CTA, each into its stage once the stage's previous tile is released.
+  void produceAllTiles();
   /// Thread 0 only: arms stage `buf`'s mbarrier with the tile's bytes and
   /// issues the K and V boxes of the tile that starts at key `start`.
   void issueTile(Value start, Value buf);
@@ -61,6 +87,12 @@ private:
   /// The mbarrier of stage `buf`.
   Value stageBarrier(Value buf) { return sharedPointer(c.v.stageFull, k.mul(buf, 8)); }
   Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
+  Value emptyBarrier(Value buf) { return sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
+  Value emptyBarrier(int64_t buf) { return sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
+  /// The stage of the tile starting at key `start`.
+  Value stageOf(Value start) { return k.rem(k.div(start, c.bkv), c.stages); }
+  /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
+  void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
   void inLeader(function_ref<void()> body);
   /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
@@ -91,18 +123,118 @@ Value TmaProducer::sharedPointer(Value memref, Value bytes) {
                                   address);
 }
 
-void TmaProducer::prologue() {
-  // Thread 0 sets up one mbarrier per stage (one arrival: its own
-  // arrive.expect_tx), made visible to the async proxy; the barrier after
-  // it also publishes the staged Q tile (written by every thread's stores)
-  // to wgmma, whose async-proxy fence precedes it. Then the first tiles.
+void TmaProducer::initBarriers() {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   inLeader([&] {
-    for (int64_t s = 0; s < c.stages; ++s)
+    for (int64_t s = 0; s < c.stages; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, stageBarrier(s), i32(1), Value());
+      if (specializesWarps())
+        NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
+    }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
+}
+
+void TmaProducer::splitRoles(gpu::GPUFuncOp func) {
+  // Every thread sees the initialized barriers; then the producer
+  // warpgroup (threads past the computing ones, a whole warpgroup, as
+  // setmaxnreg needs) branches off and returns after its loop.
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  initBarriers();
+  gpu::BarrierOp::create(b, loc);
+  Region &body = func.getBody();
+  Block *producerBlock = new Block(), *consumerBlock = new Block();
+  body.push_back(producerBlock);
+  body.push_back(consumerBlock);
+  Value isProducer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, c.v.tid, k.idx(c.threads));
+  cf::CondBranchOp::create(b, loc, isProducer, producerBlock, ValueRange{}, consumerBlock,
+                           ValueRange{});
+  b.setInsertionPointToStart(producerBlock);
+  NVVM::SetMaxRegisterOp::create(b, loc, FlashKernelSpec::producerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(scf::IfOp::create(b, loc, first, false).thenBlock());
+    produceAllTiles();
+  }
+  gpu::ReturnOp::create(b, loc);
+  b.setInsertionPointToStart(consumerBlock);
+  NVVM::SetMaxRegisterOp::create(b, loc, FlashKernelSpec::consumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
+}
+
+void TmaProducer::produceAllTiles() {
+  // The n-th tile of the CTA is fill ⌊n / stages⌋ of its stage; fill f ≥ 1
+  // waits for the release of fill f − 1 (empty phase f − 1, parity
+  // (f − 1) & 1 = (f & 1) ^ 1, which on fill 0 is a phase that counts as
+  // complete).
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto loop = scf::ForOp::create(b, loc, c.v.kvBegin, c.v.kvEnd, k.idx(c.bkv));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value start = loop.getInductionVar();
+  Value n = k.div(arith::SubIOp::create(b, loc, start, c.v.kvBegin), c.bkv);
+  Value fill = k.div(n, c.stages);
+  Value parity = i32(arith::XOrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)), k.idx(1)));
+  Value buf = stageOf(start);
+  waitParity(emptyBarrier(buf), parity);
+  issueTile(start, buf);
+}
+
+void TmaProducer::releaseStage(Value kvStart) {
+  if (!specializesWarps()) {
+    KVProducer::releaseStage(kvStart);
+    return;
+  }
+  // This thread's reads of a stage end when the P·V that reads its V is
+  // waited for: in this iteration, or, deferred, in the next one's Q·Kᵀ
+  // wait, which retired the previous tile's; overlapped, the P·V of the
+  // previous tile was issued and waited for in this one.
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto arrive = [&](Value start) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBarrier(stageOf(start)), Value(),
+                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+  };
+  if (!c.s.deferPVWait && !c.s.overlapPV) {
+    arrive(kvStart);
+    return;
+  }
+  Value hasPrevious =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(scf::IfOp::create(b, loc, hasPrevious, false).thenBlock());
+  arrive(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)));
+}
+
+void TmaProducer::waitParity(Value barrier, Value parity) {
+  // (The suspend-time hint, 10 ms, is CUTLASS's.)
+  NVVM::MBarrierTryWaitParityOp::create(k.b, k.loc, barrier, parity, i32(0x989680));
+}
+
+void TmaProducer::prologue() {
+  // Thread 0 sets up the stages' mbarriers; the barrier after it also
+  // publishes the staged Q tile (written by every thread's stores) to
+  // wgmma, whose async-proxy fence precedes it. Then the first tiles.
+  // With a producer warpgroup the barriers were set up before the roles
+  // split (splitRoles); the computing warps publish Q among themselves
+  // (named barrier 1) and the producer fills every stage.
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  if (specializesWarps()) {
+    family.beforeStageBarrier();
+    NVVM::BarrierOp::create(b, loc, Type(), i32(1), i32(c.threads),
+                            NVVM::BarrierReductionAttr(), Value());
+    return;
+  }
+  initBarriers();
   family.beforeStageBarrier();
   gpu::BarrierOp::create(b, loc);
   inLeader([&] {
@@ -132,13 +264,12 @@ Value TmaProducer::acquire(Value kvStart) {
   Value tile = k.div(kvStart, c.bkv);
   Value buf = k.rem(tile, c.stages);
   Value next = k.add(kvStart, distance * c.bkv);
-  inLeader([&] {
-    issueTileBeforeEnd(next, [&] { return k.rem(k.add(tile, distance), c.stages); });
-  });
+  if (!specializesWarps())
+    inLeader([&] {
+      issueTileBeforeEnd(next, [&] { return k.rem(k.add(tile, distance), c.stages); });
+    });
   Value fills = k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)), c.stages);
-  Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
-  // (The suspend-time hint, 10 ms, is CUTLASS's.)
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(buf), parity, i32(0x989680));
+  waitParity(stageBarrier(buf), i32(arith::AndIOp::create(b, loc, fills, k.idx(1))));
   return buf;
 }
 

@@ -74,8 +74,24 @@ public:
   bool keepsRawScores() const override { return c.dv > 64; }
   void accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) override;
   void retireAccumulators(SmallVectorImpl<Value> &acc) override;
+  SmallVector<Value> packP(const ScoreTile &p) override;
+  void issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
+                         SmallVectorImpl<Value> &acc) override;
+  void waitPV(SmallVectorImpl<Value> &acc) override;
+  void accumulatePackedPV(ArrayRef<Value> packed, Value buf,
+                          SmallVectorImpl<Value> &acc) override;
 
 private:
+  /// wgmma.fence, then S = Q·Kᵀ of stage `buf` (⌈d/16⌉ k-steps chained
+  /// through the accumulator struct), committed as a group; its registers
+  /// in pendingScores.
+  void issueScoreGEMM(Value buf);
+  /// pendingScores, once waited for, pinned after the wait, as C tiles.
+  void takeScores();
+  /// O (flat) += P · V(stage `buf`), P packed (4 x i32 per 16 keys), after
+  /// the caller's wgmma.fence; committed, not waited for.
+  SmallVector<Value> issuePackedPVGEMM(ArrayRef<Value> packed, Value buf,
+                                       ArrayRef<Value> flat);
   /// The 32-bit shared-memory address of a workgroup memref's first element,
   /// as i64 (the descriptor arithmetic is 64-bit).
   Value sharedAddress(Value memref);
@@ -121,6 +137,8 @@ private:
   /// Per tile: S as C tiles (one per 8 keys), and V's descriptor.
   SmallVector<Value> scores;
   Value descV;
+  /// S as extracted from the wgmma struct, not yet waited for.
+  SmallVector<Value> pendingScores;
 };
 
 } // namespace
@@ -157,6 +175,19 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
   // S for the warpgroup's 64 rows and all bkv keys, ⌈d/16⌉ k-steps
   // accumulated in the tensor cores, then waited for; the same C fragments
   // as mma.sync's, per 8 keys.
+  issueScoreGEMM(buf);
+  // Also retires the previous tile's P·V when its wait was deferred.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  takeScores();
+  if (s.deferPVWait) {
+    SmallVector<Value> fenced = fenceAccumulators(acc);
+    acc.assign(fenced.begin(), fenced.end());
+  }
+  // The V descriptor of this stage, for P·V.
+  descV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+}
+
+void WgmmaFamily::issueScoreGEMM(Value buf) {
   Value descK = advanceDescriptor(descK0, stageBytes(buf, c.d));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // Both operands by descriptor: upstream's nvvm.wgmma.mma_async. The
@@ -186,16 +217,73 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
   for (int64_t i = 0; i < c.bkv / 2; ++i)
     sAcc.push_back(LLVM::ExtractValueOp::create(b, loc, sStruct, ArrayRef<int64_t>{i}));
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // Also retires the previous tile's P·V when its wait was deferred.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  sAcc = fenceOperands(sAcc);
-  if (s.deferPVWait) {
-    SmallVector<Value> fenced = fenceAccumulators(acc);
-    acc.assign(fenced.begin(), fenced.end());
+  pendingScores = sAcc;
+}
+
+void WgmmaFamily::takeScores() {
+  scores = unflatten(fenceOperands(pendingScores));
+}
+
+SmallVector<Value> WgmmaFamily::packP(const ScoreTile &p) {
+  Type i32 = b.getI32Type();
+  SmallVector<Value> packed;
+  for (int64_t kk = 0; kk < c.bkv / 16; ++kk) {
+    const auto &lo = p[0][2 * kk], &hi = p[0][2 * kk + 1];
+    for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
+                          std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
+      packed.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
   }
-  scores = unflatten(sAcc);
-  // The V descriptor of this stage, for P·V.
-  descV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+  return packed;
+}
+
+SmallVector<Value> WgmmaFamily::issuePackedPVGEMM(ArrayRef<Value> packed, Value buf,
+                                                  ArrayRef<Value> flat) {
+  Value stageV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+  SmallVector<Value> out(flat);
+  for (int64_t kk = 0; kk < c.bkv / 16; ++kk)
+    out = wgmmaRegisterA(c.dv, packed.slice(4 * kk, 4),
+                         advanceDescriptor(stageV, kk * 16 * atomRowBytes),
+                         /*transposeB=*/true, out);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return out;
+}
+
+void WgmmaFamily::issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
+                                    SmallVectorImpl<Value> &acc) {
+  // O (rescaled by the previous iteration) and the previous P complete
+  // before the fence; S is the first group, P·V the second, and waiting
+  // for all but one group waits for S alone.
+  SmallVector<Value> pinned(flatten(acc));
+  pinned.append(prevP.begin(), prevP.end());
+  pinned = fenceOperands(pinned);
+  ArrayRef<Value> flat = ArrayRef<Value>(pinned).take_front(acc.size() * 4);
+  ArrayRef<Value> p = ArrayRef<Value>(pinned).drop_front(acc.size() * 4);
+  issueScoreGEMM(buf);
+  SmallVector<Value> out = issuePackedPVGEMM(p, prevBuf, flat);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  takeScores();
+  SmallVector<Value> tiles = unflatten(out);
+  acc.assign(tiles.begin(), tiles.end());
+}
+
+void WgmmaFamily::waitPV(SmallVectorImpl<Value> &acc) {
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> fenced = fenceAccumulators(acc);
+  acc.assign(fenced.begin(), fenced.end());
+}
+
+void WgmmaFamily::accumulatePackedPV(ArrayRef<Value> packed, Value buf,
+                                     SmallVectorImpl<Value> &acc) {
+  SmallVector<Value> pinned(flatten(acc));
+  pinned.append(packed.begin(), packed.end());
+  pinned = fenceOperands(pinned);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  SmallVector<Value> out =
+      issuePackedPVGEMM(ArrayRef<Value>(pinned).drop_front(acc.size() * 4), buf,
+                        ArrayRef<Value>(pinned).take_front(acc.size() * 4));
+  SmallVector<Value> tiles = unflatten(out);
+  acc.assign(tiles.begin(), tiles.end());
+  waitPV(acc);
 }
 
 void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) {

@@ -64,7 +64,14 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWOPT
 // KWOPT: error: attn-lower-to-gpu: kv-warps must be 0 (auto), 1, 2, 4 or 8, got 3
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-loads=bulk" 2>&1 | FileCheck %s --check-prefix=LOADS
-// LOADS: error: attn-lower-to-gpu: kv-loads must be auto, cp.async or tma, got 'bulk'
+// LOADS: error: attn-lower-to-gpu: kv-loads must be auto, cp.async, tma or tma-producer, got 'bulk'
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma-producer block-q=64" 2>&1 | FileCheck %s --check-prefix=PRODUCER64
+// PRODUCER64: error: attn-lower-to-gpu: kv-loads=tma-producer needs block-q=128 (two consumer warpgroups beside the producer), got 64
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma-producer" 2>&1 | FileCheck %s --check-prefix=TMASYNC
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="overlap-pv=yes" 2>&1 | FileCheck %s --check-prefix=OVOPT
+// OVOPT: error: attn-lower-to-gpu: overlap-pv must be auto, on or off, got 'yes'
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma overlap-pv=on" 2>&1 | FileCheck %s --check-prefix=OVNOPRODUCER
+// OVNOPRODUCER: error: attn-lower-to-gpu: overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), whose computing threads have the registers for two tiles' scores
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma" 2>&1 | FileCheck %s --check-prefix=TMASYNC
 // TMASYNC: error: attn-lower-to-gpu: kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled atoms; mma.sync stages padded rows)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
@@ -261,4 +268,34 @@ func.func @recorded_tma_paged(%q: tensor<2x4x128x64xf16>, %kc: tensor<16x16x2x64
   // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma takes dense K/V tensors, not a paged KV cache}}
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>} : tensor<2x4x128x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
+}
+
+// -----
+
+// A producer warpgroup only issues TMA loads.
+func.func @recorded_producer_without_tma(%q: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: a producer warpgroup issues TMA loads; it needs tma_loads}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, producer_warpgroup = true>}
+      : tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
+}
+
+// -----
+
+// Two computing warpgroups feed on the producer's tiles: 64-row CTAs have one.
+func.func @recorded_producer_one_warpgroup(%q: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma-producer needs block-q=128 (two consumer warpgroups beside the producer), got 64}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true, producer_warpgroup = true>}
+      : tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
+}
+
+// -----
+
+// The overlapped P·V holds two tiles' scores: a producer's registers.
+func.func @recorded_overlap_without_producer(%q: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), whose computing threads have the registers for two tiles' scores}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, tma_loads = true, overlap_pv = true>}
+      : tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
 }

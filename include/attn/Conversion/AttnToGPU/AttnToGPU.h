@@ -77,6 +77,14 @@ struct FlashKernelSpec {
   /// stage is then still being read while tile j+1 is prefetched: a third
   /// stage.
   bool deferPVWait = false;
+  /// wgmma with a producer warpgroup: the P·V of tile j is issued right
+  /// behind tile j+1's S = Q·Kᵀ, and waited for only after tile j+1's
+  /// softmax, so the tensor cores multiply while the warpgroup computes
+  /// exponentials (FlashAttention-3 §3.2, intra-warpgroup pipelining). P of
+  /// the previous tile is loop state (packed, bkv / 4 registers), O is
+  /// rescaled once its P·V is done, and the last tile's P·V follows the
+  /// loops (KernelConfig::overlapPV).
+  bool overlapPV = false;
   /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
   /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
   /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,
@@ -103,7 +111,8 @@ struct FlashKernelSpec {
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    return tileBytes() + tmaBarrierBytes(tmaLoads, stages()) + alignmentSlackBytes();
+    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages()) +
+           alignmentSlackBytes();
   }
   /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
   /// (the key warps combine in the same bytes once the loop is done). The
@@ -119,6 +128,15 @@ struct FlashKernelSpec {
   /// runtime encodes from the manifest's `tensor_maps` and the tensors'
   /// addresses.
   bool tmaLoads = false;
+  /// TMA issued by a producer warpgroup after the computing warps, which
+  /// waits on per-stage "empty" mbarriers the consumers arrive on
+  /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).
+  bool producerWarpgroup = false;
+  /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
+  /// SM's 64K (FlashAttention-3's split for two consumer warpgroups).
+  static constexpr int64_t producerRegisters = 24, consumerRegisters = 240;
+  /// Threads per CTA: the computing warps, then the producer warpgroup.
+  int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
   /// The wgmma path's 128-byte-swizzle atoms must start on 1024-byte
   /// boundaries; the kernel rounds the dynamic shared-memory base up.
   int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }

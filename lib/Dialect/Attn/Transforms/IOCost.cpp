@@ -408,13 +408,21 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvWarps = kvWarps;
-    std::optional<std::optional<bool>> tma = parseKVLoadsOption(kvLoads);
-    if (!tma) {
+    std::optional<KVLoadsRequest> loads = parseKVLoadsOption(kvLoads);
+    if (!loads) {
       diagnosticAnchor()->emitError("attn-io-cost: kv-loads must be ")
           << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
       return failure();
     }
-    r.tmaLoads = *tma;
+    r.tmaLoads = loads->tmaLoads;
+    r.producerWarpgroup = loads->producerWarpgroup;
+    std::optional<std::optional<bool>> overlap = parseAutoOnOffOption(overlapPV);
+    if (!overlap) {
+      diagnosticAnchor()->emitError("attn-io-cost: overlap-pv must be ")
+          << kAutoOnOffValues << ", got '" << overlapPV.getValue() << "'";
+      return failure();
+    }
+    r.overlapPV = *overlap;
     return r;
   }
 
@@ -465,7 +473,9 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                               {"kv_splits", c.kvSplits},
                               {"pack_kv_groups", c.packKVGroups},
                               {"kv_warps", c.kvWarps},
-                              {"tma_loads", c.tmaLoads}};
+                              {"tma_loads", c.tmaLoads},
+                              {"producer_warpgroup", c.producerWarpgroup},
+                              {"overlap_pv", c.overlapPV}};
   }
 
   LogicalResult writeFile(StringRef path,

@@ -81,7 +81,14 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     loop (decode: more warps stream the same staged tiles); `tma_loads`
     (default false, wgmma) whether TMA fills the K/V stages (one thread
     issues each tile's boxes against tensor maps the runtime builds, and
-    the stage reports full on an mbarrier) instead of cp.async.
+    the stage reports full on an mbarrier) instead of cp.async;
+    `producer_warpgroup` (default false, with `tma_loads` and block_q 128)
+    whether a third warpgroup of the CTA issues them (warp specialization:
+    the two computing warpgroups report each stage empty on an mbarrier
+    instead of meeting at a CTA barrier per tile, and take the producer's
+    registers through setmaxnreg); `overlap_pv` (default false, with
+    `producer_warpgroup`) whether each tile's P·V is issued behind the next
+    tile's Q·Kᵀ and waited for after that tile's softmax.
 
     ```mlir
     #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
@@ -98,7 +105,9 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"int64_t", "1">:$kv_splits,
     DefaultValuedParameter<"bool", "false">:$pack_kv_groups,
     DefaultValuedParameter<"int64_t", "1">:$kv_warps,
-    DefaultValuedParameter<"bool", "false">:$tma_loads
+    DefaultValuedParameter<"bool", "false">:$tma_loads,
+    DefaultValuedParameter<"bool", "false">:$producer_warpgroup,
+    DefaultValuedParameter<"bool", "false">:$overlap_pv
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

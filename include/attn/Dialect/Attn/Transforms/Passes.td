@@ -150,9 +150,14 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
     Option<"kvWarps", "kv-warps", "int64_t", /*default=*/"0",
            "mma.sync: warps that divide each K/V tile's keys, 1, 2, 4 or 8 "
            "(0: chosen)">,
+    Option<"overlapPV", "overlap-pv", "std::string", /*default=*/"\"auto\"",
+           "With a producer warpgroup: issue each tile's P·V behind the next "
+           "tile's Q·Kᵀ and wait for it after that tile's softmax: auto "
+           "(chosen), on or off">,
     Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
-           "Who fills the K/V stages: auto (chosen), cp.async, or tma "
-           "(wgmma: cp.async.bulk.tensor through tensor maps)">,
+           "Who fills the K/V stages: auto (chosen), cp.async, tma "
+           "(wgmma: cp.async.bulk.tensor through tensor maps), or "
+                     "tma-producer (issued by a producer warpgroup)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write a JSON report to this file ('-': a table on stdout)">,
     Option<"roofline", "roofline", "std::string", /*default=*/"\"\"",
