@@ -76,6 +76,9 @@ def main():
                           times[kk.replace("=tma-producer", "=tma")] / t
                           for kk, t in times.items() if kk.endswith("kv-loads=tma-producer")
                           and kk.replace("=tma-producer", "=tma") in times}
+        ab_ratio = {kk.replace(" build=B", ""): times[kk.replace(" build=B", "")] / t
+                    for kk, t in times.items() if kk.endswith(" build=B")
+                    and kk.replace(" build=B", "") in times}
         overlap_ratio = {kk.replace(" overlap-pv=on", ""):
                          times[kk.replace("overlap-pv=on", "overlap-pv=off")] / t
                          for kk, t in times.items() if kk.endswith("overlap-pv=on")
@@ -89,7 +92,8 @@ def main():
                    pick_over_best=swept[best_key] / times["pick"],
                    times=times, anchors=anchors, errs=errs,
                    worst_err=max(errs.values(), default=err), tma_over_cp_async=tma_ratio,
-                   producer_over_tma=producer_ratio, overlap_over_not=overlap_ratio)
+                   producer_over_tma=producer_ratio, overlap_over_not=overlap_ratio,
+                   b_over_a=ab_ratio)
         rows.append(row)
         results.write(json.dumps(row) + "\n")
         results.flush()
@@ -98,7 +102,8 @@ def main():
             row["pick_over_best"], anchors.get("cudnn")), flush=True)
         for label, ratio in (("tma / cp.async", tma_ratio),
                              ("producer warpgroup / tma", producer_ratio),
-                             ("overlapped P·V / not", overlap_ratio)):
+                             ("overlapped P·V / not", overlap_ratio),
+                             ("build B / build A", ab_ratio)):
             if ratio:
                 print("    %s: " % label + ", ".join(
                     "%s %.3f" % (kk.replace("mma=wgmma ", ""), x) for kk, x in ratio.items()),
@@ -115,7 +120,8 @@ def main():
         for field, what in (("tma_over_cp_async", "TMA speed ÷ cp.async speed"),
                             ("producer_over_tma", "producer warpgroup ÷ TMA by a computing "
                                                   "thread"),
-                            ("overlap_over_not", "overlapped P·V ÷ not")):
+                            ("overlap_over_not", "overlapped P·V ÷ not"),
+                            ("b_over_a", "build B ÷ build A (bench/ab_merge.py)")):
             if not any(r[field] for r in rows):
                 continue
             f.write("\n| shape | worst err | " + " | ".join(

@@ -131,8 +131,10 @@ const std::vector<const char *> kChips = {
     "sm_80,sm_90", "compute_90a", "sm_101", "sm_103a", "sm_121"};
 const std::vector<const char *> kMma = {"auto", "mma.sync", "wgmma", "",
                                         "WGMMA", "mma", "tcgen05", "mma.sync "};
-const std::vector<const char *> kLoads = {"auto", "cp.async", "tma", "",
-                                          "TMA", "cp.async ", "bulk"};
+const std::vector<const char *> kLoads = {"auto", "cp.async", "tma", "tma-producer", "",
+                                          "TMA", "cp.async ", "bulk", "tma-"};
+const std::vector<const char *> kAutoOnOff = {"auto", "on", "off", "", "ON", "true", "1",
+                                              "on "};
 const std::vector<const char *> kTargets = {"h200", "h100", "a100", "",
                                             "b200", "H200", "cpu", "h200 "};
 const std::vector<const char *> kBools = {"true", "false", "1", "0", "yes",
@@ -147,14 +149,15 @@ const std::vector<OptionSpec> kIOCost = {
     {"peak-f64", kRates},    {"peak-scalar", kRates},
     {"block-q", kTiles},     {"block-kv", kTiles},
     {"kv-splits", kTiles},   {"kv-warps", kWarps},    {"kv-loads", kLoads},
-    {"remarks", kBools}};
+    {"overlap-pv", kAutoOnOff}, {"remarks", kBools}};
 const std::vector<OptionSpec> kFuse = {{"block-q", kTiles},
                                        {"block-kv", kTiles}};
 const std::vector<OptionSpec> kLowerToLoops = {{"decompose-only", kBools}};
 const std::vector<OptionSpec> kLowerToGpu = {
     {"block-q", kTiles},  {"rows-per-warp", kTiles}, {"block-kv", kTiles},
     {"swizzle", kBools},  {"mma", kMma},             {"kv-stages", kTiles},
-    {"kv-splits", kTiles},  {"kv-warps", kWarps},    {"kv-loads", kLoads}};
+    {"kv-splits", kTiles},  {"kv-warps", kWarps},    {"kv-loads", kLoads},
+    {"overlap-pv", kAutoOnOff}};
 const std::vector<OptionSpec> kCpuPipeline = {
     {"target", kTargets}, {"block-q", kTiles}, {"block-kv", kTiles},
     {"detect", kBools},   {"fuse", kBools}};
@@ -162,7 +165,7 @@ const std::vector<OptionSpec> kGpuPipeline = {
     {"chip", kChips},     {"block-q", kTiles}, {"rows-per-warp", kTiles},
     {"block-kv", kTiles}, {"swizzle", kBools}, {"kv-stages", kTiles},
     {"mma", kMma},        {"kv-splits", kTiles}, {"kv-warps", kWarps},
-    {"kv-loads", kLoads}};
+    {"kv-loads", kLoads}, {"overlap-pv", kAutoOnOff}};
 
 /// Reads the input front to back; past the end it yields zeros.
 struct ByteReader {

@@ -105,6 +105,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     producer warpgroup of their own (warp specialization): the computing
     warpgroups report each stage empty on an mbarrier instead of meeting at
     a CTA barrier per tile, and take the producer's registers (setmaxnreg).
+    `overlap-pv=on` (with the producer; the default at d = 128 with three
+    stages) issues each tile's P·V behind the next tile's Q·Kᵀ and waits
+    for it after that tile's softmax, the two computing warpgroups taking
+    turns to issue (FlashAttention-3 §3.1–3.2).
 
     wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
     and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer

@@ -348,6 +348,8 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   for (int64_t i = 0; i < numPacked; ++i)
     init.push_back(arith::ConstantIntOp::create(b, loc, 0, 32));
   producer.prologue();
+  if (s.overlapPV)
+    family.startIssueTurns();
 
   // Three runs of tiles, each loop specialized to its run (statically
   // empty runs are not emitted):

@@ -205,6 +205,9 @@ public:
                                  SmallVectorImpl<Value> &acc) {
     llvm_unreachable("no overlapped P·V");
   }
+  /// Before the first issueScoresThenPV: the second warpgroup hands the
+  /// first its turn (the two issue their GEMMs in alternation).
+  virtual void startIssueTurns() { llvm_unreachable("no overlapped P·V"); }
   /// Waits for the P·V issued by issueScoresThenPV; `acc` re-pinned.
   virtual void waitPV(SmallVectorImpl<Value> &acc) { llvm_unreachable("no overlapped P·V"); }
   /// O += P · V(stage `buf`), P packed, waited for (the last tile's).

@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -78,6 +79,7 @@ public:
   void issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
                          SmallVectorImpl<Value> &acc) override;
   void waitPV(SmallVectorImpl<Value> &acc) override;
+  void startIssueTurns() override;
   void accumulatePackedPV(ArrayRef<Value> packed, Value buf,
                           SmallVectorImpl<Value> &acc) override;
 
@@ -92,6 +94,12 @@ private:
   /// the caller's wgmma.fence; committed, not waited for.
   SmallVector<Value> issuePackedPVGEMM(ArrayRef<Value> packed, Value buf,
                                        ArrayRef<Value> flat);
+  /// The named barrier on which warpgroup `wg` (0 or 1, an i32) waits for
+  /// its turn to issue: 2 + wg (0 is the CTA's, 1 the computing warps').
+  Value turnBarrier(Value wg);
+  /// This warpgroup (i32) and the other one.
+  Value warpgroup();
+  Value otherWarpgroup();
   /// The 32-bit shared-memory address of a workgroup memref's first element,
   /// as i64 (the descriptor arithmetic is 64-bit).
   Value sharedAddress(Value memref);
@@ -248,18 +256,48 @@ SmallVector<Value> WgmmaFamily::issuePackedPVGEMM(ArrayRef<Value> packed, Value 
   return out;
 }
 
+Value WgmmaFamily::warpgroup() {
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), k.div(c.v.warp, 4));
+}
+
+Value WgmmaFamily::otherWarpgroup() {
+  return arith::XOrIOp::create(b, loc, warpgroup(),
+                               arith::ConstantIntOp::create(b, loc, 1, 32));
+}
+
+Value WgmmaFamily::turnBarrier(Value wg) {
+  return arith::AddIOp::create(b, loc, wg, arith::ConstantIntOp::create(b, loc, 2, 32));
+}
+
+void WgmmaFamily::startIssueTurns() {
+  // Warpgroup 1 arrives on warpgroup 0's turn barrier once, so that 0
+  // issues first; from then on each hands the other its turn after issuing.
+  Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warpgroup(),
+                                       arith::ConstantIntOp::create(b, loc, 1, 32));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(scf::IfOp::create(b, loc, second, false).thenBlock());
+  NVVM::BarrierArriveOp::create(b, loc, turnBarrier(otherWarpgroup()),
+                                arith::ConstantIntOp::create(b, loc, c.threads, 32));
+}
+
 void WgmmaFamily::issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
                                     SmallVectorImpl<Value> &acc) {
   // O (rescaled by the previous iteration) and the previous P complete
   // before the fence; S is the first group, P·V the second, and waiting
-  // for all but one group waits for S alone.
+  // for all but one group waits for S alone. The two warpgroups take turns
+  // to issue (FlashAttention-3's ping-pong): while one issues its GEMMs the
+  // other runs its softmax, which the tensor cores then do not wait for.
   SmallVector<Value> pinned(flatten(acc));
   pinned.append(prevP.begin(), prevP.end());
   pinned = fenceOperands(pinned);
   ArrayRef<Value> flat = ArrayRef<Value>(pinned).take_front(acc.size() * 4);
   ArrayRef<Value> p = ArrayRef<Value>(pinned).drop_front(acc.size() * 4);
+  Value threads = arith::ConstantIntOp::create(b, loc, c.threads, 32);
+  NVVM::BarrierOp::create(b, loc, Type(), turnBarrier(warpgroup()), threads,
+                          NVVM::BarrierReductionAttr(), Value());
   issueScoreGEMM(buf);
   SmallVector<Value> out = issuePackedPVGEMM(p, prevBuf, flat);
+  NVVM::BarrierArriveOp::create(b, loc, turnBarrier(otherWarpgroup()), threads);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
   takeScores();
   SmallVector<Value> tiles = unflatten(out);

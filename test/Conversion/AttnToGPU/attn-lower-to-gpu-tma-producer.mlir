@@ -57,16 +57,24 @@
 // releases tile j-1's stage; the last tile's P·V follows the loop, under a
 // branch for a CTA that visited no tile.
 // OVERLAP-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h2_kv2_q256_k1024_d128_v128_bq128_bk128_w16_s3_tma_ws_ov(
+// The two computing warpgroups take turns to issue (ping-pong): warpgroup
+// 1 first hands warpgroup 0 its turn (named barrier 2); each waits on its
+// own (2 + w) before issuing and arrives on the other's after.
+// OVERLAP: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// OVERLAP: scf.if
+// OVERLAP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // OVERLAP: %{{.*}}:52 = scf.for
 // OVERLAP-SAME: -> (vector<2x2xf32>, {{.*}}, f32, i32, i32
 // OVERLAP: nvvm.mbarrier.try_wait.parity
 // OVERLAP: %[[FIRST:.*]] = arith.cmpi ugt
 // OVERLAP: arith.select %[[FIRST]]
+// OVERLAP: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // OVERLAP: nvvm.wgmma.fence.aligned
 // OVERLAP: nvvm.wgmma.mma_async
 // OVERLAP: nvvm.wgmma.commit.group.sync.aligned
 // OVERLAP: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // OVERLAP-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // OVERLAP: ex2.approx.ftz.f32
 // OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Merges two kernel sets of bench/gen_prefill_sweep.py, compiled from the
+same shapes and options by two builds of attn-opt (A: before a change, B:
+after it), into one set that bench/prefill_sweep.py times side by side:
+B's kernels are renamed with a suffix (entry point in the PTX, names in the
+manifest) and each of A's swept configurations `key` gets a twin
+`key build=B`. Only the configurations whose key contains --filter are kept.
+
+    python3 bench/ab_merge.py --a DIR_A --b DIR_B --out DIR [--filter overlap-pv=on]
+"""
+import argparse
+import json
+import os
+import shutil
+
+
+def rename(src_dir, name, suffix, out_dir):
+    new = name + suffix
+    with open(os.path.join(src_dir, name + ".ptx")) as f:
+        ptx = f.read()
+    with open(os.path.join(out_dir, new + ".ptx"), "w") as f:
+        f.write(ptx.replace(name, new))
+    with open(os.path.join(src_dir, name + ".json")) as f:
+        manifest = f.read()
+    with open(os.path.join(out_dir, new + ".json"), "w") as f:
+        f.write(manifest.replace(name, new))
+    return new
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--a", required=True)
+    ap.add_argument("--b", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--suffix", default="_b")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.a, "index.json")) as f:
+        index_a = json.load(f)
+    with open(os.path.join(a.b, "index.json")) as f:
+        index_b = {e["name"]: e for e in json.load(f)}
+    merged = []
+    for entry in index_a:
+        twin = index_b[entry["name"]]
+        configs = {}
+        for key, name in entry["configs"].items():
+            if a.filter not in key or key not in twin["configs"]:
+                continue
+            for ext in (".ptx", ".json"):
+                shutil.copy(os.path.join(a.a, name + ext), a.out)
+            configs[key] = name
+            configs[key + " build=B"] = rename(a.b, twin["configs"][key], a.suffix, a.out)
+        for ext in (".ptx", ".json"):
+            shutil.copy(os.path.join(a.a, entry["pick"] + ext), a.out)
+        merged.append(dict(entry, configs=configs, refused={}))
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(merged, f, indent=1)
+    print("%d shapes, %d kernels" % (len(merged), sum(len(e["configs"]) for e in merged)))
+
+
+if __name__ == "__main__":
+    main()
