@@ -15,68 +15,6 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-std::optional<TensorCoreFamily>
-mlir::attn::parseTensorCoreFamily(llvm::StringRef name) {
-  if (name == "mma.sync")
-    return TensorCoreFamily::MmaSync;
-  if (name == "wgmma")
-    return TensorCoreFamily::Wgmma;
-  return std::nullopt;
-}
-
-llvm::StringRef mlir::attn::stringifyTensorCoreFamily(TensorCoreFamily family) {
-  return family == TensorCoreFamily::Wgmma ? "wgmma" : "mma.sync";
-}
-
-TensorCoreFamily mlir::attn::defaultTensorCoreFamily(llvm::StringRef chip) {
-  return chip == "sm_90a" ? TensorCoreFamily::Wgmma : TensorCoreFamily::MmaSync;
-}
-
-std::optional<TensorCoreFamily>
-mlir::attn::getTensorCoreFamily(TensorCoreFamilyOption option) {
-  switch (option) {
-  case TensorCoreFamilyOption::Auto:
-    return std::nullopt;
-  case TensorCoreFamilyOption::MmaSync:
-    return TensorCoreFamily::MmaSync;
-  case TensorCoreFamilyOption::Wgmma:
-    return TensorCoreFamily::Wgmma;
-  }
-  llvm_unreachable("unknown TensorCoreFamilyOption");
-}
-
-TensorCoreFamilyOption
-mlir::attn::getTensorCoreFamilyOption(TensorCoreFamily family) {
-  return family == TensorCoreFamily::Wgmma ? TensorCoreFamilyOption::Wgmma
-                                           : TensorCoreFamilyOption::MmaSync;
-}
-
-std::optional<KVLoadsRequest> mlir::attn::parseKVLoadsOption(llvm::StringRef value) {
-  if (value == "auto")
-    return KVLoadsRequest{};
-  if (value == "cp.async" || value == "tma" || value == "tma-producer")
-    return KVLoadsRequest{value != "cp.async", value == "tma-producer"};
-  return std::nullopt;
-}
-
-std::optional<std::optional<bool>> mlir::attn::parseAutoOnOffOption(llvm::StringRef value) {
-  if (value == "auto")
-    return std::optional<bool>();
-  if (value == "on" || value == "off")
-    return std::optional<bool>(value == "on");
-  return std::nullopt;
-}
-
-llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
-  return llvm::cl::values(
-      clEnumValN(TensorCoreFamilyOption::Auto, "auto",
-                 "chosen (see the option's description)"),
-      clEnumValN(TensorCoreFamilyOption::MmaSync, "mma.sync",
-                 "mma.sync.m16n8k16 (sm_80 and later)"),
-      clEnumValN(TensorCoreFamilyOption::Wgmma, "wgmma",
-                 "wgmma.mma_async (sm_90a)"));
-}
-
 bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
                                        const AttentionShape &s) {
   return c.family == TensorCoreFamily::Wgmma || (c.rowsPerWarp / 16) * s.headDim > 128;
@@ -128,6 +66,10 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
 
 int64_t mlir::attn::loopRegisterBudget(TensorCoreFamily family) {
   return family == TensorCoreFamily::Wgmma ? 288 : 176;
+}
+
+int64_t mlir::attn::loopRegisterBudget(const KernelConfig &c) {
+  return c.producerWarpgroup ? 304 : loopRegisterBudget(c.family);
 }
 
 namespace {
@@ -470,12 +412,12 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     return;
   }
   auto fits = [&] {
-    return loopRegistersPerThread(c, s) <= loopRegisterBudget(c.family) &&
+    return loopRegistersPerThread(c, s) <= loopRegisterBudget(c) &&
            kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;
   };
   while (!fits()) {
     // O alone over the budget: no key tile fits beside it at this row count.
-    bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c.family);
+    bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c);
     if (!request.kvStages && c.kvStages > 2) {
       --c.kvStages;
       // "v29b": the overlapped P·V with two stages starves the producer.

@@ -437,7 +437,7 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
     for (const TargetSpec &t : {h200, a100}) {
       AttentionShape s = square(4, 16, 4096, d, DType::BF16);
       KernelConfig c = choose(s, t);
-      EXPECT_LE(loopRegistersPerThread(c, s), loopRegisterBudget(c.family)) << d;
+      EXPECT_LE(loopRegistersPerThread(c, s), loopRegisterBudget(c)) << d;
     }
   KernelConfig spilled = choose(square(4, 16, 4096, 128, DType::BF16), a100);
   spilled.blockKV = 64;
@@ -463,9 +463,18 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
                                   square(2, 64, 2048, 32, DType::BF16)})
     for (const TargetSpec &t : {h200, a100}) {
       KernelConfig k = choose(s, t);
-      EXPECT_LE(loopRegistersPerThread(k, s), loopRegisterBudget(k.family));
+      EXPECT_LE(loopRegistersPerThread(k, s), loopRegisterBudget(k));
       EXPECT_LE(kernelSharedMemoryBytes(k, s), t.sramBytesPerBlock);
     }
+  // v29f: d = 192/128 on the H200 takes a producer warpgroup, whose
+  // budget holds 128-key tiles (2 stages: 3 do not fit shared memory, so
+  // no overlap).
+  KernelConfig mlaPick = choose(mla, h200);
+  EXPECT_TRUE(mlaPick.producerWarpgroup);
+  EXPECT_EQ(mlaPick.blockKV, 128);
+  EXPECT_EQ(mlaPick.kvStages, 2);
+  EXPECT_FALSE(mlaPick.overlapPV);
+  EXPECT_GT(loopRegistersPerThread(mlaPick, mla), loopRegisterBudget(mlaPick.family));
   // wgmma atoms are whole 64 columns: d = 80 stages 128 per row.
   EXPECT_EQ(stagedRowPitch(/*wgmmaAtoms=*/true, false, 80), 128);
   EXPECT_EQ(stagedRowPitch(false, false, 80), 88);

@@ -241,6 +241,11 @@ struct KernelConfigRequest {
   std::optional<bool> overlapPV;
 };
 
+/// The `kv-loads=` and `overlap-pv=` values into `request`, or an error
+/// naming the option and the values it takes (KernelConfigOptions.cpp).
+llvm::Error applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRef overlapPV,
+                             KernelConfigRequest &request);
+
 /// Whether the Q tile is staged in shared memory: always for wgmma (its A
 /// operand of Q·Kᵀ is read by descriptor), and for mma.sync when Q's
 /// fragments would take more than 64 registers (m-tiles x d > 128).
@@ -263,6 +268,13 @@ int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape 
 /// d = 192/128 with 128-key tiles (312, 304) spill 208-560 bytes when the
 /// keys end inside a tile.
 int64_t loopRegisterBudget(TensorCoreFamily family);
+/// The budget of `config`'s kernel: its family's, or, with a producer
+/// warpgroup, 304: the computing threads then hold setmaxnreg's 240
+/// registers, allocated for the computing branch alone, and d = 192/128
+/// with 128-key tiles (304) assembles with 0 spills there, causal with a
+/// partial last tile included, and runs 1.16-1.22x its 64-key tiling
+/// (bench/NOTES.md v29f).
+int64_t loopRegisterBudget(const KernelConfig &config);
 
 /// Bytes of shared memory one CTA of `config` uses for `shape` (2-byte
 /// elements): the K/V stages, the Q tile where it is staged, and the wgmma

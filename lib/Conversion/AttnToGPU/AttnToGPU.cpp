@@ -151,10 +151,6 @@ void setProblem(const AttentionShape &shape, Type elt, FlashKernelSpec &s) {
 /// refuses what CUDA's grid limits do not allow.
 LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig &config,
                        FlashKernelSpec &s, Refusal &refusal) {
-  auto fail = [&](const Twine &why) {
-    refusal.why = why.str();
-    return failure();
-  };
   s.tensorCore = config.family == TensorCoreFamily::Wgmma
                      ? FlashKernelSpec::TensorCore::Wgmma
                      : FlashKernelSpec::TensorCore::MmaSync;
@@ -430,21 +426,10 @@ struct AttnLowerToGPUPass
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
     o.request.kvWarps = kvWarps;
-    std::optional<KVLoadsRequest> loads = parseKVLoadsOption(kvLoads);
-    if (!loads) {
-      module.emitError("attn-lower-to-gpu: kv-loads must be ")
-          << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, o.request)) {
+      module.emitError("attn-lower-to-gpu: ") << llvm::toString(std::move(e));
       return failure();
     }
-    o.request.tmaLoads = loads->tmaLoads;
-    o.request.producerWarpgroup = loads->producerWarpgroup;
-    std::optional<std::optional<bool>> overlap = parseAutoOnOffOption(overlapPV);
-    if (!overlap) {
-      module.emitError("attn-lower-to-gpu: overlap-pv must be ")
-          << kAutoOnOffValues << ", got '" << overlapPV.getValue() << "'";
-      return failure();
-    }
-    o.request.overlapPV = *overlap;
     return o;
   }
   /// An op the kernels do not run: an error (strict, or options that

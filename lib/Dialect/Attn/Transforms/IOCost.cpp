@@ -408,21 +408,10 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvWarps = kvWarps;
-    std::optional<KVLoadsRequest> loads = parseKVLoadsOption(kvLoads);
-    if (!loads) {
-      diagnosticAnchor()->emitError("attn-io-cost: kv-loads must be ")
-          << kKVLoadsValues << ", got '" << kvLoads.getValue() << "'";
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, r)) {
+      diagnosticAnchor()->emitError("attn-io-cost: ") << llvm::toString(std::move(e));
       return failure();
     }
-    r.tmaLoads = loads->tmaLoads;
-    r.producerWarpgroup = loads->producerWarpgroup;
-    std::optional<std::optional<bool>> overlap = parseAutoOnOffOption(overlapPV);
-    if (!overlap) {
-      diagnosticAnchor()->emitError("attn-io-cost: overlap-pv must be ")
-          << kAutoOnOffValues << ", got '" << overlapPV.getValue() << "'";
-      return failure();
-    }
-    r.overlapPV = *overlap;
     return r;
   }
 
