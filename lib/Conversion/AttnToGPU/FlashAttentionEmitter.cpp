@@ -348,10 +348,6 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   return loop;
 }
 
-Value FlashAttentionEmitter::stageOf(Value start) {
-  return k.rem(k.div(start, c.bkv), c.stages);
-}
-
 SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
                                                        ValueRange state, bool masked,
                                                        bool inside) {
@@ -362,7 +358,7 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
     Value hasPrevious =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, v.kvBegin);
     Value prevBuf = arith::SelectOp::create(
-        b, loc, hasPrevious, stageOf(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv))), buf);
+        b, loc, hasPrevious, c.stageOf(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv))), buf);
     SmallVector<Value> prevP(state.begin() + pBase, state.begin() + pBase + numPacked);
     family.issueScoresThenPV(buf, prevP, prevBuf, acc);
   } else {
@@ -418,7 +414,7 @@ void FlashAttentionEmitter::finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<
   SmallVector<Value> lastP(loop.getResults().begin() + pBase,
                            loop.getResults().begin() + pBase + numPacked);
   SmallVector<Value> done(acc.begin(), acc.end());
-  family.accumulatePackedPV(lastP, stageOf(last), done);
+  family.accumulatePackedPV(lastP, c.stageOf(last), done);
   scf::YieldOp::create(b, loc, done);
   b.setInsertionPointToStart(branch.elseBlock());
   scf::YieldOp::create(b, loc, acc);

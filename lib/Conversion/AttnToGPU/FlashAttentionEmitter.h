@@ -108,6 +108,9 @@ struct KernelValues {
 /// the kernel's fixed sizes.
 struct KernelContext {
   KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec);
+  /// The K/V stage of the tile that starts at key `start`: tile t lives in
+  /// stage t mod stages (the producers fill, the GEMMs read, it).
+  Value stageOf(Value start) { return k.rem(k.div(start, bkv), stages); }
 
   const FlashKernelSpec &s;
   KernelBuilder k;
@@ -339,8 +342,7 @@ private:
   /// overlapPV: the last tile's P·V, after the loops (none when the CTA
   /// visited no tile); the accumulators complete.
   void finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc);
-  /// The stage of the tile starting at key `start`.
-  Value stageOf(Value start);
+
   /// O = acc / l (0 where l = 0), stored as pairs of the output type; with
   /// split-KV, in f32 with the row's log2-sum-exp beside it.
   void epilogue(scf::ForOp loop);

@@ -89,8 +89,6 @@ private:
   Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   Value emptyBarrier(Value buf) { return sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
   Value emptyBarrier(int64_t buf) { return sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
-  /// The stage of the tile starting at key `start`.
-  Value stageOf(Value start) { return k.rem(k.div(start, c.bkv), c.stages); }
   /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
@@ -183,7 +181,7 @@ void TmaProducer::produceAllTiles() {
   Value fill = k.div(n, c.stages);
   Value parity = i32(arith::XOrIOp::create(
       b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)), k.idx(1)));
-  Value buf = stageOf(start);
+  Value buf = c.stageOf(start);
   waitParity(emptyBarrier(buf), parity);
   issueTile(start, buf);
 }
@@ -200,7 +198,7 @@ void TmaProducer::releaseStage(Value kvStart) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   auto arrive = [&](Value start) {
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBarrier(stageOf(start)), Value(),
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBarrier(c.stageOf(start)), Value(),
                                    NVVM::MemScopeKind::CTA, /*relaxed=*/false);
   };
   if (!c.s.deferPVWait && !c.s.overlapPV) {
@@ -240,7 +238,7 @@ void TmaProducer::prologue() {
   inLeader([&] {
     for (int64_t i = 0; i < c.s.prefetchDistance(); ++i) {
       Value start = k.add(c.v.kvBegin, i * c.bkv);
-      issueTileBeforeEnd(start, [&] { return k.rem(k.div(start, c.bkv), c.stages); });
+      issueTileBeforeEnd(start, [&] { return c.stageOf(start); });
     }
   });
 }
