@@ -57,9 +57,12 @@ def main():
     ap.add_argument("--graphs", action="store_true",
                     help="time CUDA-graph replays (attn-opt and the anchors alike): the "
                          "GPU's work without the host's launch cost")
+    ap.add_argument("--clean-l2", action="store_true",
+                    help="empty the L2 before each timed call by reading, not zeroing, 256 MB "
+                         "(attn_run.timer: no dirty lines written back during the kernel)")
     a = ap.parse_args()
     global bench
-    bench = timer(a.graphs)
+    bench = timer(a.graphs, clean_l2=a.clean_l2)
     with open(os.path.join(a.kernels, "index.json")) as f:
         index = json.load(f)
     x = torch.empty(2 << 30, device="cuda", dtype=torch.bfloat16).normal_()

@@ -34,13 +34,29 @@ def decode_ir(B, Hq, Hkv, Lk, d, dtype="bf16"):
             "  return %%o : %s\n}\n" % (q, kv, kv, q, d ** -0.5, q, kv, kv, q, q))
 
 
+def add_options_argument(ap):
+    """--options: more --attn-gpu-pipeline options for every kernel (an A/B
+    of one choice over a whole generator's set, e.g. kv-loads=tma)."""
+    def set_options(value):
+        global EXTRA_OPTIONS
+        EXTRA_OPTIONS = value
+        return value
+    ap.add_argument("--options", default="", type=set_options,
+                    help="more --attn-gpu-pipeline options for every kernel")
+
+
 def write_index(out, index):
     """The shape list a benchmark reads: <out>/index.json."""
     with open(os.path.join(out, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
 
 
+#: Options every compile_one call adds (the generators' --options).
+EXTRA_OPTIONS = ""
+
+
 def compile_one(attn_opt, src, out, options):
+    options = (EXTRA_OPTIONS + " " + options).strip()
     before = set(os.listdir(out))
     r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=%s dump-dir=%s" % (options, out),
                         "-o", os.devnull], capture_output=True, text=True)
@@ -69,6 +85,10 @@ def main():
                          "was not fitted on")
     ap.add_argument("--head-dim", type=int, default=128)
     ap.add_argument("--no-sweep", action="store_true")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL:OPTIONS",
+                    help="one more kernel per shape, compiled with OPTIONS (the pick's "
+                         "config re-chosen under them) and timed as sweep point LABEL")
+    add_options_argument(ap)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     src = os.path.join(a.out, "src.mlir")
@@ -87,10 +107,12 @@ def main():
                 entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=a.head_dim, kernel=chosen,
                              kv_splits=man["kv_splits"], block_kv=man["block_kv"],
                              kv_stages=man["kv_stages"], kv_warps=man["kv_warps"], sweep={})
+                variants = [tuple(v.split(":", 1)) for v in a.variant]
                 if not a.no_sweep:
-                    variants = [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
-                                 "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
-                                for s in SWEEP.get(B, SWEEP[1]) for bkv, w in TILES]
+                    variants += [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
+                                  "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
+                                 for s in SWEEP.get(B, SWEEP[1]) for bkv, w in TILES]
+                if variants:
                     for label, options in variants:
                         name, err = compile_one(a.attn_opt, src, a.out, options)
                         if name:

@@ -16,7 +16,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import SWEEP, TILES, compile_one, decode_ir, write_index  # noqa: E402
+from gen_decode_kernels import (SWEEP, TILES, add_options_argument, compile_one,  # noqa: E402
+                                decode_ir, write_index)  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE_SIZES = (16, 128)
@@ -57,6 +58,7 @@ def main():
     ap.add_argument("--prefill", action="store_true",
                     help="chunked prefill instead: a few Lq > 1 shapes, causal bottom-right "
                          "(the wgmma kernels on sm_90a), for correctness")
+    add_options_argument(ap)
     a = ap.parse_args()
     if a.prefill:
         return prefill(a)

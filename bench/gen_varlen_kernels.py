@@ -28,7 +28,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_decode_kernels import compile_one, write_index  # noqa: E402
+from gen_decode_kernels import add_options_argument, compile_one, write_index  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -112,6 +112,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "kernels_varlen"))
     ap.add_argument("--sweep", type=int, default=0, help="draw this many random shapes instead")
     ap.add_argument("--seed", type=int, default=1)
+    add_options_argument(ap)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.sweep:

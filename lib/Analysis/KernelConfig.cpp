@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
@@ -127,20 +128,37 @@ llvm::Error checkOverlapPV(const KernelConfig &c) {
   return llvm::Error::success();
 }
 
+/// The TMA unit (cp.async.bulk) arrived with sm_90.
+bool chipHasTma(llvm::StringRef chip) {
+  unsigned version = 0;
+  return chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+         version >= 90;
+}
+
 /// TMA writes whole boxes of a tensor map over a dense [B, Hkv, Lk, d]
-/// tensor into wgmma's swizzled atoms: the mma.sync kernels' padded rows
-/// are no TMA layout, and a paged pool or a packed batch is addressed per
-/// row through tables the tensor map does not know.
-llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s) {
+/// tensor into wgmma's swizzled atoms; a paged pool or a packed batch is
+/// addressed per row through tables the tensor map does not know. The
+/// mma.sync kernels' padded rows take one bulk copy per key row instead,
+/// addressed as any row is (every K/V form), but not XOR-swizzled chunks.
+llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s,
+                          const TargetSpec &target) {
   if (!c.tmaLoads)
     return c.producerWarpgroup
                ? reason("a producer warpgroup issues TMA loads; it needs tma_loads")
                : checkOverlapPV(c);
-  if (c.family != TensorCoreFamily::Wgmma)
-    return reason("kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled "
-                  "atoms; mma.sync stages padded rows)");
+  if (!chipHasTma(target.chip))
+    return reason("kv-loads=tma needs the TMA unit of sm_90 or later; target '" + target.name +
+                  "' is " + target.chip);
+  if (c.family != TensorCoreFamily::Wgmma) {
+    if (c.producerWarpgroup)
+      return reason("kv-loads=tma-producer needs mma=wgmma (its computing warpgroups)");
+    if (c.swizzle)
+      return reason("kv-loads=tma on mma.sync copies whole rows; swizzle=true permutes "
+                    "their 16-byte chunks");
+    return checkOverlapPV(c);
+  }
   if (s.pageSize > 0 || s.varlen)
-    return reason(llvm::Twine("kv-loads=tma takes dense K/V tensors, not ") +
+    return reason(llvm::Twine("kv-loads=tma on mma=wgmma takes dense K/V tensors, not ") +
                   (s.varlen ? "a packed variable-length batch" : "a paged KV cache"));
   if (llvm::Error e = checkProducerWarpgroup(c))
     return e;
@@ -276,7 +294,7 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                   " (each warp stores an equal share of the output's 8-column blocks)");
   if (llvm::Error e = checkKVSplits(c, s))
     return e;
-  if (llvm::Error e = checkTmaLoads(c, s))
+  if (llvm::Error e = checkTmaLoads(c, s, target))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
   if (smem > target.sramBytesPerBlock)
@@ -390,7 +408,9 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
   int64_t group = s.headsQ / s.headsKV;
   c.packKVGroups = group > 1;
   c.rowsPerWarp = 16;
-  c.blockQ = std::clamp<int64_t>(llvm::alignTo(group * s.seqQ, 16), 16, 64);
+  // The packed rows in the fewest m16 tiles of a legal block-q (16, 32,
+  // 64): 33 to 48 rows take 64, not 48.
+  c.blockQ = std::clamp<int64_t>(llvm::PowerOf2Ceil(uint64_t(group * s.seqQ)), 16, 64);
   // With one m16 tile per warp, S for 64 keys (32 registers) fits beside
   // the d = 128 O accumulators (64), unlike v6's 32 rows per warp.
   c.blockKV = 64;

@@ -170,9 +170,10 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.producerWarpgroup = config.producerWarpgroup;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
-  // The key warps' combine views the same dynamic buffer as f32.
-  s.dynamicSharedMemory =
-      s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory() || s.kvWarps > 1;
+  // The key warps' combine views the same dynamic buffer as f32, and the
+  // TMA stages' mbarriers follow the tiles in it.
+  s.dynamicSharedMemory = s.sharedMemoryBytes() > 48 * 1024 || s.qInSharedMemory() ||
+                          s.kvWarps > 1 || s.tmaLoads;
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
   s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
@@ -549,7 +550,7 @@ struct AttnLowerToGPUPass
       for (Value t : spec->scoreModTensors)
         args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
-      if (spec->tmaLoads)
+      if (spec->tensorMapLoads())
         for (Value kv : {inputs[1], inputs[2]})
           args.push_back(createTensorMap(b, loc, kv, spec->blockKV));
       // Named first: argument evaluation order is unspecified in C++, and

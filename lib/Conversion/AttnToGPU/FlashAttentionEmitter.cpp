@@ -248,8 +248,9 @@ void FlashAttentionEmitter::zeroHeadDimPadding() {
       vector::StoreOp::create(b, loc, zeros, tile, family.tileAt(buf, k.rem(slot, rows), padCol));
     }
   };
-  // (TMA zero-fills the columns past d of every box it writes.)
-  if (!s.tmaLoads)
+  // (TMA zero-fills the columns past d of every box it writes; bulk row
+  // copies write d columns and leave these zeros alone.)
+  if (!s.tensorMapLoads())
     zeroRows(v.kTile, c.bkv, c.stages);
   if (s.qInSharedMemory())
     zeroRows(v.qTile, c.bq, std::nullopt);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
+#include "PageLookup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,55 +23,6 @@ using namespace mlir::attn;
 void KVProducer::releaseStage(Value) { gpu::BarrierOp::create(k.b, k.loc); }
 
 namespace {
-
-/// The pages of one staged tile of a paged KV cache, each looked up in the
-/// block table once for the K and the V copies. Lookups are clamped to the
-/// sequence's last page, so that no entry past it (which may hold anything)
-/// is ever used as an address.
-class PageLookup {
-public:
-  PageLookup(KernelContext &c, Value start) : c(c), k(c.k), start(start) {
-    if (!c.s.paged())
-      return;
-    // The last page of the sequence (page 0 for an empty one).
-    Value lastKey = arith::SubIOp::create(k.b, k.loc,
-                                          arith::MaxUIOp::create(k.b, k.loc, c.v.kvLen, k.idx(1)),
-                                          k.idx(1));
-    lastPage = k.div(lastKey, c.s.pageSize);
-  }
-
-  /// The page of the thread's row `kvRow`, which lies in the step of rows
-  /// [stepRow, stepRow + rowsPerStep) of the tile. When no step straddles a
-  /// page boundary (the page size a multiple of the step, and the tile a
-  /// multiple or a divisor of the page, as with power-of-two sizes) the
-  /// page is the step's, the same for every thread and one load per page
-  /// of the tile; otherwise it is looked up per row.
-  Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
-    const int64_t pageSize = c.s.pageSize;
-    bool uniform = pageSize % rowsPerStep == 0 &&
-                   (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
-    if (!uniform)
-      return lookup(k.div(kvRow, pageSize));
-    int64_t pageInTile = stepRow / pageSize;
-    Value &page = stepPages[pageInTile];
-    if (!page)
-      page = lookup(k.add(k.div(start, pageSize), pageInTile));
-    return page;
-  }
-
-private:
-  Value lookup(Value pageIndex) {
-    pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
-    Value page = memref::LoadOp::create(k.b, k.loc, c.v.blockTable,
-                                        ValueRange{c.v.batch, pageIndex});
-    return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), page);
-  }
-
-  KernelContext &c;
-  KernelBuilder &k;
-  Value start, lastPage;
-  llvm::DenseMap<int64_t, Value> stepPages;
-};
 
 class CpAsyncProducer final : public KVProducer {
 public:

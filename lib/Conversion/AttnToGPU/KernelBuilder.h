@@ -28,7 +28,7 @@ namespace attn {
 struct KernelParameters {
   Value Q, K, V, O, LSE, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
   SmallVector<Value> scoreModTensors;
-  /// TMA loads: the K and V tensor maps (FlashKernelSpec::tmaLoads), last.
+  /// TMA loads: the K and V tensor maps (FlashKernelSpec::tensorMapLoads), last.
   Value kTensorMap, vTensorMap;
   /// The parameter types of `s`'s kernel.
   static SmallVector<Type> types(Builder &b, const FlashKernelSpec &s);

@@ -38,7 +38,7 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
     params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
   }
   // The K and V CUtensorMaps, by generic pointers to global memory.
-  if (s.tmaLoads)
+  if (s.tensorMapLoads())
     params.append(2, LLVM::LLVMPointerType::get(b.getContext()));
   return params;
 }
@@ -66,7 +66,7 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
   }
   for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
     p.scoreModTensors.push_back(take());
-  if (s.tmaLoads) {
+  if (s.tensorMapLoads()) {
     p.kTensorMap = take();
     p.vTensorMap = take();
   }

@@ -162,7 +162,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   // swizzle given here and zero fill out of bounds, and passes a pointer to
   // it in global memory (128 bytes, 64-byte aligned) as the argument `arg`.
   SmallVector<Attribute> tensorMaps;
-  if (s.tmaLoads) {
+  if (s.tensorMapLoads()) {
     for (StringRef tensor : {"k", "v"}) {
       std::string arg = (tensor + "_tensor_map").str();
       tensorMaps.push_back(dict({{"arg", str(arg)},

@@ -17,6 +17,18 @@
 // ⌊(t − f) / stages⌋ mod 2. Boxes reaching past Lk (or past d, in the last
 // atom) are zero-filled by the hardware and their bytes still count.
 //
+// The mma.sync kernels (FlashKernelSpec::bulkRowLoads) stage padded rows,
+// which no tensor box writes: there every computing thread issues whole key
+// rows as bulk copies (cp.async.bulk, d·2 bytes each, into the row's place
+// in the padded tile), rows r = tid, tid + threads, ... of K then of V, and
+// the stage's mbarrier counts one arrival per thread, each armed with the
+// bytes of that thread's rows. The rows are addressed like the cp.async
+// chunks (dense, paged through the block table, or packed), so every K/V
+// form takes them; rows past the sequence are zeroed by the thread's own
+// stores before it arrives (a copy would bring what lies past it, maybe
+// NaN, which P = 0 does not hide). A decode CTA of one warp thus issues 4
+// copies per 64-key tile pair instead of 64 16-byte cp.async per thread.
+//
 // Why: with cp.async every thread computes addresses and issues 16-byte
 // copies of every tile (16 per thread and tile at 128 x 128, d = 128), in
 // the same instruction stream as the softmax that keeps the tensor cores
@@ -41,6 +53,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
+#include "PageLookup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -49,6 +62,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -78,9 +92,22 @@ private:
   /// The producer warpgroup's loop (its first thread): every tile of the
   /// CTA, each into its stage once the stage's previous tile is released.
   void produceAllTiles();
-  /// Thread 0 only: arms stage `buf`'s mbarrier with the tile's bytes and
-  /// issues the K and V boxes of the tile that starts at key `start`.
-  void issueTile(Value start, Value buf);
+  /// Copies the K and V tiles that start at key `start` into stage `buf`
+  /// (in the issuing threads only: see inIssuers).
+  void issueTile(Value start, Value buf) {
+    c.s.bulkRowLoads() ? issueRows(start, buf) : issueBoxes(start, buf);
+  }
+  /// Thread 0: arms stage `buf`'s mbarrier with the tile's bytes and issues
+  /// the K and V boxes.
+  void issueBoxes(Value start, Value buf);
+  /// Every computing thread: zeroes its rows past the sequence, arms the
+  /// mbarrier with its other rows' bytes and copies them.
+  void issueRows(Value start, Value buf);
+  /// `body` in the threads that issue a tile: thread 0 for boxes, every
+  /// computing thread for rows.
+  void inIssuers(function_ref<void()> body) {
+    c.s.bulkRowLoads() ? body() : inLeader(body);
+  }
   /// issueTile into stage `stage()`, unless the tile starts at or past the
   /// CTA's last key (the stage is computed under that guard).
   void issueTileBeforeEnd(Value start, function_ref<Value()> stage);
@@ -96,6 +123,12 @@ private:
   /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
   /// plus `bytes`.
   Value sharedPointer(Value memref, Value bytes);
+  /// The bytes from `memref`'s first element to the one at `indices` (a
+  /// static shape with the identity layout, as the kernel's tensors and
+  /// tiles have).
+  Value byteOffset(Value memref, ValueRange indices);
+  /// The global address (!llvm.ptr<1>) of `memref`'s element at `indices`.
+  Value globalPointer(Value memref, ValueRange indices);
   Value i32(Value index) {
     return arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI32Type(), index);
   }
@@ -121,12 +154,37 @@ Value TmaProducer::sharedPointer(Value memref, Value bytes) {
                                   address);
 }
 
+Value TmaProducer::byteOffset(Value memref, ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t stride = type.getElementTypeBitWidth() / 8;
+  Value bytes = k.idx(0);
+  for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+    bytes = k.add(bytes, k.mul(indices[dim], stride));
+    stride *= type.getDimSize(dim);
+  }
+  return bytes;
+}
+
+Value TmaProducer::globalPointer(Value memref, ValueRange indices) {
+  // The aligned pointer is a generic address; cvta.to.global makes it a
+  // global one, which the bulk copy's source must be.
+  OpBuilder &b = k.b;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, k.loc, memref);
+  Value address = arith::IndexCastUIOp::create(b, k.loc, b.getI64Type(),
+                                               k.add(base, byteOffset(memref, indices)));
+  Value generic = LLVM::IntToPtrOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                           address);
+  return LLVM::AddrSpaceCastOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+                                       generic);
+}
+
 void TmaProducer::initBarriers() {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   inLeader([&] {
     for (int64_t s = 0; s < c.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, stageBarrier(s), i32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, stageBarrier(s),
+                                   i32(c.s.bulkRowLoads() ? c.threads : 1), Value());
       if (specializesWarps())
         NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
     }
@@ -235,7 +293,7 @@ void TmaProducer::prologue() {
   initBarriers();
   family.beforeStageBarrier();
   gpu::BarrierOp::create(b, loc);
-  inLeader([&] {
+  inIssuers([&] {
     for (int64_t i = 0; i < c.s.prefetchDistance(); ++i) {
       Value start = k.add(c.v.kvBegin, i * c.bkv);
       issueTileBeforeEnd(start, [&] { return c.stageOf(start); });
@@ -263,7 +321,7 @@ Value TmaProducer::acquire(Value kvStart) {
   Value buf = k.rem(tile, c.stages);
   Value next = k.add(kvStart, distance * c.bkv);
   if (!specializesWarps())
-    inLeader([&] {
+    inIssuers([&] {
       issueTileBeforeEnd(next, [&] { return k.rem(k.add(tile, distance), c.stages); });
     });
   Value fills = k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)), c.stages);
@@ -271,7 +329,7 @@ Value TmaProducer::acquire(Value kvStart) {
   return buf;
 }
 
-void TmaProducer::issueTile(Value start, Value buf) {
+void TmaProducer::issueBoxes(Value start, Value buf) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t atomsK = llvm::divideCeil(c.d, 64), atomsV = llvm::divideCeil(c.dv, 64);
@@ -297,6 +355,100 @@ void TmaProducer::issueTile(Value start, Value buf) {
           /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
           NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
     }
+  }
+}
+
+namespace {
+
+/// One key row that a thread copies into a stage: `active` says whether
+/// the thread has it (null: always), `inside` whether it is a key of the
+/// sequence (null: always), the others are zeroed instead.
+struct RowCopy {
+  Value tile, row, active, inside, src;
+  int64_t cols;
+};
+
+/// `a ∧ b` of two conditions where null is true.
+Value both(KernelBuilder &k, Value a, Value b) {
+  if (!a || !b)
+    return a ? a : b;
+  return arith::AndIOp::create(k.b, k.loc, a, b);
+}
+
+} // namespace
+
+void TmaProducer::issueRows(Value start, Value buf) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const KernelValues &v = c.v;
+  const int64_t elementBytes = c.T.getIntOrFloatBitWidth() / 8;
+  PageLookup pages(c, start);
+  // The thread's rows: one per step of `threads` rows through K's tile,
+  // then V's; a CTA with more threads than a tile has rows (threads and
+  // block_kv are powers of two) gives thread t K's row t or V's row
+  // t − block_kv.
+  SmallVector<RowCopy> copies;
+  auto addRow = [&](Value src, Value tile, int64_t cols, Value row, Value active,
+                    int64_t stepRow, int64_t rowsPerStep) {
+    Value key = k.add(start, row);
+    Value inside;
+    if (c.s.dynamicKVLength())
+      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, v.kvLen);
+    else if (c.kTail)
+      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, k.idx(c.lk));
+    SmallVector<Value> at;
+    if (c.s.paged())
+      at = {pages.pageOf(stepRow, rowsPerStep, key), k.rem(key, c.s.pageSize), v.kvHead, k.idx(0)};
+    else
+      at = c.keyAt(key, k.idx(0), /*inSequence=*/!inside);
+    copies.push_back({tile, row, active, inside, globalPointer(src, at), cols});
+  };
+  for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
+                                 std::tuple<Value, Value, int64_t>{v.V, v.vTile, c.dv}}) {
+    if (c.threads <= c.bkv) {
+      assert(c.bkv % c.threads == 0 && "power-of-two tiles and CTAs");
+      for (int64_t step = 0; step < c.bkv; step += c.threads)
+        addRow(src, tile, cols, k.add(v.tid, step), Value(), step, c.threads);
+      continue;
+    }
+    Value part = k.div(v.tid, c.bkv);
+    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part,
+                                         k.idx(tile == v.kTile ? 0 : 1));
+    addRow(src, tile, cols, k.rem(v.tid, c.bkv), active, 0, c.bkv);
+  }
+  // Zero the rows past the sequence, then arrive (its release publishes
+  // the zeros with the copies) armed with the bytes of the copied rows.
+  Value bytes = i32(0);
+  for (const RowCopy &row : copies) {
+    Value rowBytes = i32(row.cols * elementBytes);
+    if (Value copied = both(k, row.active, row.inside))
+      rowBytes = arith::SelectOp::create(b, loc, copied, rowBytes, i32(0));
+    bytes = arith::AddIOp::create(b, loc, bytes, rowBytes);
+    if (!row.inside)
+      continue;
+    Value outside = arith::XOrIOp::create(b, loc, row.inside,
+                                          arith::ConstantIntOp::create(b, loc, 1, 1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, both(k, row.active, outside), false).thenBlock());
+    Value zeros = k.zeros(VectorType::get({8}, c.T));
+    for (int64_t col = 0; col < row.cols; col += 8)
+      vector::StoreOp::create(b, loc, zeros, row.tile, family.tileAt(buf, row.row, k.idx(col)));
+  }
+  Value full = stageBarrier(buf);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, bytes, NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false, Value());
+  for (const RowCopy &row : copies) {
+    OpBuilder::InsertionGuard guard(b);
+    if (Value copied = both(k, row.active, row.inside))
+      b.setInsertionPointToStart(scf::IfOp::create(b, loc, copied, false).thenBlock());
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+        sharedPointer(row.tile, byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0)))));
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, loc, dst, row.src, full,
+                                                     i32(row.cols * elementBytes),
+                                                     /*multicastMask=*/Value(),
+                                                     /*l2CacheHint=*/Value());
   }
 }
 

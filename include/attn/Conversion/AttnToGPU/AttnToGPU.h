@@ -122,12 +122,17 @@ struct FlashKernelSpec {
                         (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0),
                     keyWarpCombineBytes(kvWarps, blockQ, headDimV));
   }
-  /// wgmma: the K/V stages are filled by TMA (KernelConfig::tmaLoads). The
-  /// kernel then takes one more parameter, `kv_tensor_maps`: the K and V
-  /// tensor maps (CUtensorMap, 128 bytes each) in global memory, which the
-  /// runtime encodes from the manifest's `tensor_maps` and the tensors'
-  /// addresses.
+  /// The K/V stages are filled by the TMA unit (KernelConfig::tmaLoads),
+  /// each stage's arrival counted by an mbarrier (TmaProducer.cpp). wgmma:
+  /// as tensor boxes in its swizzled atoms (tensorMapLoads); the kernel then
+  /// takes two more parameters, the K and V tensor maps (CUtensorMap, 128
+  /// bytes each) in global memory, which the runtime encodes from the
+  /// manifest's `tensor_maps` and the tensors' addresses. mma.sync: as one
+  /// bulk copy per key row into its padded rows (bulkRowLoads), addressed
+  /// like the cp.async chunks (dense, paged or packed K/V alike).
   bool tmaLoads = false;
+  bool tensorMapLoads() const { return tmaLoads && wgmma(); }
+  bool bulkRowLoads() const { return tmaLoads && !wgmma(); }
   /// TMA issued by a producer warpgroup after the computing warps, which
   /// waits on per-stage "empty" mbarriers the consumers arrive on
   /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).

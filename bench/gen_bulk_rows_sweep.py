@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""A random sweep of mma.sync kernels whose K/V stages are filled by bulk
+row copies (`kv-loads=tma` on mma.sync: one cp.async.bulk per key row and
+an mbarrier per stage, TmaProducer.cpp), for bench/check_kernels.py on the
+GPU machine. Draws decode and small-query shapes (GQA packing, Lq 1 to 64),
+mma.sync prefill tiles (a CTA with more threads than a tile has rows, so
+each thread copies one K or one V row), odd key counts (rows past the
+sequence zeroed by stores), both causal alignments, additive and keep
+masks, d != dv and odd multiples of 8 (zeroed padding columns), 1 to 8 key
+warps, 32- to 128-key tiles, 2 to 4 stages, split and not. A draw the
+kernels refuse (with its reason) is drawn again; any other failure stops.
+
+    python3 bench/gen_bulk_rows_sweep.py --out bench/kernels_chk_bulk --cases 40 --seed 1
+    # on the GPU machine:
+    python3 bench/check_kernels.py bench/kernels_chk_bulk
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_check_kernels import case_ir, run_sweep  # noqa: E402
+
+
+def draw(rng):
+    """(IR text, --attn-gpu-pipeline options, None) for run_sweep."""
+    dtype = rng.choice(["bf16", "f16"])
+    B = rng.choice([1, 1, 2, 3])
+    Hkv = rng.choice([1, 2, 4])
+    G = rng.choice([1, 2, 4, 8])
+    prefill = rng.random() < 0.3
+    Lq = rng.choice([64, 100, 333]) if prefill else rng.choice([1, 1, 1, 2, 3, 4, 7, 16, 33, 64])
+    Lk = rng.choice([rng.randint(1, 300), rng.randint(300, 5000), 64, 4096])
+    d, dv = rng.choice([(128, 128), (128, 128), (64, 64), (96, 96), (128, 64), (80, 80),
+                        (88, 88), (72, 64)])
+    causal = rng.choice([None, None, "top_left", "bottom_right"])
+    Hq = G * Hkv
+    mask = rng.choice([None, None, ("add", [B, 1, 1, Lk]), ("add", [B, Hq, Lq, Lk]),
+                       ("keep", [B, 1, Lq, Lk]), ("keep", [1, 1, 1, Lk])])
+    options = ["strict=true", "mma=mma.sync", "kv-loads=tma",
+               "block-kv=%d" % rng.choice([32, 64, 128]),
+               "kv-stages=%d" % rng.choice([2, 2, 3, 4])]
+    if not prefill:
+        options.append("kv-warps=%d" % rng.choice([1, 2, 4, 8]))
+    if rng.random() < 0.3:
+        options.append("kv-splits=1")
+    text = case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv)
+    return text, " ".join(options), None
+
+
+def refused(stderr):
+    """Tile configurations the kernels refuse, with the reason."""
+    return any(x in stderr for x in ("kv-warps", "block-kv=128", "shared memory", "kv-stages"))
+
+
+if __name__ == "__main__":
+    sys.exit(run_sweep(__doc__, draw, refused=refused,
+                       describe=lambda n, out: "%d bulk-row kernels in %s" % (n, out)))

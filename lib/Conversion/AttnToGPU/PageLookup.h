@@ -1,0 +1,71 @@
+//===- PageLookup.h - the pages of a staged K/V tile ------------*- C++ -*-===//
+//
+// Internal to lib/Conversion/AttnToGPU: the block-table reads of a paged KV
+// cache's tile, shared by the producers that copy K/V rows (KVProducer.cpp's
+// cp.async chunks, TmaProducer.cpp's bulk rows).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_LIB_CONVERSION_ATTNTOGPU_PAGELOOKUP_H
+#define ATTN_LIB_CONVERSION_ATTNTOGPU_PAGELOOKUP_H
+
+#include "FlashAttentionEmitter.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+namespace attn {
+
+/// The pages of one staged tile of a paged KV cache, each looked up in the
+/// block table once for the K and the V copies. Lookups are clamped to the
+/// sequence's last page, so that no entry past it (which may hold anything)
+/// is ever used as an address.
+class PageLookup {
+public:
+  PageLookup(KernelContext &c, Value start) : c(c), k(c.k), start(start) {
+    if (!c.s.paged())
+      return;
+    // The last page of the sequence (page 0 for an empty one).
+    Value lastKey = arith::SubIOp::create(k.b, k.loc,
+                                          arith::MaxUIOp::create(k.b, k.loc, c.v.kvLen, k.idx(1)),
+                                          k.idx(1));
+    lastPage = k.div(lastKey, c.s.pageSize);
+  }
+
+  /// The page of the thread's row `kvRow`, which lies in the step of rows
+  /// [stepRow, stepRow + rowsPerStep) of the tile. When no step straddles a
+  /// page boundary (the page size a multiple of the step, and the tile a
+  /// multiple or a divisor of the page, as with power-of-two sizes) the
+  /// page is the step's, the same for every thread and one load per page
+  /// of the tile; otherwise it is looked up per row.
+  Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
+    const int64_t pageSize = c.s.pageSize;
+    bool uniform = pageSize % rowsPerStep == 0 &&
+                   (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
+    if (!uniform)
+      return lookup(k.div(kvRow, pageSize));
+    int64_t pageInTile = stepRow / pageSize;
+    Value &page = stepPages[pageInTile];
+    if (!page)
+      page = lookup(k.add(k.div(start, pageSize), pageInTile));
+    return page;
+  }
+
+private:
+  Value lookup(Value pageIndex) {
+    pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
+    Value page = memref::LoadOp::create(k.b, k.loc, c.v.blockTable,
+                                        ValueRange{c.v.batch, pageIndex});
+    return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), page);
+  }
+
+  KernelContext &c;
+  KernelBuilder &k;
+  Value start, lastPage;
+  llvm::DenseMap<int64_t, Value> stepPages;
+};
+
+} // namespace attn
+} // namespace mlir
+
+#endif // ATTN_LIB_CONVERSION_ATTNTOGPU_PAGELOOKUP_H
