@@ -279,8 +279,15 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert tma.manifest["launches"][0]["args"][-2:] == ["k_tensor_map", "v_tensor_map"]
     copied = attnopt.compile(prefill, kv_loads="cp.async")
     assert copied.manifest["kv_loads"] == "cp.async" and copied.manifest["tensor_maps"] == []
-    with pytest.raises(attnopt.MLIRError, match="kv-loads=tma needs mma=wgmma"):
-        attnopt.compile(prefill, kv_loads="tma", mma="mma.sync")
+    # On mma.sync (sm_90) TMA copies whole K/V rows (cp.async.bulk): no
+    # tensor maps, no extra arguments; refused on sm_80 with the reason.
+    rows = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_loads="tma")
+    assert rows.manifest["kv_loads"] == "tma" and rows.name.endswith("_tma")
+    assert rows.manifest["tensor_maps"] == []
+    assert "k_tensor_map" not in rows.manifest["launches"][0]["args"]
+    assert "cp.async.bulk.shared::cluster.global.mbarrier" in rows.ptx
+    with pytest.raises(attnopt.MLIRError, match="needs the TMA unit of sm_90 or later"):
+        attnopt.compile(prefill, kv_loads="tma", mma="mma.sync", target="sm_80")
     # mma.sync: 128 query rows per CTA (4 warps of 32 rows): Lq / 128 x B·H.
     ampere = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True),
                              target="sm_80")

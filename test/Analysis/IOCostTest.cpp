@@ -533,6 +533,36 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   EXPECT_EQ(choose(decode(1, 64, 8, 4, 4096)).blockQ, 32);
   // 64 queries of one head fill a warpgroup: the chip's wgmma kernel.
   EXPECT_EQ(choose(decode(1, 32, 32, 64, 4096)).family, TensorCoreFamily::Wgmma);
+  // 33 to 48 rows take a legal 64-row tile (the mma.sync chooser once
+  // asked for 48, on sm_80 or with mma.sync asked for).
+  TargetSpec a100 = *getTargetPreset("a100");
+  llvm::Expected<KernelConfig> rows33 =
+      chooseKernelConfig(decode(1, 2, 2, 33, 4096), MaskReads::None, a100, {});
+  ASSERT_TRUE(bool(rows33)) << llvm::toString(rows33.takeError());
+  EXPECT_EQ(rows33->blockQ, 64);
+
+  // Bulk row copies by the TMA unit (kv-loads=tma on mma.sync): any K/V
+  // form on sm_90, paged included; refused on sm_80 and with swizzled rows.
+  KernelConfigRequest bulk;
+  bulk.tmaLoads = true;
+  AttentionShape paged = one;
+  paged.pageSize = 16;
+  KernelConfig pagedBulk = choose(paged, bulk);
+  EXPECT_EQ(pagedBulk.family, TensorCoreFamily::MmaSync);
+  EXPECT_TRUE(pagedBulk.tmaLoads);
+  // One mbarrier per stage follows the tiles.
+  KernelConfig cpAsyncCopy = pagedBulk;
+  cpAsyncCopy.tmaLoads = false;
+  EXPECT_EQ(kernelSharedMemoryBytes(pagedBulk, paged),
+            kernelSharedMemoryBytes(cpAsyncCopy, paged) + 8 * pagedBulk.kvStages);
+  llvm::Expected<KernelConfig> onA100 = chooseKernelConfig(one, MaskReads::None, a100, bulk);
+  ASSERT_FALSE(bool(onA100));
+  EXPECT_NE(llvm::toString(onA100.takeError()).find("needs the TMA unit of sm_90 or later"),
+            std::string::npos);
+  bulk.swizzle = true;
+  llvm::Expected<KernelConfig> swizzled = chooseKernelConfig(one, MaskReads::None, h200, bulk);
+  ASSERT_FALSE(bool(swizzled));
+  EXPECT_NE(llvm::toString(swizzled.takeError()).find("copies whole rows"), std::string::npos);
 
   // Requests: wgmma on decode (no packing), tiles only wgmma takes
   // (fall back to the chip's family instead of refusing), explicit splits.

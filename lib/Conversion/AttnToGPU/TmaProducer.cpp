@@ -418,12 +418,16 @@ void TmaProducer::issueRows(Value start, Value buf) {
   }
   // Zero the rows past the sequence, then arrive (its release publishes
   // the zeros with the copies) armed with the bytes of the copied rows.
-  Value bytes = i32(0);
+  int64_t alwaysCopied = 0; // bytes of the unconditional rows
+  Value bytes;
   for (const RowCopy &row : copies) {
-    Value rowBytes = i32(row.cols * elementBytes);
-    if (Value copied = both(k, row.active, row.inside))
-      rowBytes = arith::SelectOp::create(b, loc, copied, rowBytes, i32(0));
-    bytes = arith::AddIOp::create(b, loc, bytes, rowBytes);
+    Value copied = both(k, row.active, row.inside);
+    if (!copied) {
+      alwaysCopied += row.cols * elementBytes;
+      continue;
+    }
+    Value rowBytes = arith::SelectOp::create(b, loc, copied, i32(row.cols * elementBytes), i32(0));
+    bytes = bytes ? arith::AddIOp::create(b, loc, bytes, rowBytes).getResult() : rowBytes;
     if (!row.inside)
       continue;
     Value outside = arith::XOrIOp::create(b, loc, row.inside,
@@ -435,6 +439,9 @@ void TmaProducer::issueRows(Value start, Value buf) {
     for (int64_t col = 0; col < row.cols; col += 8)
       vector::StoreOp::create(b, loc, zeros, row.tile, family.tileAt(buf, row.row, k.idx(col)));
   }
+  if (!bytes || alwaysCopied)
+    bytes = bytes ? arith::AddIOp::create(b, loc, bytes, i32(alwaysCopied)).getResult()
+                  : i32(alwaysCopied);
   Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, bytes, NVVM::MemScopeKind::CTA,
                                          /*relaxed=*/false, Value());

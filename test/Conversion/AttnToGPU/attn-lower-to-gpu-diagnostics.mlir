@@ -67,13 +67,18 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // LOADS: error: attn-lower-to-gpu: kv-loads must be auto, cp.async, tma or tma-producer, got 'bulk'
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma-producer block-q=64" 2>&1 | FileCheck %s --check-prefix=PRODUCER64
 // PRODUCER64: error: attn-lower-to-gpu: kv-loads=tma-producer needs block-q=128 (two consumer warpgroups beside the producer), got 64
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma-producer" 2>&1 | FileCheck %s --check-prefix=TMASYNC
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma-producer" 2>&1 | FileCheck %s --check-prefix=TMASM80
+// RUN: not attn-opt %s -split-input-file --attn-io-cost=target=h200 --attn-lower-to-gpu="mma=mma.sync kv-loads=tma-producer" 2>&1 | FileCheck %s --check-prefix=PRODUCERSYNC
+// PRODUCERSYNC: error: attn-lower-to-gpu: kv-loads=tma-producer needs mma=wgmma (its computing warpgroups)
+// RUN: not attn-opt %s -split-input-file --attn-io-cost=target=h200 --attn-lower-to-gpu="mma=mma.sync kv-loads=tma swizzle=true" 2>&1 | FileCheck %s --check-prefix=TMASWZ
+// TMASWZ: error: attn-lower-to-gpu: kv-loads=tma on mma.sync copies whole rows; swizzle=true permutes their 16-byte chunks
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="overlap-pv=yes" 2>&1 | FileCheck %s --check-prefix=OVOPT
 // OVOPT: error: attn-lower-to-gpu: overlap-pv must be auto, on or off, got 'yes'
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma overlap-pv=on" 2>&1 | FileCheck %s --check-prefix=OVNOPRODUCER
 // OVNOPRODUCER: error: attn-lower-to-gpu: overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), whose computing threads have the registers for two tiles' scores
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma" 2>&1 | FileCheck %s --check-prefix=TMASYNC
-// TMASYNC: error: attn-lower-to-gpu: kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled atoms; mma.sync stages padded rows)
+// Without a cost's target the mma.sync kernel is for the a100 preset (sm_80).
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma" 2>&1 | FileCheck %s --check-prefix=TMASM80
+// TMASM80: error: attn-lower-to-gpu: kv-loads=tma needs the TMA unit of sm_90 or later; target 'a100' is sm_80
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=tcgen05" 2>&1 | FileCheck %s --check-prefix=MMA
 // MMA: for the --mma option: 'tcgen05' is not one of the accepted values: auto, mma.sync, wgmma
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma rows-per-warp=32" 2>&1 | FileCheck %s --check-prefix=WGROWS
@@ -253,8 +258,10 @@ func.func @recorded_key_warps_dv(%q: tensor<1x8x1x64xbf16>, %k: tensor<1x2x256x6
 
 // -----
 
+// The mma.sync kernel's bulk row copies need the TMA unit: not on the
+// a100 preset, which an mma.sync kernel without a cost's target is for.
 func.func @recorded_tma_with_mma_sync(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma needs mma=wgmma (TMA fills wgmma's swizzled atoms; mma.sync stages padded rows)}}
+  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma needs the TMA unit of sm_90 or later; target 'a100' is sm_80}}
   %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>}
       : tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x256x64xbf16>
   return %o : tensor<1x2x256x64xbf16>
@@ -265,7 +272,7 @@ func.func @recorded_tma_with_mma_sync(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2
 // A paged pool is addressed per page through the block table, which no
 // tensor map describes.
 func.func @recorded_tma_paged(%q: tensor<2x4x128x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x128x64xf16> {
-  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma takes dense K/V tensors, not a paged KV cache}}
+  // expected-error @+1 {{attn-lower-to-gpu: kv-loads=tma on mma=wgmma takes dense K/V tensors, not a paged KV cache}}
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>} : tensor<2x4x128x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
 }
