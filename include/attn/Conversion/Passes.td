@@ -100,7 +100,13 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     thread waits on the stage's phase; TMA writes exactly the swizzled atoms
     the descriptors read. 1.19-1.38x the cp.async kernel at d = 128 with
     128 x 128 tiles (bench/NOTES.md v28). `kv-loads=cp.async` keeps every
-    thread copying 16-byte chunks (the paged and packed kernels always do).
+    thread copying 16-byte chunks (the paged and packed kernels always do
+    on wgmma). On the mma.sync kernels (sm_90 and later) `kv-loads=tma`
+    fills the padded rows by one bulk copy (cp.async.bulk) per key row, on
+    dense, paged and packed K/V, each thread arming the stage's mbarrier
+    with its rows' bytes; correct everywhere, but 256-byte requests to the
+    TMA unit stream 0.35-0.64x cp.async on most decode grids (v30), so the
+    chooser never picks it there.
     `kv-loads=tma-producer` (block-q 128) issues the TMA boxes from a
     producer warpgroup of their own (warp specialization): the computing
     warpgroups report each stage empty on an mbarrier instead of meeting at
@@ -191,8 +197,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
            "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
            "tma (wgmma: cp.async.bulk.tensor through tensor maps the "
-           "runtime builds, mbarriers per stage), or tma-producer (the same "
-           "from a producer warpgroup of its own)">,
+           "runtime builds; mma.sync on sm_90+: a cp.async.bulk per key row; "
+           "mbarriers per stage), or tma-producer (wgmma: the boxes from a "
+           "producer warpgroup of its own)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Make an attention the kernel cannot run an error instead of a "
            "warning that leaves it unfused">,
