@@ -97,8 +97,7 @@ Value MmaSyncFamily::qFragment(int64_t mi, int64_t ks) {
   const KernelValues &v = c.v;
   Value r = k.add(k.add(k.mul(v.warp, s.rowsPerWarp), mi * 16), k.rem(v.lane, 16));
   Value col = k.add(k.mul(k.div(v.lane, 16), 8), ks * 16);
-  return nvgpu::LdMatrixOp::create(k.b, k.loc, c.aType, v.qTile,
-                                   ValueRange{r, k.swz(s.swizzle, r, col)},
+  return nvgpu::LdMatrixOp::create(k.b, k.loc, c.aType, v.qTile, tileAt(Value(), r, col),
                                    k.b.getBoolAttr(false), k.b.getI32IntegerAttr(4));
 }
 
@@ -113,9 +112,8 @@ SmallVector<Value> MmaSyncFamily::scoresBlock(int64_t nb, Value buf) {
   for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     Value col = k.add(v.twoT, ks * 16);
     Value bf = k.zeros(c.bType);
-    bf = k.insert(k.load(c.pair, v.kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, col)}), bf, 0);
-    bf = k.insert(k.load(c.pair, v.kTile, {buf, keyRow, k.swz(s.swizzle, keyRow, k.add(col, 8))}),
-                  bf, 1);
+    bf = k.insert(k.load(c.pair, v.kTile, tileAt(buf, keyRow, col)), bf, 0);
+    bf = k.insert(k.load(c.pair, v.kTile, tileAt(buf, keyRow, k.add(col, 8))), bf, 1);
     for (int64_t mi = 0; mi < c.mt; ++mi)
       sBlock[mi] = mma(qFragment(mi, ks), bf, sBlock[mi]);
   }
@@ -145,9 +143,9 @@ void MmaSyncFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<
     }
     Value vRow = k.add(laneRow, kk * 16);
     for (int64_t nd = 0; nd < ndv; ++nd) {
-      Value vf = nvgpu::LdMatrixOp::create(
-          b, loc, c.bType, v.vTile, ValueRange{buf, vRow, k.swz(s.swizzle, vRow, k.idx(nd * 8))},
-          b.getBoolAttr(true), b.getI32IntegerAttr(2));
+      Value vf = nvgpu::LdMatrixOp::create(b, loc, c.bType, v.vTile,
+                                           tileAt(buf, vRow, k.idx(nd * 8)),
+                                           b.getBoolAttr(true), b.getI32IntegerAttr(2));
       for (int64_t mi = 0; mi < c.mt; ++mi)
         acc[mi * ndv + nd] = mma(a[mi], vf, acc[mi * ndv + nd]);
     }
