@@ -23,15 +23,16 @@ bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
 
 int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
                                             const AttentionShape &s) {
-  const bool wgmma = c.family == TensorCoreFamily::Wgmma;
-  auto pitch = [&](int64_t cols) { return stagedRowPitch(wgmma, c.swizzle, cols); };
+  const bool atoms = stagesInSwizzledAtoms(c.family == TensorCoreFamily::Wgmma, c.tmaLoads,
+                                           s.pageSize == 0 && !s.varlen);
+  auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols); };
   int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
   int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
   return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
-         (wgmma ? 1024 : 0);
+         (atoms ? 1024 : 0);
 }
 
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
@@ -136,10 +137,11 @@ bool chipHasTma(llvm::StringRef chip) {
 }
 
 /// TMA writes whole boxes of a tensor map over a dense [B, Hkv, Lk, d]
-/// tensor into wgmma's swizzled atoms; a paged pool or a packed batch is
-/// addressed per row through tables the tensor map does not know. The
-/// mma.sync kernels' padded rows take one bulk copy per key row instead,
-/// addressed as any row is (every K/V form), but not XOR-swizzled chunks.
+/// tensor into 128-byte-swizzled atoms (wgmma's, and the mma.sync stages'
+/// then); a paged pool or a packed batch is addressed per row through
+/// tables the tensor map does not know. There the mma.sync kernels' padded
+/// rows take one bulk copy per key row instead (every K/V form); wgmma's
+/// stay with cp.async.
 llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s,
                           const TargetSpec &target) {
   if (!c.tmaLoads)
@@ -153,8 +155,8 @@ llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s,
     if (c.producerWarpgroup)
       return reason("kv-loads=tma-producer needs mma=wgmma (its computing warpgroups)");
     if (c.swizzle)
-      return reason("kv-loads=tma on mma.sync copies whole rows; swizzle=true permutes "
-                    "their 16-byte chunks");
+      return reason("kv-loads=tma on mma.sync lays out its own stages (swizzled atoms for "
+                    "tensor boxes, padded rows for row copies); drop swizzle=true");
     return checkOverlapPV(c);
   }
   if (s.pageSize > 0 || s.varlen)

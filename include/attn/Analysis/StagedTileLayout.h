@@ -15,13 +15,22 @@
 namespace mlir {
 namespace attn {
 
+/// Whether the staged tiles are 64-column atoms of the 128-byte swizzle,
+/// [atoms, rows, 64] per stage: what wgmma's descriptors read, and what TMA
+/// writes from a tensor map's boxes, so also the mma.sync kernels' when
+/// TMA fills their stages from dense K/V (their ldmatrix addresses follow
+/// the swizzle). Otherwise rows (padded, or XOR-swizzled in place).
+inline bool stagesInSwizzledAtoms(bool wgmma, bool tmaLoads, bool denseKV) {
+  return wgmma || (tmaLoads && denseKV);
+}
+
 /// Elements per row of a staged tile of `cols` columns (2-byte elements).
-/// wgmma's operands are whole 64-column atoms of the 128-byte swizzle, so a
-/// head dim of 80 or 96 leaves the last atom partly unused (the MMAs'
-/// k-steps never read it). mma.sync rows are padded by 8 elements (+4 banks
-/// per row) or, with `swizzle`, packed with XOR-permuted 16-byte chunks.
-inline int64_t stagedRowPitch(bool wgmmaAtoms, bool swizzle, int64_t cols) {
-  if (wgmmaAtoms)
+/// Swizzled atoms are whole 64-column atoms, so a head dim of 80 or 96
+/// leaves the last atom partly unused (the MMAs' k-steps never read it).
+/// mma.sync rows are padded by 8 elements (+4 banks per row) or, with
+/// `swizzle`, packed with XOR-permuted 16-byte chunks.
+inline int64_t stagedRowPitch(bool swizzledAtoms, bool swizzle, int64_t cols) {
+  if (swizzledAtoms)
     return int64_t(llvm::alignTo(cols, 64));
   return swizzle ? cols : cols + 8;
 }

@@ -548,6 +548,23 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
   }
 }
 
+MemRefType TensorCoreFamily::atomTileType(std::optional<int64_t> numStages, int64_t rows,
+                                          int64_t cols) const {
+  SmallVector<int64_t> shape;
+  if (numStages)
+    shape.push_back(*numStages);
+  shape.append({int64_t(llvm::divideCeil(cols, 64)), rows, 64});
+  return MemRefType::get(shape, c.T, MemRefLayoutAttrInterface(), c.workgroup);
+}
+
+SmallVector<Value> TensorCoreFamily::atomTileAt(Value buf, Value row, Value col) {
+  SmallVector<Value> at;
+  if (buf)
+    at.push_back(buf);
+  at.append({k.div(col, 64), row, k.swz(true, row, k.rem(col, 64))});
+  return at;
+}
+
 gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(OpBuilder &b, Location loc,
                                                      gpu::GPUModuleOp module,
                                                      const FlashKernelSpec &spec) {

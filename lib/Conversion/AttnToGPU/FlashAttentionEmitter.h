@@ -220,6 +220,13 @@ public:
   }
 
 protected:
+  /// Swizzled atoms (FlashKernelSpec::atomTiles): [atoms, rows, 64] per
+  /// stage, 64-column atoms of 128-byte rows whose 16-byte chunks are
+  /// permuted by chunk ^ (row % 8), as TMA's 128-byte swizzle writes them
+  /// and wgmma's descriptors read them.
+  MemRefType atomTileType(std::optional<int64_t> numStages, int64_t rows, int64_t cols) const;
+  SmallVector<Value> atomTileAt(Value buf, Value row, Value col);
+
   KernelContext &c;
   KernelBuilder &k;
   const FlashKernelSpec &s;

@@ -31,8 +31,12 @@ class MmaSyncFamily final : public TensorCoreFamily {
 public:
   using TensorCoreFamily::TensorCoreFamily;
 
+  /// Padded (or XOR-swizzled) rows; swizzled atoms when TMA boxes fill
+  /// the stages (FlashKernelSpec::atomTiles).
   MemRefType tileType(std::optional<int64_t> numStages, int64_t rows,
                       int64_t cols) const override {
+    if (s.atomTiles())
+      return atomTileType(numStages, rows, cols);
     SmallVector<int64_t> shape;
     if (numStages)
       shape.push_back(*numStages);
@@ -41,6 +45,8 @@ public:
   }
 
   SmallVector<Value> tileAt(Value buf, Value r, Value col) override {
+    if (s.atomTiles())
+      return atomTileAt(buf, r, col);
     SmallVector<Value> at;
     if (buf)
       at.push_back(buf);

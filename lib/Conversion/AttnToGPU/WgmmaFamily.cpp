@@ -49,19 +49,11 @@ public:
   /// columns past it unused (no k-step reads them).
   MemRefType tileType(std::optional<int64_t> numStages, int64_t rows,
                       int64_t cols) const override {
-    SmallVector<int64_t> shape;
-    if (numStages)
-      shape.push_back(*numStages);
-    shape.append({int64_t(llvm::divideCeil(cols, 64)), rows, 64});
-    return MemRefType::get(shape, c.T, MemRefLayoutAttrInterface(), c.workgroup);
+    return atomTileType(numStages, rows, cols);
   }
 
   SmallVector<Value> tileAt(Value buf, Value r, Value col) override {
-    SmallVector<Value> at;
-    if (buf)
-      at.push_back(buf);
-    at.append({k.div(col, 64), r, k.swz(true, r, k.rem(col, 64))});
-    return at;
+    return atomTileAt(buf, r, col);
   }
 
   void prepareOperands() override;

@@ -123,16 +123,20 @@ struct FlashKernelSpec {
                     keyWarpCombineBytes(kvWarps, blockQ, headDimV));
   }
   /// The K/V stages are filled by the TMA unit (KernelConfig::tmaLoads),
-  /// each stage's arrival counted by an mbarrier (TmaProducer.cpp). wgmma:
-  /// as tensor boxes in its swizzled atoms (tensorMapLoads); the kernel then
-  /// takes two more parameters, the K and V tensor maps (CUtensorMap, 128
-  /// bytes each) in global memory, which the runtime encodes from the
-  /// manifest's `tensor_maps` and the tensors' addresses. mma.sync: as one
-  /// bulk copy per key row into its padded rows (bulkRowLoads), addressed
-  /// like the cp.async chunks (dense, paged or packed K/V alike).
+  /// each stage's arrival counted by an mbarrier (TmaProducer.cpp). Dense
+  /// K/V: as tensor boxes into 128-byte-swizzled atoms (tensorMapLoads,
+  /// atomTiles); the kernel then takes two more parameters, the K and V
+  /// tensor maps (CUtensorMap, 128 bytes each) in global memory, which the
+  /// runtime encodes from the manifest's `tensor_maps` and the tensors'
+  /// addresses. Paged or packed K/V (mma.sync only): as one bulk copy per
+  /// key row into padded rows (bulkRowLoads), addressed like the cp.async
+  /// chunks.
   bool tmaLoads = false;
-  bool tensorMapLoads() const { return tmaLoads && wgmma(); }
-  bool bulkRowLoads() const { return tmaLoads && !wgmma(); }
+  bool tensorMapLoads() const { return tmaLoads && !dynamicKVLength(); }
+  bool bulkRowLoads() const { return tmaLoads && dynamicKVLength(); }
+  /// The staged tiles are [atoms, rows, 64] with the 128-byte swizzle
+  /// (wgmma; mma.sync filled by tensor boxes), else rows.
+  bool atomTiles() const { return stagesInSwizzledAtoms(wgmma(), tmaLoads, !dynamicKVLength()); }
   /// TMA issued by a producer warpgroup after the computing warps, which
   /// waits on per-stage "empty" mbarriers the consumers arrive on
   /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).
@@ -142,9 +146,9 @@ struct FlashKernelSpec {
   static constexpr int64_t producerRegisters = 24, consumerRegisters = 240;
   /// Threads per CTA: the computing warps, then the producer warpgroup.
   int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
-  /// The wgmma path's 128-byte-swizzle atoms must start on 1024-byte
-  /// boundaries; the kernel rounds the dynamic shared-memory base up.
-  int64_t alignmentSlackBytes() const { return wgmma() ? 1024 : 0; }
+  /// 128-byte-swizzle atoms must start on 1024-byte boundaries; the
+  /// kernel rounds the dynamic shared-memory base up.
+  int64_t alignmentSlackBytes() const { return atomTiles() ? 1024 : 0; }
   /// Warps per query-row slice that divide each K/V tile's keys
   /// (KernelConfig::kvWarps); warp w takes keys [w·warpKeys(),
   /// (w+1)·warpKeys()) of every tile.
@@ -194,10 +198,10 @@ struct FlashKernelSpec {
   /// (1.5x the L2->SM bytes), but the swizzled addresses cost ~10 registers
   /// and are 1-4% slower at d = 64, because L2 bandwidth is not what bounds
   /// this kernel.
-  /// The wgmma path always uses packed rows (in 64-column atoms with the
-  /// 128-byte swizzle: see WgmmaFamily.cpp).
+  /// Swizzled atoms (atomTiles: wgmma, and mma.sync filled by TMA boxes)
+  /// are packed 64-column atoms with the 128-byte swizzle (WgmmaFamily.cpp).
   int64_t smemPitch(int64_t cols) const {
-    return stagedRowPitch(wgmma(), swizzle, cols);
+    return stagedRowPitch(atomTiles(), swizzle, cols);
   }
   bool swizzle = false;
   /// Paged KV cache (attn.paged_attention): K and V are pools of `numPages`

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""A random sweep of mma.sync kernels whose K/V stages are filled by bulk
-row copies (`kv-loads=tma` on mma.sync: one cp.async.bulk per key row and
-an mbarrier per stage, TmaProducer.cpp), for bench/check_kernels.py on the
-GPU machine. Draws decode and small-query shapes (GQA packing, Lq 1 to 64),
-mma.sync prefill tiles (a CTA with more threads than a tile has rows, so
-each thread copies one K or one V row), odd key counts (rows past the
-sequence zeroed by stores), both causal alignments, additive and keep
-masks, d != dv and odd multiples of 8 (zeroed padding columns), 1 to 8 key
-warps, 32- to 128-key tiles, 2 to 4 stages, split and not. A draw the
+"""A random sweep of mma.sync kernels whose K/V stages the TMA unit fills
+(`kv-loads=tma` on mma.sync, TmaProducer.cpp): on these dense K/V tensors,
+one tensor box per 64-column atom and tile into 128-byte-swizzled atoms,
+which the mma.sync fragment loads and ldmatrix read through the swizzle
+(the paged and packed sets compiled with kv-loads=tma cover the other form,
+one bulk copy per key row). For bench/check_kernels.py on the GPU machine.
+Draws decode and small-query shapes (GQA packing, Lq 1 to 64), mma.sync
+prefill tiles (Q staged in swizzled atoms too), odd key counts (boxes
+zero-filled past Lk), both causal alignments, additive and keep masks,
+d != dv and odd multiples of 8 (the last atom zero-filled past d), 1 to 8
+key warps, 32- to 128-key tiles, 2 to 4 stages, split and not. A draw the
 kernels refuse (with its reason) is drawn again; any other failure stops.
 
-    python3 bench/gen_bulk_rows_sweep.py --out bench/kernels_chk_bulk --cases 40 --seed 1
+    python3 bench/gen_mma_tma_sweep.py --out bench/kernels_chk_mma_tma --cases 40 --seed 1
     # on the GPU machine:
-    python3 bench/check_kernels.py bench/kernels_chk_bulk
+    python3 bench/check_kernels.py bench/kernels_chk_mma_tma
 """
 import os
 import sys
@@ -55,4 +57,4 @@ def refused(stderr):
 
 if __name__ == "__main__":
     sys.exit(run_sweep(__doc__, draw, refused=refused,
-                       describe=lambda n, out: "%d bulk-row kernels in %s" % (n, out)))
+                       describe=lambda n, out: "%d mma.sync TMA kernels in %s" % (n, out)))
