@@ -369,7 +369,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   d40.seqQ = d40.seqKV = 1024;
   EXPECT_EQ(choose(d40, h200).blockQ, 128);
   EXPECT_EQ(choose(d40, h200).blockKV, 128);
-  // mma.sync never takes TMA loads by default.
+  // mma.sync prefill never takes TMA loads by default (and sm_80 has none).
   EXPECT_FALSE(choose(d128, a100).tmaLoads);
   // A100 (sm_80): mma.sync, 32 rows per warp; 32-key tiles at d = 128.
   c = choose(d128, a100);
@@ -502,9 +502,19 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   EXPECT_EQ(llvm::divideCeil(one.seqKV, kvSplitKeys(c, one)), c.kvSplits);
   // Double buffering: more stages measured slower (bench/NOTES.md v13c).
   EXPECT_EQ(c.kvStages, 2);
-  // A 1-warp CTA with two 64-key stages at d = 128: 69,632 bytes, 3 per SM;
-  // with three, 104,448 bytes, 2 per SM.
-  KernelConfig two = c;
+  // Dense K/V on sm_90: TMA boxes fill the stages (v30b), in swizzled
+  // atoms: two 64-key stages of 128-column K and V rows, 16 bytes of
+  // mbarriers and the 1024-byte alignment slack: 66,576 bytes.
+  EXPECT_TRUE(c.tmaLoads);
+  KernelConfig boxes = c;
+  boxes.kvStages = 2;
+  boxes.blockKV = 64;
+  boxes.kvWarps = 1;
+  EXPECT_EQ(kernelSharedMemoryBytes(boxes, one), 66576);
+  // With cp.async, a 1-warp CTA with two 64-key padded stages at d = 128:
+  // 69,632 bytes, 3 per SM; with three, 104,448 bytes, 2 per SM.
+  KernelConfig two = boxes;
+  two.tmaLoads = false;
   two.kvStages = 2;
   two.blockKV = 64;
   two.kvWarps = 1;
@@ -562,7 +572,7 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   bulk.swizzle = true;
   llvm::Expected<KernelConfig> swizzled = chooseKernelConfig(one, MaskReads::None, h200, bulk);
   ASSERT_FALSE(bool(swizzled));
-  EXPECT_NE(llvm::toString(swizzled.takeError()).find("copies whole rows"), std::string::npos);
+  EXPECT_NE(llvm::toString(swizzled.takeError()).find("drop swizzle=true"), std::string::npos);
 
   // Requests: wgmma on decode (no packing), tiles only wgmma takes
   // (fall back to the chip's family instead of refusing), explicit splits.

@@ -71,7 +71,7 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // RUN: not attn-opt %s -split-input-file --attn-io-cost=target=h200 --attn-lower-to-gpu="mma=mma.sync kv-loads=tma-producer" 2>&1 | FileCheck %s --check-prefix=PRODUCERSYNC
 // PRODUCERSYNC: error: attn-lower-to-gpu: kv-loads=tma-producer needs mma=wgmma (its computing warpgroups)
 // RUN: not attn-opt %s -split-input-file --attn-io-cost=target=h200 --attn-lower-to-gpu="mma=mma.sync kv-loads=tma swizzle=true" 2>&1 | FileCheck %s --check-prefix=TMASWZ
-// TMASWZ: error: attn-lower-to-gpu: kv-loads=tma on mma.sync copies whole rows; swizzle=true permutes their 16-byte chunks
+// TMASWZ: error: attn-lower-to-gpu: kv-loads=tma on mma.sync lays out its own stages (swizzled atoms for tensor boxes, padded rows for row copies); drop swizzle=true
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="overlap-pv=yes" 2>&1 | FileCheck %s --check-prefix=OVOPT
 // OVOPT: error: attn-lower-to-gpu: overlap-pv must be auto, on or off, got 'yes'
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma overlap-pv=on" 2>&1 | FileCheck %s --check-prefix=OVNOPRODUCER
