@@ -349,7 +349,14 @@ class LoadedKernel:
             _check_pages(block_table, seq_lens, paged)
         if check_bounds and varlen:
             _check_cumulative_lengths(cu_seqlens_q, cu_seqlens_k, self.manifest)
-        for name, buffer in self._workspace(torch.device("cuda", self.device_index)).items():
+        # The workspace lives until the launches are issued: freed earlier,
+        # its blocks would go to the next allocation (the tensor maps below),
+        # which the kernel would then overwrite with its partial outputs
+        # (v30d: an illegal instruction in the TMA load of the next call).
+        # Freed after, the caching allocator reuses them only for work
+        # queued behind these launches on this stream.
+        workspace = self._workspace(torch.device("cuda", self.device_index))
+        for name, buffer in workspace.items():
             pointers[name] = buffer.data_ptr()
         if self.tensor_maps:
             device = torch.device("cuda", self.device_index)
