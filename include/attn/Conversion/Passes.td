@@ -102,11 +102,13 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     128 x 128 tiles (bench/NOTES.md v28). `kv-loads=cp.async` keeps every
     thread copying 16-byte chunks (the paged and packed kernels always do
     on wgmma). On the mma.sync kernels (sm_90 and later) `kv-loads=tma`
-    fills the padded rows by one bulk copy (cp.async.bulk) per key row, on
-    dense, paged and packed K/V, each thread arming the stage's mbarrier
-    with its rows' bytes; correct everywhere, but 256-byte requests to the
-    TMA unit stream 0.35-0.64x cp.async on most decode grids (v30), so the
-    chooser never picks it there.
+    fills dense K/V stages with the same tensor boxes, the tiles then
+    staged in 128-byte-swizzled atoms as wgmma's (1.02-1.09x cp.async on
+    decode at B = 1, v30b/c), and paged or packed K/V stages with one bulk
+    copy (cp.async.bulk) per key row into padded rows, each thread arming
+    the stage's mbarrier with its rows' bytes (correct, but 256-byte
+    requests to the TMA unit stream 0.35-0.94x cp.async, v30). The chooser
+    keeps cp.async there for now (bench/NOTES.md v30d).
     `kv-loads=tma-producer` (block-q 128) issues the TMA boxes from a
     producer warpgroup of their own (warp specialization): the computing
     warpgroups report each stage empty on an mbarrier instead of meeting at
@@ -197,7 +199,8 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
            "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
            "tma (wgmma: cp.async.bulk.tensor through tensor maps the "
-           "runtime builds; mma.sync on sm_90+: a cp.async.bulk per key row; "
+           "runtime builds, also on mma.sync (sm_90+) over dense K/V; "
+           "paged or packed K/V on mma.sync: a cp.async.bulk per key row; "
            "mbarriers per stage), or tma-producer (wgmma: the boxes from a "
            "producer warpgroup of its own)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
