@@ -86,6 +86,27 @@ def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv=None, mask_dtype=None
             "  return %%o : %s\n}\n" % (args, o, attrs, q, k, v, o, o))
 
 
+def draw_small_query_case(rng, prefill_share, prefill_lengths, head_dims):
+    """A random decode or small-query attention (GQA groups of 1 to 8, Lq 1
+    to 64, key counts from 1 to 5000, both causal alignments, additive and
+    keep masks of several broadcast forms), or with probability
+    `prefill_share` a short prefill one of Lq in `prefill_lengths`; (d, dv)
+    from `head_dims`. The random sweeps' shared draw: (IR text, prefill)."""
+    dtype = rng.choice(["bf16", "f16"])
+    B = rng.choice([1, 1, 2, 3])
+    Hkv = rng.choice([1, 2, 4])
+    G = rng.choice([1, 2, 4, 8])
+    prefill = rng.random() < prefill_share
+    Lq = rng.choice(prefill_lengths) if prefill else rng.choice([1, 1, 1, 2, 3, 4, 7, 16, 33, 64])
+    Lk = rng.choice([rng.randint(1, 300), rng.randint(300, 5000), 64, 4096])
+    d, dv = rng.choice(head_dims)
+    causal = rng.choice([None, None, "top_left", "bottom_right"])
+    Hq = G * Hkv
+    mask = rng.choice([None, None, ("add", [B, 1, 1, Lk]), ("add", [B, Hq, Lq, Lk]),
+                       ("keep", [B, 1, Lq, Lk]), ("keep", [1, 1, 1, Lk])])
+    return case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv), prefill
+
+
 def run_sweep(description, draw, describe, refused=None):
     """The random sweeps' driver (gen_generic_sweep.py, gen_window_sweep.py,
     gen_kvwarps_sweep.py): --cases kernels drawn from draw(rng), each (IR

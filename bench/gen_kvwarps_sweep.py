@@ -17,30 +17,20 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen_check_kernels import case_ir, run_sweep  # noqa: E402
+from gen_check_kernels import draw_small_query_case, run_sweep  # noqa: E402
 
 
 def draw(rng):
     """(IR text, --attn-gpu-pipeline options, None) for run_sweep."""
-    dtype = rng.choice(["bf16", "f16"])
-    B = rng.choice([1, 1, 2, 3])
-    Hkv = rng.choice([1, 2, 4])
-    G = rng.choice([1, 2, 4, 8])
-    prefill = rng.random() < 0.15
-    Lq = rng.choice([100, 200, 333]) if prefill else rng.choice([1, 1, 1, 2, 3, 4, 7, 16, 33, 64])
-    Lk = rng.choice([rng.randint(1, 300), rng.randint(300, 5000), 64, 4096])
-    d, dv = rng.choice([(128, 128), (128, 128), (64, 64), (96, 96), (128, 64), (80, 80)])
-    causal = rng.choice([None, None, "top_left", "bottom_right"])
-    Hq = G * Hkv
-    mask = rng.choice([None, None, ("add", [B, 1, 1, Lk]), ("add", [B, Hq, Lq, Lk]),
-                       ("keep", [B, 1, Lq, Lk]), ("keep", [1, 1, 1, Lk])])
+    text, prefill = draw_small_query_case(
+        rng, 0.15, [100, 200, 333],
+        [(128, 128), (128, 128), (64, 64), (96, 96), (128, 64), (80, 80)])
     options = ["strict=true", "kv-warps=%d" % rng.choice([2, 4, 8]),
                "block-kv=%d" % rng.choice([32, 64, 128])]
     if prefill:
         options.append("mma=mma.sync")
     if rng.random() < 0.3:
         options.append("kv-splits=1")
-    text = case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv)
     return text, " ".join(options), None
 
 

@@ -516,9 +516,6 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   // 69,632 bytes, 3 per SM; with three, 104,448 bytes, 2 per SM.
   KernelConfig two = boxes;
   two.tmaLoads = false;
-  two.kvStages = 2;
-  two.blockKV = 64;
-  two.kvWarps = 1;
   EXPECT_EQ(kernelSharedMemoryBytes(two, one), 69632);
   EXPECT_EQ(residentCTAsPerSM(two, one, h200), 3);
   two.kvStages = 3;
