@@ -1,13 +1,15 @@
 //===- TmaProducer.cpp - K/V tiles into shared memory by TMA ---------------===//
 //
-// TmaProducer (wgmma kernels, FlashKernelSpec::tmaLoads): one thread issues
-// each K/V tile as TMA box copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
+// TmaProducer (FlashKernelSpec::tmaLoads; dense K/V: tensorMapLoads, on
+// wgmma and on mma.sync alike): one thread issues each K/V tile as TMA box
+// copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
 // against the tensor maps of K and V, which the runtime encodes from the
 // manifest's `tensor_maps` (a [B, Hkv, L, d] tensor seen as dims {d, L, Hkv,
 // B}, boxes of {64, block_kv, 1, 1}, the 128-byte swizzle) and passes in
 // global memory (`k_tensor_map`, `v_tensor_map`). A box is one 64-column atom of a staged
 // tile, and the hardware writes it in exactly the swizzled layout the wgmma
-// descriptors read (WgmmaFamily.cpp), so nothing downstream changes.
+// descriptors read (WgmmaFamily.cpp), and the mma.sync fragment loads then
+// address through the swizzle (FlashKernelSpec::atomTiles).
 //
 // Each stage has an mbarrier. The issuing thread arms it with the bytes of
 // the tile (arrive.expect_tx) and the copies complete those bytes; every
@@ -17,17 +19,17 @@
 // ⌊(t − f) / stages⌋ mod 2. Boxes reaching past Lk (or past d, in the last
 // atom) are zero-filled by the hardware and their bytes still count.
 //
-// The mma.sync kernels (FlashKernelSpec::bulkRowLoads) stage padded rows,
-// which no tensor box writes: there every computing thread issues whole key
-// rows as bulk copies (cp.async.bulk, d·2 bytes each, into the row's place
-// in the padded tile), rows r = tid, tid + threads, ... of K then of V, and
-// the stage's mbarrier counts one arrival per thread, each armed with the
-// bytes of that thread's rows. The rows are addressed like the cp.async
-// chunks (dense, paged through the block table, or packed), so every K/V
-// form takes them; rows past the sequence are zeroed by the thread's own
-// stores before it arrives (a copy would bring what lies past it, maybe
-// NaN, which P = 0 does not hide). A decode CTA of one warp thus issues 4
-// copies per 64-key tile pair instead of 64 16-byte cp.async per thread.
+// Paged or packed K/V (mma.sync only, FlashKernelSpec::bulkRowLoads) are
+// addressed per row through tables no tensor map knows, into padded rows:
+// there every computing thread issues whole key rows as bulk copies
+// (cp.async.bulk, d·2 bytes each, into the row's place in the tile), rows
+// r = tid, tid + threads, ... of K then of V, and the stage's mbarrier
+// counts one arrival per thread, each armed with the bytes of that
+// thread's rows. The rows are addressed like the cp.async chunks; rows past
+// the sequence are zeroed by the thread's own stores before it arrives (a
+// copy would bring what lies past it, maybe NaN, which P = 0 does not
+// hide). 256-byte requests keep the TMA unit busy: bench/NOTES.md v30
+// measured them at 0.35-0.94x cp.async, so they are an option only.
 //
 // Why: with cp.async every thread computes addresses and issues 16-byte
 // copies of every tile (16 per thread and tile at 128 x 128, d = 128), in
@@ -362,7 +364,7 @@ namespace {
 
 /// One key row that a thread copies into a stage: `active` says whether
 /// the thread has it (null: always), `inside` whether it is a key of the
-/// sequence (null: always), the others are zeroed instead.
+/// sequence; the others are zeroed instead.
 struct RowCopy {
   Value tile, row, active, inside, src;
   int64_t cols;
@@ -391,16 +393,14 @@ void TmaProducer::issueRows(Value start, Value buf) {
   auto addRow = [&](Value src, Value tile, int64_t cols, Value row, Value active,
                     int64_t stepRow, int64_t rowsPerStep) {
     Value key = k.add(start, row);
-    Value inside;
-    if (c.s.dynamicKVLength())
-      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, v.kvLen);
-    else if (c.kTail)
-      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, k.idx(c.lk));
+    // (Row copies are for paged or packed K/V, whose key count is read at
+    // run time: dense K/V take tensor boxes.)
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, v.kvLen);
     SmallVector<Value> at;
     if (c.s.paged())
       at = {pages.pageOf(stepRow, rowsPerStep, key), k.rem(key, c.s.pageSize), v.kvHead, k.idx(0)};
     else
-      at = c.keyAt(key, k.idx(0), /*inSequence=*/!inside);
+      at = c.keyAt(key, k.idx(0), /*inSequence=*/false);
     copies.push_back({tile, row, active, inside, globalPointer(src, at), cols});
   };
   for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
@@ -418,18 +418,12 @@ void TmaProducer::issueRows(Value start, Value buf) {
   }
   // Zero the rows past the sequence, then arrive (its release publishes
   // the zeros with the copies) armed with the bytes of the copied rows.
-  int64_t alwaysCopied = 0; // bytes of the unconditional rows
-  Value bytes;
+  Value bytes = i32(0);
   for (const RowCopy &row : copies) {
     Value copied = both(k, row.active, row.inside);
-    if (!copied) {
-      alwaysCopied += row.cols * elementBytes;
-      continue;
-    }
-    Value rowBytes = arith::SelectOp::create(b, loc, copied, i32(row.cols * elementBytes), i32(0));
-    bytes = bytes ? arith::AddIOp::create(b, loc, bytes, rowBytes).getResult() : rowBytes;
-    if (!row.inside)
-      continue;
+    bytes = arith::AddIOp::create(
+        b, loc, bytes,
+        arith::SelectOp::create(b, loc, copied, i32(row.cols * elementBytes), i32(0)));
     Value outside = arith::XOrIOp::create(b, loc, row.inside,
                                           arith::ConstantIntOp::create(b, loc, 1, 1));
     OpBuilder::InsertionGuard guard(b);
@@ -439,16 +433,13 @@ void TmaProducer::issueRows(Value start, Value buf) {
     for (int64_t col = 0; col < row.cols; col += 8)
       vector::StoreOp::create(b, loc, zeros, row.tile, family.tileAt(buf, row.row, k.idx(col)));
   }
-  if (!bytes || alwaysCopied)
-    bytes = bytes ? arith::AddIOp::create(b, loc, bytes, i32(alwaysCopied)).getResult()
-                  : i32(alwaysCopied);
   Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, bytes, NVVM::MemScopeKind::CTA,
                                          /*relaxed=*/false, Value());
   for (const RowCopy &row : copies) {
     OpBuilder::InsertionGuard guard(b);
-    if (Value copied = both(k, row.active, row.inside))
-      b.setInsertionPointToStart(scf::IfOp::create(b, loc, copied, false).thenBlock());
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, both(k, row.active, row.inside), false).thenBlock());
     Value dst = LLVM::AddrSpaceCastOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
         sharedPointer(row.tile, byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0)))));
