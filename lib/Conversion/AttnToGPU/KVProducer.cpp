@@ -124,8 +124,7 @@ void CpAsyncProducer::issueCopies(Value start, Value buf, bool wholeTile) {
         srcElements = arith::SelectOp::create(b, loc, inside, all, none);
       }
       if (c.s.paged()) {
-        Value page = pages.pageOf(copy.stepRow(i), copy.rowsPerStep, kvRow);
-        srcIdx = {page, k.rem(kvRow, c.s.pageSize), v.kvHead, col};
+        srcIdx = pages.poolAt(copy.stepRow(i), copy.rowsPerStep, kvRow, col);
       } else {
         if (c.kTail && !c.s.varlen)
           kvRow = arith::MinUIOp::create(b, loc, kvRow, k.idx(c.lk - 1));

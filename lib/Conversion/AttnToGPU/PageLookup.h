@@ -38,6 +38,12 @@ public:
   /// multiple or a divisor of the page, as with power-of-two sizes) the
   /// page is the step's, the same for every thread and one load per page
   /// of the tile; otherwise it is looked up per row.
+  /// The indices of column `col` of key `kvRow` (in a step as for pageOf)
+  /// in a K or V pool [pages, pageSize, Hkv, d].
+  SmallVector<Value> poolAt(int64_t stepRow, int64_t rowsPerStep, Value kvRow, Value col) {
+    return {pageOf(stepRow, rowsPerStep, kvRow), k.rem(kvRow, c.s.pageSize), c.v.kvHead, col};
+  }
+
   Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
     const int64_t pageSize = c.s.pageSize;
     bool uniform = pageSize % rowsPerStep == 0 &&

@@ -71,6 +71,14 @@ using namespace mlir::attn;
 
 namespace {
 
+/// One key row that a thread copies into a stage: `active` says whether
+/// the thread has it (null: always), `inside` whether it is a key of the
+/// sequence; the others are zeroed instead.
+struct RowCopy {
+  Value tile, row, active, inside, src;
+  int64_t cols;
+};
+
 class TmaProducer final : public KVProducer {
 public:
   using KVProducer::KVProducer;
@@ -105,6 +113,11 @@ private:
   /// Every computing thread: zeroes its rows past the sequence, arms the
   /// mbarrier with its other rows' bytes and copies them.
   void issueRows(Value start, Value buf);
+  /// The K and V rows of the tile at `start` that this thread copies.
+  SmallVector<RowCopy> rowsOfThread(Value start);
+  /// Zeroes `rows` past the sequence in stage `buf`; returns the bytes of
+  /// the others.
+  Value zeroOutsideRows(ArrayRef<RowCopy> rows, Value buf);
   /// `body` in the threads that issue a tile: thread 0 for boxes, every
   /// computing thread for rows.
   void inIssuers(function_ref<void()> body) {
@@ -125,6 +138,14 @@ private:
   /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
   /// plus `bytes`.
   Value sharedPointer(Value memref, Value bytes);
+  /// sharedPointer as the shared::cluster address the bulk copies write
+  /// to (a shared::cta address is a shared::cluster one of this CTA; the
+  /// .shared::cta destination form needs PTX 8.6).
+  Value clusterPointer(Value memref, Value bytes) {
+    return LLVM::AddrSpaceCastOp::create(k.b, k.loc,
+                                         LLVM::LLVMPointerType::get(k.b.getContext(), 7),
+                                         sharedPointer(memref, bytes));
+  }
   /// The bytes from `memref`'s first element to the one at `indices` (a
   /// static shape with the identity layout, as the kernel's tensors and
   /// tiles have).
@@ -347,11 +368,7 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
     // Stage `buf` of a [stages, atoms, block_kv, 64] tile.
     Value stage = k.mul(buf, atoms * boxBytes);
     for (int64_t a = 0; a < atoms; ++a) {
-      // A shared::cta address is a shared::cluster one of this CTA (the
-      // .shared::cta destination form needs PTX 8.6).
-      Value dst = LLVM::AddrSpaceCastOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-          sharedPointer(tile, k.add(stage, a * boxBytes)));
+      Value dst = clusterPointer(tile, k.add(stage, a * boxBytes));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, dst, map, ValueRange{i32(a * 64), key, head, batch}, full,
           /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
@@ -362,14 +379,6 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
 
 namespace {
 
-/// One key row that a thread copies into a stage: `active` says whether
-/// the thread has it (null: always), `inside` whether it is a key of the
-/// sequence; the others are zeroed instead.
-struct RowCopy {
-  Value tile, row, active, inside, src;
-  int64_t cols;
-};
-
 /// `a ∧ b` of two conditions where null is true.
 Value both(KernelBuilder &k, Value a, Value b) {
   if (!a || !b)
@@ -379,28 +388,23 @@ Value both(KernelBuilder &k, Value a, Value b) {
 
 } // namespace
 
-void TmaProducer::issueRows(Value start, Value buf) {
+SmallVector<RowCopy> TmaProducer::rowsOfThread(Value start) {
+  // One row per step of `threads` rows through K's tile, then V's; a CTA
+  // with more threads than a tile has rows (threads and block_kv are
+  // powers of two) gives thread t K's row t or V's row t − block_kv. Row
+  // copies serve paged or packed K/V, whose key count is read at run time
+  // (dense K/V take tensor boxes).
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const KernelValues &v = c.v;
-  const int64_t elementBytes = c.T.getIntOrFloatBitWidth() / 8;
   PageLookup pages(c, start);
-  // The thread's rows: one per step of `threads` rows through K's tile,
-  // then V's; a CTA with more threads than a tile has rows (threads and
-  // block_kv are powers of two) gives thread t K's row t or V's row
-  // t − block_kv.
   SmallVector<RowCopy> copies;
   auto addRow = [&](Value src, Value tile, int64_t cols, Value row, Value active,
                     int64_t stepRow, int64_t rowsPerStep) {
     Value key = k.add(start, row);
-    // (Row copies are for paged or packed K/V, whose key count is read at
-    // run time: dense K/V take tensor boxes.)
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, v.kvLen);
-    SmallVector<Value> at;
-    if (c.s.paged())
-      at = {pages.pageOf(stepRow, rowsPerStep, key), k.rem(key, c.s.pageSize), v.kvHead, k.idx(0)};
-    else
-      at = c.keyAt(key, k.idx(0), /*inSequence=*/false);
+    SmallVector<Value> at = c.s.paged() ? pages.poolAt(stepRow, rowsPerStep, key, k.idx(0))
+                                        : c.keyAt(key, k.idx(0), /*inSequence=*/false);
     copies.push_back({tile, row, active, inside, globalPointer(src, at), cols});
   };
   for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
@@ -416,10 +420,15 @@ void TmaProducer::issueRows(Value start, Value buf) {
                                          k.idx(tile == v.kTile ? 0 : 1));
     addRow(src, tile, cols, k.rem(v.tid, c.bkv), active, 0, c.bkv);
   }
-  // Zero the rows past the sequence, then arrive (its release publishes
-  // the zeros with the copies) armed with the bytes of the copied rows.
+  return copies;
+}
+
+Value TmaProducer::zeroOutsideRows(ArrayRef<RowCopy> rows, Value buf) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t elementBytes = c.T.getIntOrFloatBitWidth() / 8;
   Value bytes = i32(0);
-  for (const RowCopy &row : copies) {
+  for (const RowCopy &row : rows) {
     Value copied = both(k, row.active, row.inside);
     bytes = arith::AddIOp::create(
         b, loc, bytes,
@@ -433,16 +442,26 @@ void TmaProducer::issueRows(Value start, Value buf) {
     for (int64_t col = 0; col < row.cols; col += 8)
       vector::StoreOp::create(b, loc, zeros, row.tile, family.tileAt(buf, row.row, k.idx(col)));
   }
+  return bytes;
+}
+
+void TmaProducer::issueRows(Value start, Value buf) {
+  // Zero the rows past the sequence, then arrive (its release publishes
+  // the zeros with the copies) armed with the bytes of the copied rows.
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t elementBytes = c.T.getIntOrFloatBitWidth() / 8;
+  SmallVector<RowCopy> rows = rowsOfThread(start);
+  Value bytes = zeroOutsideRows(rows, buf);
   Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, bytes, NVVM::MemScopeKind::CTA,
                                          /*relaxed=*/false, Value());
-  for (const RowCopy &row : copies) {
+  for (const RowCopy &row : rows) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(
         scf::IfOp::create(b, loc, both(k, row.active, row.inside), false).thenBlock());
-    Value dst = LLVM::AddrSpaceCastOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-        sharedPointer(row.tile, byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0)))));
+    Value dst =
+        clusterPointer(row.tile, byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0))));
     NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, loc, dst, row.src, full,
                                                      i32(row.cols * elementBytes),
                                                      /*multicastMask=*/Value(),
