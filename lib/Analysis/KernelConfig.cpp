@@ -472,12 +472,16 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
                                              const KernelConfigRequest &request) {
   // "v28": TMA fills the wgmma stages wherever the K/V are dense tensors
   // (1.03-1.38x cp.async with the same tiles, 1.19-1.38x at d = 128 with
-  // 128 x 128 tiles). Not (yet) the small-query mma.sync stages, though
-  // their boxes ran 1.02-1.09x cp.async at B = 1 (v30b/c): v30d's runs of
-  // them trapped in the first box copy, traced to the Python runtime's
-  // workspace lifetime (fixed), and the fixed runtime is not measured yet
-  // (bench/NOTES.md v30d).
-  bool tmaLoads = request.tmaLoads.value_or(family == TensorCoreFamily::Wgmma && f.denseKV);
+  // 128 x 128 tiles). "v30b/c": and the small-query mma.sync stages, as
+  // tensor boxes into swizzled atoms, where the chip has the TMA unit
+  // (1.03-1.09x cp.async at B = 1, 0.99-1.05x on larger grids; row copies
+  // of paged or packed K/V stream 0.35-0.64x and are never chosen). v30d's
+  // trap in the first box copy was the Python runtime's workspace lifetime
+  // (fixed; re-measured in v30e).
+  const bool mmaSyncBoxes = family == TensorCoreFamily::MmaSync && fewRows &&
+                            chipHasTma(target.chip) && !request.swizzle;
+  bool tmaLoads = request.tmaLoads.value_or(
+      f.denseKV && (family == TensorCoreFamily::Wgmma || mmaSyncBoxes));
   KernelConfig c = family == TensorCoreFamily::Wgmma ? measuredWgmmaDefaults(f, tmaLoads)
                    : fewRows                         ? smallQueryDefaults(s)
                                                      : measuredMmaSyncDefaults(f);

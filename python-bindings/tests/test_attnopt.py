@@ -247,7 +247,7 @@ def test_compile_gives_ptx_manifest_and_cost():
                             block_kv=64)
     assert warps.manifest["kv_warps"] == 4 and warps.manifest["block"]["value"] == [128, 1, 1]
     assert warps.manifest["block"]["formula"] == "[32 * block_q / rows_per_warp * kv_warps, 1, 1]"
-    assert warps.name.endswith("_kw4")
+    assert warps.name.endswith("_kw4_tma")
     with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
         attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
     # K/V loads: TMA by default on wgmma (the manifest names the maps the
@@ -279,15 +279,15 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert tma.manifest["launches"][0]["args"][-2:] == ["k_tensor_map", "v_tensor_map"]
     copied = attnopt.compile(prefill, kv_loads="cp.async")
     assert copied.manifest["kv_loads"] == "cp.async" and copied.manifest["tensor_maps"] == []
-    # mma.sync decode on sm_90+: TMA boxes when asked (tensor maps, as on
-    # wgmma), cp.async by default; refused on sm_80 with the reason.
+    # mma.sync decode on sm_90+: TMA boxes by default (tensor maps, as on
+    # wgmma), cp.async when asked; refused on sm_80 with the reason.
     decode = graph.attention(2, 8, 1, 64, hkv=2, Lk=4096)
-    boxes = attnopt.compile(decode, kv_loads="tma")
+    boxes = attnopt.compile(decode)
     assert boxes.manifest["kv_loads"] == "tma" and boxes.name.endswith("_tma")
     assert [m["tensor"] for m in boxes.manifest["tensor_maps"]] == ["k", "v"]
     assert boxes.manifest["launches"][0]["args"][-2:] == ["k_tensor_map", "v_tensor_map"]
     assert "cp.async.bulk.tensor.4d" in boxes.ptx and "mma.sync.aligned" in boxes.ptx
-    chunks = attnopt.compile(decode)
+    chunks = attnopt.compile(decode, kv_loads="cp.async")
     assert chunks.manifest["tensor_maps"] == [] and "cp.async.bulk" not in chunks.ptx
     with pytest.raises(attnopt.MLIRError, match="needs the TMA unit of sm_90 or later"):
         attnopt.compile(prefill, kv_loads="tma", mma="mma.sync", target="sm_80")

@@ -502,12 +502,11 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   EXPECT_EQ(llvm::divideCeil(one.seqKV, kvSplitKeys(c, one)), c.kvSplits);
   // Double buffering: more stages measured slower (bench/NOTES.md v13c).
   EXPECT_EQ(c.kvStages, 2);
-  // cp.async by default (v30d); with TMA boxes (kv-loads=tma) the stages
-  // are swizzled atoms: two 64-key stages of 128-column K and V rows, 16
-  // bytes of mbarriers and the 1024-byte alignment slack: 66,576 bytes.
-  EXPECT_FALSE(c.tmaLoads);
+  // Dense K/V on sm_90: TMA boxes fill the stages (v30b), in swizzled
+  // atoms: two 64-key stages of 128-column K and V rows, 16 bytes of
+  // mbarriers and the 1024-byte alignment slack: 66,576 bytes.
+  EXPECT_TRUE(c.tmaLoads);
   KernelConfig boxes = c;
-  boxes.tmaLoads = true;
   boxes.kvStages = 2;
   boxes.blockKV = 64;
   boxes.kvWarps = 1;
