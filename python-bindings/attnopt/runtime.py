@@ -333,6 +333,7 @@ class LoadedKernel:
             dtypes.append(self._param_dtype(p["name"]))
         shapes = {p["name"]: tuple(p["shape"]) for p in self.manifest["params"]}
         pointers = {}
+        alignment = self.manifest.get("tensor_alignment", 1)
         for (name, t), dtype in zip(tensors, dtypes):
             shape = shapes[name]
             if tuple(t.shape) != shape:
@@ -344,6 +345,13 @@ class LoadedKernel:
                 raise ValueError("%s is on %s; this kernel is loaded on cuda:%d"
                                  % (name, t.device, self.device_index))
             pointers[name] = _address(t)
+            if name in _ALIGNED_TENSORS and pointers[name] % alignment:
+                # The tensor-core kernels read Q and write O in 16-byte
+                # vectors and TMA boxes start on 16-byte addresses (a view
+                # at an odd offset into a larger buffer is contiguous but
+                # not aligned).
+                raise ValueError("%s must start on a %d-byte boundary (its address is %#x): "
+                                 "pass a copy (.clone())" % (name, alignment, pointers[name]))
         # (The contracts are checked on tensors already validated above.)
         if check_bounds and paged is not None:
             _check_pages(block_table, seq_lens, paged)
@@ -366,6 +374,11 @@ class LoadedKernel:
         for function, _, _, _, args in self.launches:
             function([pointers[a] for a in args], stream)
         return out
+
+
+# The tensors whose start address must be a multiple of the manifest's
+# "tensor_alignment" bytes.
+_ALIGNED_TENSORS = ("q", "k", "v", "o")
 
 
 def _check_pages(block_table, seq_lens, paged):

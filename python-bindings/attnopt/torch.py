@@ -327,9 +327,9 @@ def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
         # Top-left causal rows never reach past Lq <= Lk; otherwise mask.
         mask = _key_padding_mask(Lk, Lkb, q.device)
     pad = torch.nn.functional.pad
-    q = pad(q, (0, 0, 0, Lqb - Lq)) if Lqb > Lq else q.contiguous()
-    k = pad(k, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else k.contiguous()
-    v = pad(v, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else v.contiguous()
+    q = pad(q, (0, 0, 0, Lqb - Lq)) if Lqb > Lq else _aligned(q)
+    k = pad(k, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else _aligned(k)
+    v = pad(v, (0, 0, 0, Lkb - Lk)) if Lkb > Lk else _aligned(v)
     mask_spec = None
     if mask is not None:
         mask_spec = ("keep" if mask.dtype == torch.bool else "add", tuple(mask.shape))
@@ -340,6 +340,14 @@ def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
     if Lqb > Lq:
         out = out[:, :, :Lq]
     return out.squeeze(1) if squeeze else out
+
+
+def _aligned(t):
+    """`t` contiguous and starting on a 16-byte boundary (the kernels'
+    tensor_alignment), copied only when it is not: a view into a larger
+    buffer may start anywhere."""
+    t = t.contiguous()
+    return t if t.data_ptr() % 16 == 0 else t.clone()
 
 
 @torch.library.custom_op("attnopt::attention", mutates_args=())

@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -94,20 +95,15 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
         Value x0 = k.fmul(k.extract(acc, r, 0), inv[r]), x1 = k.fmul(k.extract(acc, r, 1), inv[r]);
         Value col = block.col ? block.col : k.add(v.twoT, int64_t(nd) * 8);
         if (!s.splitKV()) {
-          Value out = k.toPair(x0, x1);
-          storeRow(mi, r, false, [&] {
-            vector::StoreOp::create(b, loc, out, v.O,
-                                    c.queryAt(v.row[mi][r], v.rowHead[mi][r], col));
-          });
+          storeOutputPair(mi, r, col, k.toPair(x0, x1));
           continue;
         }
         // Split-KV: the normalized partial output in f32, for the combine.
         Value out = vector::FromElementsOp::create(b, loc, VectorType::get({2}, c.f32),
                                                    ValueRange{x0, x1});
         storeRow(mi, r, false, [&] {
-          vector::StoreOp::create(
-              b, loc, out, v.O,
-              ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r], col});
+          k.storeAligned(out, v.O,
+                         ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r], col});
         });
       }
     }
@@ -139,7 +135,53 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
       storeLse();
     }
   }
+  if (s.outputThroughSharedMemory())
+    copyOutputRows();
   gpu::ReturnOp::create(b, loc);
+}
+
+/// The row of the CTA's tile that the lane's C-fragment row (mi, r) is.
+Value FlashAttentionEmitter::tileRowOf(int64_t mi, int r) {
+  return k.add(k.add(k.mul(v.warp, s.rowsPerWarp), mi * 16 + 8 * r), v.g);
+}
+
+void FlashAttentionEmitter::storeOutputPair(int64_t mi, int r, Value col, Value pair) {
+  if (s.outputThroughSharedMemory()) {
+    // Into the warp's own rows of the Q tile (copyOutputRows takes them
+    // out); the tail rows too, which are not copied.
+    k.storeAligned(pair, v.qTile, family.tileAt(Value(), tileRowOf(mi, r), col));
+    return;
+  }
+  storeRow(mi, r, false, [&] {
+    k.storeAligned(pair, v.O, c.queryAt(v.row[mi][r], v.rowHead[mi][r], col));
+  });
+}
+
+void FlashAttentionEmitter::copyOutputRows() {
+  // Each warp's rows of O, 16 bytes per lane and store: its lanes share a
+  // row as TileCopy deals them, so a row's 2·dv bytes leave in whole
+  // 32-byte sectors, where the C fragments would store 4 bytes per lane
+  // (the 4 lanes of a quad cover 16 bytes of 8 rows). The warp wrote
+  // these rows itself, so a warp barrier orders the reads after the
+  // writes.
+  NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
+  const int64_t rows = s.rowsPerWarp;
+  Value firstRow = k.mul(v.warp, rows);
+  Value rowLimit = s.varlen ? v.numRows : k.idx(s.numRows());
+  auto chunk = VectorType::get({8}, c.T);
+  TileCopy copy(k, v.lane, /*threads=*/32, rows, c.dv / 8);
+  for (int64_t i = 0; i < copy.steps; ++i) {
+    Value tileRow = k.add(firstRow, copy.row(i)), col = copy.col(i);
+    Value out = k.loadAligned(chunk, v.qTile, family.tileAt(Value(), tileRow, col));
+    Value rho = k.add(v.qStart, tileRow);
+    OpBuilder::InsertionGuard guard(b);
+    if (c.qTail) {
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rho, rowLimit);
+      b.setInsertionPointToStart(scf::IfOp::create(b, loc, inside, false).thenBlock());
+    }
+    auto [qRow, qHead] = rowCoordinates(rho);
+    k.storeAligned(out, v.O, c.queryAt(qRow, qHead, col));
+  }
 }
 
 SmallVector<FlashAttentionEmitter::OutputBlock>

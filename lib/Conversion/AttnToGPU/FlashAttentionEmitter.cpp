@@ -266,7 +266,7 @@ void FlashAttentionEmitter::stageQ() {
   for (int64_t i = 0; i < copy.steps; ++i) {
     Value r = copy.row(i), col = copy.col(i);
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
-    Value vec = k.load(chunk, v.Q, c.queryAt(qRow, qHead, col));
+    Value vec = k.loadAligned(chunk, v.Q, c.queryAt(qRow, qHead, col));
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
   }
 }

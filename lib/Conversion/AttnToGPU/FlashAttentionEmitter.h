@@ -368,6 +368,14 @@ private:
   /// memory; returns this warp's share of O's columns, and sets `totals`.
   SmallVector<OutputBlock> combineKeyWarps(scf::ForOp loop, SmallVectorImpl<Value> &acc,
                                            RowTotals &totals);
+  /// One pair of O's columns (col, col + 1) of the lane's row (mi, r): to
+  /// global memory, or, outputThroughSharedMemory, to the Q tile.
+  void storeOutputPair(int64_t mi, int r, Value col, Value pair);
+  /// outputThroughSharedMemory: each warp's rows of O from the Q tile to
+  /// global memory in 16-byte stores.
+  void copyOutputRows();
+  /// The CTA tile's row of the lane's C-fragment row (mi, r).
+  Value tileRowOf(int64_t mi, int r);
   /// Runs `store` under the row-tail guard of row (mi, r), and, when
   /// `firstOfQuad`, only in the quad's first lane.
   void storeRow(int64_t mi, int r, bool firstOfQuad, function_ref<void()> store);

@@ -89,6 +89,25 @@ struct KernelBuilder {
   Value load(Type vec, Value mem, ValueRange indices) {
     return vector::LoadOp::create(b, loc, cast<VectorType>(vec), mem, indices);
   }
+  /// A vector load or store whose address the caller knows to be a multiple
+  /// of the vector's size: one 4-, 8- or 16-byte access instead of one per
+  /// element (LLVM assumes the element's alignment otherwise, and a kernel
+  /// parameter's pointer has no more). Global tensors qualify when their
+  /// base is 16-byte aligned (the runtimes check it), their rows are whole
+  /// multiples of 16 bytes (d a multiple of 8) and the column a multiple of
+  /// the vector's length.
+  Value loadAligned(VectorType vec, Value mem, ValueRange indices) {
+    return vector::LoadOp::create(b, loc, vec, mem, indices, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(vectorBytes(vec)));
+  }
+  void storeAligned(Value value, Value mem, ValueRange indices) {
+    auto vec = cast<VectorType>(value.getType());
+    vector::StoreOp::create(b, loc, value, mem, indices, /*nontemporal=*/false,
+                            llvm::MaybeAlign(vectorBytes(vec)));
+  }
+  static uint64_t vectorBytes(VectorType vec) {
+    return vec.getNumElements() * vec.getElementTypeBitWidth() / 8;
+  }
   /// The column where logical column `col` of row `row` lives in a tile:
   /// with `swizzle`, its 16-byte chunk is XORed with row % 8 (the chunk's
   /// elements stay in order), else it is `col` itself (padded rows).

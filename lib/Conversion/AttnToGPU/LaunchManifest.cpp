@@ -207,6 +207,10 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"calling_convention",
        str("bare pointers; each launch takes its args, named from params and workspace")},
       {"dtype", str(dtype)},
+      // q, k, v and o must start at a multiple of this many bytes: the
+      // tensor-core kernels move Q and O in 16-byte vectors and TMA boxes
+      // start on 16-byte addresses; the generic kernel reads elements.
+      {"tensor_alignment", i64(s.generic() ? 1 : 16)},
       {"B", i64(s.batch)}, {"Hq", i64(s.headsQ)}, {"Hkv", i64(s.headsKV)},
       {"Lq", i64(s.seqQ)}, {"Lk", i64(s.seqKV)},
       {"d", i64(s.headDim)}, {"dv", i64(s.headDimV)},

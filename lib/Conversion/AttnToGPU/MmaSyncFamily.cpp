@@ -83,12 +83,12 @@ void MmaSyncFamily::prepareOperands() {
     for (int64_t ks = 0; ks < c.kSteps; ++ks) {
       Value col = k.add(v.twoT, ks * 16);
       Value a = k.zeros(c.aType);
-      a = k.insert(k.load(c.pair, v.Q, c.queryAt(r0, h0, col)), a, 0);
-      a = k.insert(k.load(c.pair, v.Q, c.queryAt(r1, h1, col)), a, 1);
+      a = k.insert(k.loadAligned(c.pair, v.Q, c.queryAt(r0, h0, col)), a, 0);
+      a = k.insert(k.loadAligned(c.pair, v.Q, c.queryAt(r1, h1, col)), a, 1);
       // Columns past d (an odd multiple of 8) stay zero.
       if (ks * 16 + 8 < c.d) {
-        a = k.insert(k.load(c.pair, v.Q, c.queryAt(r0, h0, k.add(col, 8))), a, 2);
-        a = k.insert(k.load(c.pair, v.Q, c.queryAt(r1, h1, k.add(col, 8))), a, 3);
+        a = k.insert(k.loadAligned(c.pair, v.Q, c.queryAt(r0, h0, k.add(col, 8))), a, 2);
+        a = k.insert(k.loadAligned(c.pair, v.Q, c.queryAt(r1, h1, k.add(col, 8))), a, 3);
       }
       qFrag[mi].push_back(a);
     }

@@ -37,7 +37,7 @@
 // CHECK: nvgpu.device_async_copy %[[K]][%[[TOK]], %{{.*}}, %{{.*}}], %{{.*}}, 8, %[[N]] {bypassL1}
 // O rows go to clamped tokens of the packed output.
 // CHECK: %[[OTOK:.*]] = arith.minui %{{.*}}, %c95
-// CHECK: vector.store %{{.*}}, %[[O]][%[[OTOK]], %{{.*}}, %{{.*}}] : memref<96x8x64xbf16>
+// CHECK: vector.store %{{.*}}, %[[O]][%[[OTOK]], %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<96x8x64xbf16>
 // CHECK: func.func @varlen
 // CHECK: gpu.launch_func @attn_fa2_mma_bf16_b3_h8_kv2_q96_k128_d64_v64_causal_br_bq64_bk64_w16_pack_varlen_module::@attn_fa2_mma_bf16_b3_h8_kv2_q96_k128_d64_v64_causal_br_bq64_bk64_w16_pack_varlen blocks in (%c11, %c2, %c1)
 // CHECK-SAME: args(%{{.*}} : memref<96x8x64xbf16>, %{{.*}} : memref<128x2x64xbf16>, %{{.*}} : memref<128x2x64xbf16>, %{{.*}} : memref<96x8x64xbf16>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<4xi32>)

@@ -102,6 +102,17 @@ struct FlashKernelSpec {
   /// accumulators.
   /// wgmma reads its A operand (Q) from shared memory.
   bool qInSharedMemory() const { return wgmma() || mTiles() * headDim > 128; }
+  /// The epilogue writes O into the Q tile and stores it from there in
+  /// 16-byte row chunks instead of storing the C fragments' 4-byte pairs
+  /// (bench/NOTES.md v31: 64 two-byte stores per thread were a quarter of
+  /// the d = 128, N = 1k kernel's time). Each warp reuses its own rows of
+  /// the Q tile, which its last Q·Kᵀ has read by then; so the O rows must
+  /// fit the Q rows (dv <= d), each warp must own whole rows (no key
+  /// warps), and the split-KV f32 partial outputs keep their direct stores.
+  bool outputThroughSharedMemory() const {
+    return !generic() && qInSharedMemory() && !splitKV() && kvWarps == 1 &&
+           headDimV <= headDim;
+  }
   /// Bytes of the K and V stages (2-byte elements).
   int64_t kvSharedMemoryBytes() const {
     return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
