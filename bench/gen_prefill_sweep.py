@@ -139,12 +139,15 @@ def main():
     ap.add_argument("--overlap", action="store_true",
                     help="sweep the producer-warpgroup configurations with and without "
                          "the overlapped P·V")
+    ap.add_argument("--full", action="store_true",
+                    help="the tile sweep and the producer/overlap sweep together: every "
+                         "configuration the chooser picks among (the chooser's proof)")
     ap.add_argument("--pick-only", action="store_true",
                     help="one configuration per shape, the chooser's own (no options): "
                          "for ab_merge.py, which times two builds' picks side by side")
     ap.add_argument("--only", nargs="*", default=None, help="these shape names only")
     a = ap.parse_args()
-    sweep = ([{}] if a.pick_only else OVERLAP_SWEEP if a.overlap
+    sweep = ([{}] if a.pick_only else SWEEP + OVERLAP_SWEEP if a.full else OVERLAP_SWEEP if a.overlap
              else PRODUCER_SWEEP if a.producer else KV_LOADS_SWEEP if a.kv_loads else SWEEP)
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)

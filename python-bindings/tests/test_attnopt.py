@@ -318,6 +318,19 @@ def test_compile_every_head_dim(d, dv, target):
     assert ("wgmma" in k.name) == (target == "sm_90a")
 
 
+@pytest.mark.skipif(not _has_gpu(), reason="needs a CUDA GPU and PyTorch")
+def test_runtime_refuses_misaligned_tensors():
+    # A contiguous view that starts 2 bytes into a buffer: a ValueError, not
+    # a misaligned vector access in the kernel.
+    import torch
+    k = attnopt.compile(graph.attention(1, 4, 256, 64))
+    buf = torch.randn(1 * 4 * 256 * 64 + 1, device="cuda", dtype=torch.bfloat16)
+    q = buf[1:].view(1, 4, 256, 64)
+    kk, v = (torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    with pytest.raises(ValueError, match="16-byte boundary"):
+        attnopt.runtime.launch(k, q, kk, v)
+
+
 @pytest.mark.parametrize("d,dtype", [(36, "bf16"), (264, "f16"), (64, "f32"), (80, "f32")])
 def test_compile_generic_kernel(d, dtype):
     # What the tensor-core kernels refuse compiles to the generic CUDA-core
@@ -328,6 +341,17 @@ def test_compile_generic_kernel(d, dtype):
     assert k.manifest["dtype"] == dtype
     assert {p["name"]: p["shape"] for p in k.manifest["params"]}["q"] == [1, 4, 128, d]
     assert ".entry " + k.name in k.ptx
+    # It reads elements one at a time: any element-aligned tensor will do.
+    assert k.manifest["tensor_alignment"] == 1
+
+
+def test_tensor_core_kernels_state_their_alignment():
+    # Q and O move in 16-byte vectors (bench/NOTES.md v31), so the manifest
+    # asks for 16-byte aligned q, k, v, o on both families.
+    for target in ("sm_80", "sm_90a"):
+        k = attnopt.compile(graph.attention(1, 4, 256, 128), target=target)
+        assert k.manifest["tensor_alignment"] == 16
+        assert "ld.global.v4.b32" in k.ptx
 
 
 def test_compile_no_kernel_takes():
