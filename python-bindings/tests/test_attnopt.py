@@ -318,19 +318,6 @@ def test_compile_every_head_dim(d, dv, target):
     assert ("wgmma" in k.name) == (target == "sm_90a")
 
 
-@pytest.mark.skipif(not _has_gpu(), reason="needs a CUDA GPU and PyTorch")
-def test_runtime_refuses_misaligned_tensors():
-    # A contiguous view that starts 2 bytes into a buffer: a ValueError, not
-    # a misaligned vector access in the kernel.
-    import torch
-    k = attnopt.compile(graph.attention(1, 4, 256, 64))
-    buf = torch.randn(1 * 4 * 256 * 64 + 1, device="cuda", dtype=torch.bfloat16)
-    q = buf[1:].view(1, 4, 256, 64)
-    kk, v = (torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.bfloat16) for _ in range(2))
-    with pytest.raises(ValueError, match="16-byte boundary"):
-        attnopt.runtime.launch(k, q, kk, v)
-
-
 @pytest.mark.parametrize("d,dtype", [(36, "bf16"), (264, "f16"), (64, "f32"), (80, "f32")])
 def test_compile_generic_kernel(d, dtype):
     # What the tensor-core kernels refuse compiles to the generic CUDA-core
@@ -516,3 +503,16 @@ def test_runtime_matches_sdpa():
     out = attnopt.runtime.launch(k, q, kk, v)
     ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kk.float(), v.float(), is_causal=True)
     assert ((out.float() - ref).norm() / ref.norm()).item() < 1e-2
+
+
+@pytest.mark.skipif(not _has_gpu(), reason="needs a CUDA GPU and PyTorch")
+def test_runtime_refuses_misaligned_tensors():
+    # A contiguous view that starts 2 bytes into a buffer: a ValueError, not
+    # a misaligned vector access in the kernel.
+    import torch
+    k = attnopt.compile(graph.attention(1, 4, 256, 64))
+    buf = torch.randn(1 * 4 * 256 * 64 + 1, device="cuda", dtype=torch.bfloat16)
+    q = buf[1:].view(1, 4, 256, 64)
+    kk, v = (torch.randn(1, 4, 256, 64, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    with pytest.raises(ValueError, match="16-byte boundary"):
+        attnopt.runtime.launch(k, q, kk, v)
