@@ -79,6 +79,12 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
       blocks.push_back(block);
     }
   }
+  // O goes into the Q tile, whose rows stageQ dealt out over all threads:
+  // their stores must be done before a warp overwrites its rows. Found by
+  // v31b's ragged varlen check: a CTA without K/V tiles (an empty or
+  // key-less sequence) passed no barrier, and a warp read back Q.
+  if (s.outputThroughSharedMemory() && !producer.publishesQBeforeLoops())
+    gpu::BarrierOp::create(b, loc);
   const double negInfV = negInf;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
     Value inv[2], l[2];

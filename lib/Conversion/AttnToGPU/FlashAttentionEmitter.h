@@ -252,6 +252,11 @@ public:
   /// orders the family's async-proxy reads after them; false when acquire
   /// itself waits for the whole tile (an mbarrier).
   virtual bool publishesWithBarrier() const { return true; }
+  /// Whether the prologue's barrier orders every thread's stores of the
+  /// staged Q tile before the loops (TMA); else only the first
+  /// iteration's barrier does (cp.async), which a CTA without K/V tiles
+  /// never reaches.
+  virtual bool publishesQBeforeLoops() const { return false; }
   /// Whether the producer runs in warps of its own, after the computing
   /// warps (KernelConfig::producerWarpgroup).
   virtual bool specializesWarps() const { return false; }

@@ -90,6 +90,7 @@ public:
   void drain() override {}
   /// The mbarrier wait publishes each tile to every thread.
   bool publishesWithBarrier() const override { return false; }
+  bool publishesQBeforeLoops() const override { return true; }
   bool specializesWarps() const override { return c.s.producerWarpgroup; }
   void splitRoles(gpu::GPUFuncOp func) override;
   void releaseStage(Value kvStart) override;
