@@ -335,7 +335,11 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // "v28c": only where every box row is a whole 128-byte atom; at d = 32,
     // 40 and 72 TMA's 64-row CTAs lose 9-37% to cp.async's and 128 x 128
     // wins (1.28-1.37x cp.async).
-    const bool oneWarpgroup = f.wholeAtoms && (!f.wide || f.shortCausal);
+    // "v31b": since O leaves through shared memory in whole rows (v31),
+    // the 128-row producer kernel also wins short causal sequences at
+    // d = 128 (1k: 402 vs 363 TFLOP/s, 2k: 511 vs 438 for 64 x 64), which
+    // now keep one warpgroup per CTA only at d = 64.
+    const bool oneWarpgroup = f.wholeAtoms && !f.wide;
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     // "v29": a producer warpgroup where the two computing warpgroups hold
@@ -347,7 +351,7 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     c.producerWarpgroup = c.blockQ == 128 && f.wide && f.wholeAtoms;
     // "v29b": and each tile's P·V overlapped with the next tile's softmax,
     // with 3 stages: +2 to +17% over the producer alone at 10 of 11 d = 128
-    // shapes (-1.5% at 1k causal, where the 64 x 64 pick stays). With 2
+    // shapes (-1.5% at 1k causal, then 64 x 64; v31b: now there too). With 2
     // stages it loses 12-39%: the producer then refills a stage only after
     // the next tile's softmax.
     c.overlapPV = c.producerWarpgroup;

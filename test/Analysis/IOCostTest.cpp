@@ -335,7 +335,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   KernelConfigRequest rows64;
   rows64.blockQ = 64;
   EXPECT_FALSE(choose(d128, h200, rows64).producerWarpgroup);
-  // Causal: 64 x 64 tiles when Lk <= 2048, at d = 128 too.
+  // Causal at d = 64: 64 x 64 tiles when Lk <= 2048.
   AttentionShape causal = d64;
   causal.causal = true;
   EXPECT_EQ(choose(causal, h200).blockQ, 64);
@@ -344,7 +344,16 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_EQ(choose(causal, h200).blockKV, 64);
   AttentionShape shortCausal128 = square(1, 16, 1024, 128, DType::BF16);
   shortCausal128.causal = true;
-  EXPECT_EQ(choose(shortCausal128, h200).blockQ, 64);
+  // At d = 128 the 128 x 128 producer kernel with the overlapped P·V
+  // (v31b), short causal or not; cp.async keeps v9's 64 x 64.
+  c = choose(shortCausal128, h200);
+  EXPECT_EQ(c.blockQ, 128);
+  EXPECT_EQ(c.blockKV, 128);
+  EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
+  EXPECT_EQ(c.kvStages, 3);
+  KernelConfigRequest copies;
+  copies.tmaLoads = false;
+  EXPECT_EQ(choose(shortCausal128, h200, copies).blockQ, 64);
   // cp.async asked for: v9's tiles (128 x 128 at d = 64 non-causal).
   KernelConfigRequest cpAsync;
   cpAsync.tmaLoads = false;
