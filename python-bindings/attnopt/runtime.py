@@ -103,8 +103,12 @@ class _Function:
         self.handle = ctypes.c_void_p()
         driver.call("cuModuleGetFunction", ctypes.byref(self.handle), module,
                     name.encode())
-        if shared_mem > 48 * 1024:
-            # Above 48 KB a kernel must opt in to its dynamic shared memory.
+        if shared_mem > 0:
+            # Above 48 KB of static plus dynamic shared memory a kernel must
+            # opt in to its dynamic part, and the PTX's dynamic-buffer symbol
+            # is itself one static byte: a kernel of exactly 48 KB dynamic
+            # failed its launch (bench/NOTES.md v31c). Every kernel with a
+            # dynamic buffer opts in, to its own size.
             driver.call("cuFuncSetAttribute", self.handle,
                         _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, ctypes.c_int(shared_mem))
         launch = driver.lib.cuLaunchKernel
