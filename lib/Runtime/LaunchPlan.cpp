@@ -160,6 +160,9 @@ static llvm::Error validate(const LaunchPlan &plan) {
   auto fail = [](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "manifest: " + why);
   };
+  if (!llvm::isPowerOf2_64(uint64_t(std::max<int64_t>(plan.tensorAlignment(), 0))))
+    return fail("tensor_alignment must be a positive power of two, got " +
+                llvm::Twine(plan.tensorAlignment()));
   llvm::StringSet<> names;
   for (const TensorSpec &t : llvm::concat<const TensorSpec>(plan.params(), plan.workspace())) {
     if (!names.insert(t.name).second)
@@ -215,7 +218,8 @@ llvm::Expected<LaunchPlan> LaunchPlan::parse(llvm::StringRef manifestJSON) {
   bool ok = o && o.map("kernel", plan.kernel) && o.map("params", plan.paramSpecs) &&
             o.mapOptional("workspace", plan.workspaceSpecs) &&
             o.mapOptional("launches", plan.launchList) &&
-            o.mapOptional("tensor_maps", plan.tensorMapSpecs);
+            o.mapOptional("tensor_maps", plan.tensorMapSpecs) &&
+            o.mapOptional("tensor_alignment", plan.alignment);
   if (ok && plan.launchList.empty()) {
     Launch only;
     ok = singleLaunch(*root, plan.paramSpecs, only, errors);
@@ -257,6 +261,9 @@ llvm::Error LaunchPlan::checkArgs(llvm::ArrayRef<TensorArg> args) const {
                   shapeString(spec->shape));
     if (a.address == 0)
       return fail("'" + a.name + "' is a null pointer");
+    if (llvm::is_contained({"q", "k", "v", "o"}, a.name) && a.address % alignment != 0)
+      return fail("'" + a.name + "' must start on a " + llvm::Twine(alignment) +
+                  "-byte boundary (its address is 0x" + llvm::utohexstr(a.address, true) + ")");
   }
   for (const TensorSpec &p : paramSpecs)
     if (!seen.contains(p.name))

@@ -152,6 +152,7 @@ TEST(LaunchPlan, ChecksTheCallersTensors) {
   args = splitArgs();
   args.push_back(args[0]);
   EXPECT_NE(why(args).find("'q' is given twice"), std::string::npos);
+
   args = splitArgs();
   args[3].name = "lse";
   EXPECT_NE(why(args).find("'lse' is not a parameter"), std::string::npos);
@@ -159,6 +160,29 @@ TEST(LaunchPlan, ChecksTheCallersTensors) {
   ASSERT_FALSE(bool(addresses));
   EXPECT_NE(llvm::toString(addresses.takeError()).find("1 workspace addresses for 2 buffers"),
             std::string::npos);
+}
+
+TEST(LaunchPlan, ChecksTheTensorAlignment) {
+  // A manifest without the field asks for nothing; with it, q, k, v and o
+  // must start on that boundary.
+  std::string aligned = kSplitKV;
+  aligned.insert(aligned.find("\"kernel\"") , "\"tensor_alignment\": 16, ");
+  llvm::Expected<LaunchPlan> plan = LaunchPlan::parse(aligned);
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  EXPECT_EQ(plan->tensorAlignment(), 16);
+  EXPECT_EQ(LaunchPlan::parse(kSplitKV)->tensorAlignment(), 1);
+  auto args = splitArgs();
+  EXPECT_FALSE(bool(plan->checkArgs(args)));
+  args[0].address = 0x102;
+  llvm::Error e = plan->checkArgs(args);
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(llvm::toString(std::move(e)).find("'q' must start on a 16-byte boundary (its address is 0x102)"),
+            std::string::npos);
+  std::string odd = kSplitKV;
+  odd.insert(odd.find("\"kernel\""), "\"tensor_alignment\": 12, ");
+  EXPECT_NE(errorOf(odd).find("tensor_alignment must be a positive power of two, got 12"),
+            std::string::npos)
+      << errorOf(odd);
 }
 
 // Every manifest attn-opt wrote into $ATTN_MANIFEST_DIR (launch-plan-unit.test).

@@ -89,9 +89,14 @@ public:
   /// Tensor maps the runner encodes per launch from the params' addresses.
   llvm::ArrayRef<TensorMapSpec> tensorMaps() const { return tensorMapSpecs; }
   const TensorSpec *findParam(llvm::StringRef name) const;
+  /// The bytes q, k, v and o must start at a multiple of (the manifest's
+  /// `tensor_alignment`; 1 when it has none): the tensor-core kernels move
+  /// Q and O in 16-byte vectors.
+  int64_t tensorAlignment() const { return alignment; }
 
   /// Whether `args` are the params, each once, with the manifest's shape
-  /// and element type and a non-null address.
+  /// and element type and a non-null address (q, k, v and o aligned to
+  /// tensorAlignment()).
   llvm::Error checkArgs(llvm::ArrayRef<TensorArg> args) const;
   /// Each launch's pointer arguments, in order, from the caller's tensors,
   /// the workspace buffers' addresses (in workspace() order) and the
@@ -102,6 +107,7 @@ public:
 
 private:
   std::string kernel;
+  int64_t alignment = 1;
   std::vector<TensorSpec> paramSpecs, workspaceSpecs;
   std::vector<Launch> launchList;
   std::vector<TensorMapSpec> tensorMapSpecs;
