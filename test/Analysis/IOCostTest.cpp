@@ -351,6 +351,11 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
   EXPECT_EQ(c.kvStages, 3);
+  // A mask tensor read per score: the producer without the overlap (which
+  // spills with it), so 2 stages.
+  c = choose(shortCausal128, h200, {}, MaskReads::PerScore);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_FALSE(c.overlapPV);
   KernelConfigRequest copies;
   copies.tmaLoads = false;
   EXPECT_EQ(choose(shortCausal128, h200, copies).blockQ, 64);

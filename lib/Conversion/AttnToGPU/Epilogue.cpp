@@ -5,6 +5,12 @@
 // as pairs of the output type, or, with split-KV, in f32 beside the row's
 // log2-sum-exp for the combine kernel.
 //
+// Where the Q tile is staged (FlashKernelSpec::outputThroughSharedMemory)
+// the pairs go into each warp's own rows of it instead, and copyOutputRows
+// stores those rows in 16-byte chunks: whole 32-byte sectors per store
+// instead of 4 bytes per lane (bench/NOTES.md v31: the two-byte stores the
+// fragments made were a quarter of a short kernel's time).
+//
 // With key warps (kv-warps > 1) the warps of a query-row slice each ran the
 // online softmax over their own keys of every K/V tile, so each holds the
 // (acc, m, l) of a split of the keys. combineKeyWarps combines them
