@@ -354,11 +354,9 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // shapes (-1.5% at 1k causal, then 64 x 64; v31b: now there too). With 2
     // stages it loses 12-39%: the producer then refills a stage only after
     // the next tile's softmax.
-    // Not where a mask tensor is read per score: its loads stay live across
-    // the overlapped P·V, and ptxas spills 8 bytes at d = 128 (found by
-    // attn-gpu-pipeline-ptxas.test once short causal took this kernel,
-    // v31b; long masked causal kernels had it since v29b). The producer
-    // alone does not spill there.
+    // Not with a mask tensor read per score: its loads stay live across the
+    // overlapped P·V and ptxas spills 8 bytes at d = 128 (bench/NOTES.md
+    // after v31c); the producer alone does not.
     c.overlapPV = c.producerWarpgroup && !f.maskPerScore;
     return c;
   }

@@ -179,7 +179,7 @@ void FlashAttentionEmitter::copyOutputRows() {
   NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
   const int64_t rows = s.rowsPerWarp;
   Value firstRow = k.mul(v.warp, rows);
-  Value rowLimit = s.varlen ? v.numRows : k.idx(s.numRows());
+  Value rowLimit = rowSpaceEnd();
   auto chunk = VectorType::get({8}, c.T);
   TileCopy copy(k, v.lane, /*threads=*/32, rows, c.dv / 8);
   for (int64_t i = 0; i < copy.steps; ++i) {

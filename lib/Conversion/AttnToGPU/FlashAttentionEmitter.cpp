@@ -187,7 +187,7 @@ void FlashAttentionEmitter::computeCoordinates() {
   v.t = k.rem(v.lane, 4);
   if (!s.varlen)
     v.qStart = k.mul(qTileIdx, c.bq);
-  Value rowLimit = s.varlen ? v.numRows : k.idx(s.numRows());
+  Value rowLimit = rowSpaceEnd();
   v.row.resize(c.mt);
   v.rowHead.resize(c.mt);
   v.rowInside.resize(c.mt);

@@ -381,6 +381,9 @@ private:
   void copyOutputRows();
   /// The CTA tile's row of the lane's C-fragment row (mi, r).
   Value tileRowOf(int64_t mi, int r);
+  /// The end of the CTA's row space: its rows at or past it are not stored
+  /// (varlen: the sequence's rows, read at run time).
+  Value rowSpaceEnd() { return s.varlen ? v.numRows : k.idx(s.numRows()); }
   /// Runs `store` under the row-tail guard of row (mi, r), and, when
   /// `firstOfQuad`, only in the quad's first lane.
   void storeRow(int64_t mi, int r, bool firstOfQuad, function_ref<void()> store);
