@@ -507,12 +507,11 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
     Value alpha[2];
     for (int r = 0; r < 2; ++r) {
       Value mOld = state[mBase + 2 * mi + r], lOld = state[lBase + 2 * mi + r];
-      Value m = p[mi][0][r][0];
+      SmallVector<Value> row;
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e)
-          if (nb || e)
-            m = k.fmax(m, p[mi][nb][r][e]);
-      Value rowMax = k.quadReduce(m, /*isMax=*/true);
+          row.push_back(p[mi][nb][r][e]);
+      Value rowMax = k.quadReduce(k.treeReduce(row, /*isMax=*/true), /*isMax=*/true);
       if (rawScores)
         rowMax = k.fmul(rowMax, scaleV);
       Value mRow = k.fmax(mOld, rowMax);
@@ -523,16 +522,17 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
                                              k.f(negInf));
       Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
       alpha[r] = k.exp2(k.fsub(mOld, mSafe));
-      Value rowSum = k.f(0.0);
       Value negM = rawScores ? arith::NegFOp::create(b, loc, mSafe).getResult() : Value();
+      row.clear();
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e) {
           Value x = p[mi][nb][r][e];
           x = rawScores ? LLVM::FMAOp::create(b, loc, x, scaleV, negM).getResult()
                         : k.fsub(x, mSafe);
           p[mi][nb][r][e] = k.exp2(x);
-          rowSum = k.fadd(rowSum, p[mi][nb][r][e]);
+          row.push_back(p[mi][nb][r][e]);
         }
+      Value rowSum = k.treeReduce(row, /*isMax=*/false);
       // l stays a per-lane partial sum; the quad reduces it once at the end.
       mNew[2 * mi + r] = mRow;
       lNew[2 * mi + r] = k.fadd(k.fmul(alpha[r], lOld), rowSum);
