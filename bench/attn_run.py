@@ -9,7 +9,6 @@ says.
 
     python3 bench/attn_run.py bench/kernels/<kernel>.json   # check + time one kernel
 """
-import json
 import os
 import sys
 
@@ -77,6 +76,23 @@ def sdpa_anchors(q, k, v, scale, rate):
 def bench(fn):
     """CUDA-event median of `fn` in seconds (triton's do_bench)."""
     return timer(False, warmup=5, rep=40)(fn)
+
+
+def interleaved(calls, rounds, time=None):
+    """Each callable's best CUDA-event median over `rounds` rounds, the
+    order rotated every round. The card clocks down over a shape's timings
+    (NOTES v29, v32: the same kernel 9-11% slower when timed after eight
+    others), so a single pass in a fixed order favours whatever runs first.
+    `time` times one callable (default: bench)."""
+    time = time or bench
+    keys = list(calls)
+    best = {}
+    for r in range(rounds):
+        shift = r * len(keys) // rounds
+        for key in keys[shift:] + keys[:shift]:
+            t = time(calls[key])
+            best[key] = min(best.get(key, t), t)
+    return best
 
 
 def graphed(fn):

@@ -4,7 +4,8 @@
 chooser's kernel checked against an fp32 reference (batch 0, 4 heads), then
 CUDA-event medians (triton do_bench) of the pick and of every swept
 configuration on the same inputs (each also checked: its output poisoned
-with NaN first, the worst error kept), and cuDNN SDPA in the same run.
+with NaN first, the worst error kept), and cuDNN SDPA in the same run;
+all timed in --rounds rounds in rotated order, each keeping its best.
 Configurations that differ only in kv-loads (gen_prefill_sweep.py
 --kv-loads) are also reported as TMA ÷ cp.async speed ratios, and those
 that differ in who issues the TMA (--producer) as producer warpgroup ÷
@@ -20,19 +21,22 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, bench, reference, rel_err  # noqa: E402
+from attn_run import Kernel, interleaved, reference, rel_err  # noqa: E402
 
 
-def cudnn_tflops(q, k, v, causal, scale, flops):
-    """cuDNN SDPA on the same inputs and mask (top-left causal), or None."""
+def cudnn_call(q, k, v, causal, scale):
+    """cuDNN SDPA on the same inputs and mask (top-left causal) as a
+    callable, or None where cuDNN refuses the shape."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
-    try:
+
+    def fn():
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            fn = lambda: F.scaled_dot_product_attention(  # noqa: E731
-                q, k, v, is_causal=causal, scale=scale, enable_gqa=True)
-            fn()
-            return flops / bench(fn) / 1e12
+            F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
+                                           enable_gqa=True)
+    try:
+        fn()
+        return fn
     except RuntimeError:
         return None
 
@@ -42,6 +46,8 @@ def main():
     ap.add_argument("--kernels", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="", help="comma-separated shape names (default: all)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="timing rounds, order rotated; each config keeps its best")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.kernels, "index.json")) as f:
@@ -60,7 +66,7 @@ def main():
         pick(q, k, v, o)
         ref = reference(q, k, v, causal, pick.manifest["scale"], heads=4)
         err = rel_err(o[:1, :4].float(), ref)
-        times = {"pick": bench(lambda: pick(q, k, v, o))}
+        calls = {"pick": lambda: pick(q, k, v, o)}
         errs = {}
         for key, name in entry["configs"].items():
             kern = pick if name == entry["pick"] else Kernel(
@@ -68,7 +74,12 @@ def main():
             o.fill_(float("nan"))
             kern(q, k, v, o)
             errs[key] = rel_err(o[:1, :4].float(), ref)
-            times[key] = bench(lambda: kern(q, k, v, o))
+            calls[key] = lambda kern=kern: kern(q, k, v, o)
+        cudnn = cudnn_call(q, k, v, causal, pick.manifest["scale"])
+        if cudnn:
+            calls["cudnn"] = cudnn
+        times = interleaved(calls, a.rounds)
+        cudnn_time = times.pop("cudnn", None)
         tma_ratio = {kk.replace(" kv-loads=tma", ""): times[kk.replace("=tma", "=cp.async")] / t
                      for kk, t in times.items()
                      if kk.endswith("kv-loads=tma") and kk.replace("=tma", "=cp.async") in times}
@@ -83,7 +94,7 @@ def main():
                          times[kk.replace("overlap-pv=on", "overlap-pv=off")] / t
                          for kk, t in times.items() if kk.endswith("overlap-pv=on")
                          and kk.replace("overlap-pv=on", "overlap-pv=off") in times}
-        anchors = {"cudnn": cudnn_tflops(q, k, v, causal, pick.manifest["scale"], flops)}
+        anchors = {"cudnn": flops / cudnn_time / 1e12 if cudnn_time else None}
         swept = {kk: t for kk, t in times.items() if kk != "pick"}
         best_key = min(swept, key=swept.get)
         row = dict(name=entry["name"], pick=entry["pick"], err=err,

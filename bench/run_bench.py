@@ -8,7 +8,8 @@ N = 1k..16k, d = 64/128, causal or not, bf16 and f16):
   1. correctness: fresh random inputs, output poisoned with NaN, error
      against an fp32 reference next to SDPA flash's own error on the same
      inputs (the bar: attn-opt <= 2x flash);
-  2. timing with CUDA events (triton.testing.do_bench, median) of attn-opt
+  2. timing with CUDA events (triton.testing.do_bench, median; --rounds
+     rounds in rotated order, each contender keeping its best) of attn-opt
      and, in the same run, SDPA FLASH_ATTENTION (FA2), SDPA CUDNN_ATTENTION,
      FlexAttention (bf16, every N by default; one static compile per shape) and the unfused
      matmul-softmax-matmul (N <= 8k);
@@ -27,11 +28,24 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, reference, rel_err  # noqa: E402
+from attn_run import Kernel, interleaved, reference, rel_err  # noqa: E402
 
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e-3
+
+
+def sdpa(backend, q, k, v, causal):
+    """SDPA with one backend as a callable, or None where it refuses the
+    shape."""
+    def fn():
+        with sdpa_kernel(backend):
+            F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    try:
+        fn()
+        return fn
+    except RuntimeError:
+        return None
 
 
 def ceilings():
@@ -54,6 +68,8 @@ def main():
     ap.add_argument("--variants", default="",
                     help="NAME=DIR,...: other kernel builds of the same grid (gen_kernels.py "
                          "with other tile options), each checked and timed beside the main one")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="timing rounds, order rotated; each contender keeps its best")
     a = ap.parse_args()
     variants = {}
     for spec in filter(None, a.variants.split(",")):
@@ -94,17 +110,7 @@ def main():
                    unwritten=int(o.isnan().sum()))
         row["correct"] = row["unwritten"] == 0 and row["err"] <= 2 * row["err_flash"] + 1e-6
 
-        def cudnn():
-            try:
-                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                    return bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-            except RuntimeError:
-                return None
-        # cuDNN is timed before attn-opt and again after the other anchors,
-        # and keeps its faster time: the card clocks down over a shape's
-        # timings (NOTES v29), which would otherwise favour what runs first.
-        cudnn_first = cudnn()
-        times = {"attn_opt": bench(lambda: kern(q, k, v, o))}
+        calls = {"attn_opt": lambda: kern(q, k, v, o)}
         row["variants"] = {}
         for name, table in variants.items():
             path = table.get((cfg["dtype"], d, N, causal))
@@ -116,17 +122,21 @@ def main():
             torch.cuda.synchronize()
             verr = rel_err(vo[:1, :2], ref)
             vok = int(vo.isnan().sum()) == 0 and verr <= 2 * row["err_flash"] + 1e-6
-            times["attn_opt@" + name] = bench(lambda: vk(q, k, v, vo))
+            calls["attn_opt@" + name] = lambda vk=vk, vo=vo: vk(q, k, v, vo)
             row["variants"][name] = dict(kernel=os.path.basename(path), err=verr, correct=vok)
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            times["sdpa_flash"] = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
-        cudnn_last = cudnn()
-        times["sdpa_cudnn"] = (min(cudnn_first, cudnn_last)
-                               if cudnn_first and cudnn_last else None)
+        calls["sdpa_flash"] = sdpa(SDPBackend.FLASH_ATTENTION, q, k, v, causal)
+        cudnn = sdpa(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
+        if cudnn:
+            calls["sdpa_cudnn"] = cudnn
         if N in flex_ns and cfg["dtype"] == "bf16":
             mask = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, N, N) if causal else None
             flex(q, k, v, block_mask=mask)
-            times["flex"] = bench(lambda: flex(q, k, v, block_mask=mask))
+            calls["flex"] = lambda mask=mask: flex(q, k, v, block_mask=mask)
+        # Every contender timed in a.rounds rounds, the order rotated, each
+        # keeping its best: the card clocks down over a shape's timings
+        # (NOTES v29, v32), which would otherwise favour what runs first.
+        times = interleaved(calls, a.rounds, bench)
+        times.setdefault("sdpa_cudnn", None)
         if N <= 8192 and not causal:
             scale = d ** -0.5
             times["unfused"] = bench(lambda: torch.softmax((q @ k.transpose(-1, -2)) * scale, -1) @ v)
