@@ -511,6 +511,7 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e)
           row.push_back(p[mi][nb][r][e]);
+      // The max gates every exp2 of the row: a tree, not a chain.
       Value rowMax = k.quadReduce(k.treeReduce(row, /*isMax=*/true), /*isMax=*/true);
       if (rawScores)
         rowMax = k.fmul(rowMax, scaleV);
@@ -522,17 +523,19 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
                                              k.f(negInf));
       Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
       alpha[r] = k.exp2(k.fsub(mOld, mSafe));
+      // The sum stays a chain: it gates nothing but l, and accumulating as
+      // the exp2 complete keeps fewer of them live (a tree spilled the
+      // mma.sync softcap kernel at d = 64).
+      Value rowSum;
       Value negM = rawScores ? arith::NegFOp::create(b, loc, mSafe).getResult() : Value();
-      row.clear();
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e) {
           Value x = p[mi][nb][r][e];
           x = rawScores ? LLVM::FMAOp::create(b, loc, x, scaleV, negM).getResult()
                         : k.fsub(x, mSafe);
           p[mi][nb][r][e] = k.exp2(x);
-          row.push_back(p[mi][nb][r][e]);
+          rowSum = rowSum ? k.fadd(rowSum, p[mi][nb][r][e]) : p[mi][nb][r][e];
         }
-      Value rowSum = k.treeReduce(row, /*isMax=*/false);
       // l stays a per-lane partial sum; the quad reduces it once at the end.
       mNew[2 * mi + r] = mRow;
       lNew[2 * mi + r] = k.fadd(k.fmul(alpha[r], lOld), rowSum);
