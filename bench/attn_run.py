@@ -79,20 +79,23 @@ def bench(fn):
 
 
 def interleaved(calls, rounds, time=None):
-    """Each callable's best CUDA-event median over `rounds` rounds, the
-    order rotated every round. The card clocks down over a shape's timings
-    (NOTES v29, v32: the same kernel 9-11% slower when timed after eight
-    others), so a single pass in a fixed order favours whatever runs first.
-    `time` times one callable (default: bench)."""
+    """Each callable's median over `rounds` rounds of CUDA-event medians,
+    the order rotated every round, after one warm-up round whose times are
+    dropped. The card runs faster for the first ~0.1 s after an idle spell
+    and then clocks down (NOTES v29, v32: the same kernel 6-11% faster when
+    timed first), so a fixed order, or the best of rotated rounds, favours
+    whatever runs first after the host's own work. `time` times one
+    callable (default: bench)."""
     time = time or bench
     keys = list(calls)
-    best = {}
+    for key in keys:
+        time(calls[key])
+    samples = {key: [] for key in keys}
     for r in range(rounds):
         shift = r * len(keys) // rounds
         for key in keys[shift:] + keys[:shift]:
-            t = time(calls[key])
-            best[key] = min(best.get(key, t), t)
-    return best
+            samples[key].append(time(calls[key]))
+    return {key: sorted(ts)[len(ts) // 2] for key, ts in samples.items()}
 
 
 def graphed(fn):

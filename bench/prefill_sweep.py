@@ -5,7 +5,8 @@ chooser's kernel checked against an fp32 reference (batch 0, 4 heads), then
 CUDA-event medians (triton do_bench) of the pick and of every swept
 configuration on the same inputs (each also checked: its output poisoned
 with NaN first, the worst error kept), and cuDNN SDPA in the same run;
-all timed in --rounds rounds in rotated order, each keeping its best.
+all timed in --rounds rounds in rotated order after a warm-up round, each
+keeping its median.
 Configurations that differ only in kv-loads (gen_prefill_sweep.py
 --kv-loads) are also reported as TMA ÷ cp.async speed ratios, and those
 that differ in who issues the TMA (--producer) as producer warpgroup ÷
@@ -47,7 +48,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="", help="comma-separated shape names (default: all)")
     ap.add_argument("--rounds", type=int, default=3,
-                    help="timing rounds, order rotated; each config keeps its best")
+                    help="timing rounds after a warm-up one, order rotated; each config keeps its median")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.kernels, "index.json")) as f:

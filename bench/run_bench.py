@@ -9,7 +9,8 @@ N = 1k..16k, d = 64/128, causal or not, bf16 and f16):
      against an fp32 reference next to SDPA flash's own error on the same
      inputs (the bar: attn-opt <= 2x flash);
   2. timing with CUDA events (triton.testing.do_bench, median; --rounds
-     rounds in rotated order, each contender keeping its best) of attn-opt
+     rounds in rotated order after a warm-up round, each contender keeping
+     its median) of attn-opt
      and, in the same run, SDPA FLASH_ATTENTION (FA2), SDPA CUDNN_ATTENTION,
      FlexAttention (bf16, every N by default; one static compile per shape) and the unfused
      matmul-softmax-matmul (N <= 8k);
@@ -69,7 +70,7 @@ def main():
                     help="NAME=DIR,...: other kernel builds of the same grid (gen_kernels.py "
                          "with other tile options), each checked and timed beside the main one")
     ap.add_argument("--rounds", type=int, default=3,
-                    help="timing rounds, order rotated; each contender keeps its best")
+                    help="timing rounds after a warm-up one, order rotated; each contender keeps its median")
     a = ap.parse_args()
     variants = {}
     for spec in filter(None, a.variants.split(",")):
@@ -132,9 +133,10 @@ def main():
             mask = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, N, N) if causal else None
             flex(q, k, v, block_mask=mask)
             calls["flex"] = lambda mask=mask: flex(q, k, v, block_mask=mask)
-        # Every contender timed in a.rounds rounds, the order rotated, each
-        # keeping its best: the card clocks down over a shape's timings
-        # (NOTES v29, v32), which would otherwise favour what runs first.
+        # Every contender timed in a.rounds rounds after a warm-up round, the
+        # order rotated, each keeping its median: the card clocks down after
+        # its first ~0.1 s of work (NOTES v29, v32), which would otherwise
+        # favour what runs first.
         times = interleaved(calls, a.rounds, bench)
         times.setdefault("sdpa_cudnn", None)
         if N <= 8192 and not causal:

@@ -507,12 +507,12 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
     Value alpha[2];
     for (int r = 0; r < 2; ++r) {
       Value mOld = state[mBase + 2 * mi + r], lOld = state[lBase + 2 * mi + r];
-      SmallVector<Value> row;
+      Value m = p[mi][0][r][0];
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e)
-          row.push_back(p[mi][nb][r][e]);
-      // The max gates every exp2 of the row: a tree, not a chain.
-      Value rowMax = k.quadReduce(k.treeReduce(row, /*isMax=*/true), /*isMax=*/true);
+          if (nb || e)
+            m = k.fmax(m, p[mi][nb][r][e]);
+      Value rowMax = k.quadReduce(m, /*isMax=*/true);
       if (rawScores)
         rowMax = k.fmul(rowMax, scaleV);
       Value mRow = k.fmax(mOld, rowMax);
@@ -523,10 +523,7 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
                                              k.f(negInf));
       Value mSafe = arith::SelectOp::create(b, loc, isNegInf, k.f(0.0), mRow);
       alpha[r] = k.exp2(k.fsub(mOld, mSafe));
-      // The sum stays a chain: it gates nothing but l, and accumulating as
-      // the exp2 complete keeps fewer of them live (a tree spilled the
-      // mma.sync softcap kernel at d = 64).
-      Value rowSum;
+      Value rowSum = k.f(0.0);
       Value negM = rawScores ? arith::NegFOp::create(b, loc, mSafe).getResult() : Value();
       for (int64_t nb = 0; nb < nbs; ++nb)
         for (int e = 0; e < 2; ++e) {
@@ -534,7 +531,7 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
           x = rawScores ? LLVM::FMAOp::create(b, loc, x, scaleV, negM).getResult()
                         : k.fsub(x, mSafe);
           p[mi][nb][r][e] = k.exp2(x);
-          rowSum = rowSum ? k.fadd(rowSum, p[mi][nb][r][e]) : p[mi][nb][r][e];
+          rowSum = k.fadd(rowSum, p[mi][nb][r][e]);
         }
       // l stays a per-lane partial sum; the quad reduces it once at the end.
       mNew[2 * mi + r] = mRow;

@@ -78,22 +78,6 @@ struct KernelBuilder {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();
   }
-  /// Max or sum of a lane's values as a balanced tree: log2(n) dependent
-  /// operations instead of n - 1. LLVM does not reassociate floating-point
-  /// adds, and a chain of 32 leaves the softmax waiting on one ALU's latency
-  /// per value; the pairwise sum is also the more accurate.
-  Value treeReduce(ArrayRef<Value> values, bool isMax) {
-    SmallVector<Value> level(values);
-    while (level.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < level.size(); i += 2)
-        next.push_back(isMax ? fmax(level[i], level[i + 1]) : fadd(level[i], level[i + 1]));
-      if (level.size() % 2)
-        next.push_back(level.back());
-      level = std::move(next);
-    }
-    return level.front();
-  }
   /// Max or sum over the 4 lanes of a quad (the lanes that share a row).
   Value quadReduce(Value v, bool isMax) {
     for (int32_t off : {1, 2}) {
