@@ -318,6 +318,7 @@ struct Facts {
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
   bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
+  bool wholeTiles;   // Lq and Lk multiples of 128: no partial 128-row or key tile
 };
 
 /// The measured defaults of one family: tiles and stages for the facts.
@@ -328,18 +329,17 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
   c.rowsPerWarp = 16; // a warpgroup multiplies 64 rows, 16 per warp
   c.tmaLoads = tmaLoads;
   if (tmaLoads) {
-    // "v28": with TMA loads, 64-row CTAs by 128 keys at d = 64 causal or
-    // not (3 CTAs per SM out of phase; 128-row ones lose 10-25%), 64 x 64
-    // for short causal sequences, and 128 x 128 elsewhere at d = 128: the
-    // pick within 5% of the best of the 8 wgmma tilings at 21 of 21 shapes.
-    // "v28c": only where every box row is a whole 128-byte atom; at d = 32,
-    // 40 and 72 TMA's 64-row CTAs lose 9-37% to cp.async's and 128 x 128
-    // wins (1.28-1.37x cp.async).
-    // "v31b": since O leaves through shared memory in whole rows (v31),
-    // the 128-row producer kernel also wins short causal sequences at
-    // d = 128 (1k: 402 vs 363 TFLOP/s, 2k: 511 vs 438 for 64 x 64), which
-    // now keep one warpgroup per CTA only at d = 64.
-    const bool oneWarpgroup = f.wholeAtoms && !f.wide;
+    // "v28": with TMA loads, 64-row CTAs by 128 keys at d = 64 (3 CTAs
+    // per SM out of phase), 64 x 64 for short causal sequences, 128 x 128
+    // elsewhere at d = 128. "v28c": 64 rows only where every box row is a
+    // whole 128-byte atom (d = 32, 40, 72: 128 x 128 wins 1.28-1.37x).
+    // "v31b": since O leaves through shared memory (v31), the 128-row
+    // producer kernel also wins short causal sequences at d = 128.
+    // "v32c" (fair timing): d = 64 non-causal in 128 x 128 CTAs, 1.04-1.10x
+    // the 64-row ones at 1k-16k (half the K/V read per score: L2 busy 15%
+    // instead of 65%); not causal (0.82-0.85x) and not with a partial
+    // query or key tile (Lq = Lk = 1999: 0.8x, a stall not yet found).
+    const bool oneWarpgroup = f.wholeAtoms && !f.wide && (f.causal || !f.wholeTiles);
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     // "v29": a producer warpgroup where the two computing warpgroups hold
@@ -555,7 +555,7 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
-          s.headDim % 64 == 0 && s.headDimV % 64 == 0};
+          s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.seqQ % 128 == 0 && s.seqKV % 128 == 0};
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

@@ -278,13 +278,19 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   // H200 (sm_90a): wgmma with TMA loads (v28): 64 x 128 at d = 64 (no
   // producer warpgroup: v29), 128 x 128 at d = 128 with a producer
   // warpgroup, the overlapped P·V and three stages (v29b).
+  // d = 64 non-causal: 128 x 128 CTAs without a producer, 2 stages
+  // (v32c); with a partial tile (odd lengths) or causal, 64-row CTAs.
   KernelConfig c = choose(d64, h200);
   EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
   EXPECT_TRUE(c.tmaLoads);
   EXPECT_FALSE(c.producerWarpgroup);
-  EXPECT_EQ(c.tiles().blockQ, 64);
+  EXPECT_EQ(c.tiles().blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_EQ(c.kvStages, 2);
+  AttentionShape oddD64 = square(8, 32, 1999, 64, DType::BF16);
+  EXPECT_EQ(choose(oddD64, h200).blockQ, 64);
+  oddD64.seqQ = 2048; // whole query tiles, a partial key tile
+  EXPECT_EQ(choose(oddD64, h200).blockQ, 64);
   c = choose(d128, h200);
   EXPECT_EQ(c.tiles().blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);

@@ -7,17 +7,17 @@
 // The ANCHORS.md counter case: B=1, H=16, N=4096, d=64, bf16, on the H200.
 // Q+K+V read once (25165824 B) + O written (8388608 B) = 33554432 B of DRAM.
 // Tiles: the kernel the GPU lowering builds for the H200 (sm_90a: wgmma
-// with TMA loads, 64 x 128 at d = 64, the chooser's measured rule, v28),
-// recorded as #attn.kernel_config and costed: 64 query tiles per head each
-// stream K/V. With cp.async loads (v9's rule) 128 x 128: 32 query tiles, half
-// the L2->SM bytes.
+// with TMA loads, 128 x 128 at d = 64 non-causal with whole tiles, the
+// chooser's measured rule, v32c), recorded as #attn.kernel_config and
+// costed: 32 query tiles per head each stream K/V (64-row tiles, the
+// causal rule, would stream them 64 times: twice the L2->SM bytes).
 // CHECK-LABEL: func.func @fa2_anchor
 // CHECK: attn.attention
 // CHECK-SAME: io_cost = #attn.io_cost<target = "h200", flops = 68719476736,
-// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 1090519040,
+// CHECK-SAME: naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 553648128,
 // CHECK-SAME: fused_dram_bytes = 33554432,
-// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 64, block_kv = 128>
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 64, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>
+// CHECK-SAME: bound_naive = "memory", bound_fused = "compute", block_q = 128, block_kv = 128>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, tma_loads = true>
 // CPASYNC-LABEL: func.func @fa2_anchor
 // CPASYNC: fused_sram_l2_bytes = 553648128,
 // CPASYNC-SAME: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false>
