@@ -35,8 +35,8 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
          (atoms ? 1024 : 0);
 }
 
-int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
-                                           const AttentionShape &s) {
+int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const AttentionShape &s,
+                                           bool readsMaskTensor) {
   // Per m16 tile of rows a thread holds 4 f32 of every m16n8 C tile: dv/2
   // of O and block_kv/2 of S. wgmma's warpgroup gives each warp one m16
   // tile per 64 rows, as mma.sync with 16 rows per warp does.
@@ -47,8 +47,13 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c,
     // The whole tile's S arrives at once from the async MMA, and its
     // exponentials and packed P are live beside it: 3 registers per score.
     // Q·Kᵀ's two 64-bit descriptors per k-step of 16 stay live across the
-    // loop: d/4.
-    return o + 3 * scores + s.headDim / 4;
+    // loop: d/4. A producer kernel's computing warps stop at 240 registers
+    // with the default tiles at the budget's edge: a mask tensor's loads,
+    // or split keys' range without the overlap (d = 256), spilled 8-36
+    // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
+    const bool splitState = c.kvSplits > 1 && !c.overlapPV;
+    int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
+    return o + 3 * scores + s.headDim / 4 + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
   // k-step first (2 registers each: d/8); Q's A fragments (4 per m-tile and
@@ -314,6 +319,7 @@ namespace {
 struct Facts {
   bool wide;         // max(d, dv) > 64
   bool maskPerScore; // a mask read once per score
+  bool maskTensor;   // a mask tensor read at all (per score or per key)
   bool causal;
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
@@ -343,17 +349,12 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     // "v29": a producer warpgroup where the two computing warpgroups hold
-    // the SM alone anyway (d = 128: 160 KB of tiles, 200 registers): +3 to
-    // +11% over TMA from a computing thread at every d = 128 shape, with
-    // 2 stages (measuredStages). At d = 64 the 128-row kernels ran two
-    // CTAs per SM, which the producer's 384 threads give up (-21 to -29%
-    // with 128 x 64 tiles); there the 64-row CTAs stay.
+    // the SM alone anyway (d = 128): +3 to +11% over TMA from a computing
+    // thread at every d = 128 shape; at d = 64 it loses 15-29% (v29, v32c).
     c.producerWarpgroup = c.blockQ == 128 && f.wide && f.wholeAtoms;
     // "v29b": and each tile's P·V overlapped with the next tile's softmax,
-    // with 3 stages: +2 to +17% over the producer alone at 10 of 11 d = 128
-    // shapes (-1.5% at 1k causal, then 64 x 64; v31b: now there too). With 2
-    // stages it loses 12-39%: the producer then refills a stage only after
-    // the next tile's softmax.
+    // with 3 stages: +2 to +17% over the producer alone at d = 128 (with 2
+    // stages -12 to -39%: the producer refills a stage a softmax later).
     // Not with a mask tensor read per score: its loads stay live across the
     // overlapped P·V and ptxas spills 8 bytes at d = 128 (bench/NOTES.md
     // after v31c); the producer alone does not.
@@ -434,7 +435,7 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
 /// third K/V stage, then key-tile width, then (mma.sync) rows per warp,
 /// then (wgmma) the second warpgroup. Fields the request fixes stay.
 void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
-                     const KernelConfigRequest &request) {
+                     const KernelConfigRequest &request, bool readsMaskTensor) {
   // Only tiles of the family's sets and head dims a kernel takes are sized
   // (an option of 2^63 - 1 would overflow the byte count); checkKernelConfig
   // reports the others.
@@ -443,7 +444,7 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     return;
   }
   auto fits = [&] {
-    return loopRegistersPerThread(c, s) <= loopRegisterBudget(c) &&
+    return loopRegistersPerThread(c, s, readsMaskTensor) <= loopRegisterBudget(c) &&
            kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;
   };
   while (!fits()) {
@@ -478,13 +479,10 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
                                              const TargetSpec &target,
                                              const KernelConfigRequest &request) {
   // "v28": TMA fills the wgmma stages wherever the K/V are dense tensors
-  // (1.03-1.38x cp.async with the same tiles, 1.19-1.38x at d = 128 with
-  // 128 x 128 tiles). "v30b/c": and the small-query mma.sync stages, as
-  // tensor boxes into swizzled atoms, where the chip has the TMA unit
-  // (1.03-1.09x cp.async at B = 1, 0.99-1.05x on larger grids; row copies
-  // of paged or packed K/V stream 0.35-0.64x and are never chosen). v30d's
-  // trap in the first box copy was the Python runtime's workspace lifetime
-  // (fixed; re-measured in v30e).
+  // (1.03-1.38x cp.async). "v30b/c": and the small-query mma.sync stages,
+  // as tensor boxes into swizzled atoms, where the chip has the TMA unit
+  // (1.03-1.09x cp.async at B = 1; row copies of paged or packed K/V stream
+  // 0.35-0.64x and are never chosen).
   const bool mmaSyncBoxes = family == TensorCoreFamily::MmaSync && fewRows &&
                             chipHasTma(target.chip) && !request.swizzle;
   bool tmaLoads = request.tmaLoads.value_or(
@@ -521,7 +519,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // The rows-per-warp default of a family may exceed an explicit block-q.
   if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)
     c.rowsPerWarp = 16;
-  shrinkToBudgets(c, s, target, request);
+  shrinkToBudgets(c, s, target, request, f.maskTensor);
   // The wave model needs a legal kernel to count its CTAs.
   c.kvSplits = request.kvSplits ? request.kvSplits : 1;
   if (llvm::Error e = checkKernelConfig(c, s, target))
@@ -536,6 +534,9 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   } else if (!request.kvSplits) {
     c.kvSplits = detail::waveModelSplits(c, s, target);
   }
+  // Split keys add loop state (loopRegistersPerThread): fit again.
+  if (c.kvSplits > 1)
+    shrinkToBudgets(c, s, target, request, f.maskTensor);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   return c;
@@ -554,7 +555,7 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
-          s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
+          mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
           s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.seqQ % 128 == 0 && s.seqKV % 128 == 0};
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head

@@ -362,6 +362,27 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   c = choose(shortCausal128, h200, {}, MaskReads::PerScore);
   EXPECT_TRUE(c.producerWarpgroup);
   EXPECT_FALSE(c.overlapPV);
+  // Any mask tensor costs a producer kernel's loop a budget step (v32e:
+  // 8-36 bytes spilled at d = 128 and 256 in random draws): no overlap and
+  // 64-key tiles at d = 128, split or not; without a mask the overlap stays.
+  EXPECT_EQ(c.blockKV, 64);
+  AttentionShape fewHeads = square(2, 1, 1855, 128, DType::F16);
+  fewHeads.causal = true;
+  c = choose(fewHeads, h200, {}, MaskReads::PerKey);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_FALSE(c.overlapPV);
+  EXPECT_EQ(c.blockKV, 64);
+  EXPECT_EQ(c.kvStages, 2);
+  c = choose(fewHeads, h200);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_TRUE(c.overlapPV);
+  // Split keys without the overlap (d = 256) cost it too: 32-key tiles.
+  AttentionShape fewWideHeads = square(1, 1, 2469, 256, DType::F16);
+  c = choose(fewWideHeads, h200);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_EQ(c.blockKV, 32);
+  EXPECT_EQ(choose(square(8, 16, 4096, 256, DType::F16), h200).blockKV, 64);
   KernelConfigRequest copies;
   copies.tmaLoads = false;
   EXPECT_EQ(choose(shortCausal128, h200, copies).blockQ, 64);

@@ -255,9 +255,11 @@ bool stagesQInSharedMemory(const KernelConfig &config, const AttentionShape &sha
 /// in the family's own units (the families keep different things live; see
 /// the definition): O, one tile's scores, Q·Kᵀ's per-k-step operands and,
 /// for mma.sync, Q's fragments where they stay in registers and the
-/// zero-fill sizes of the copies when the key count is dynamic. The chooser
-/// keeps it within loopRegisterBudget(family).
-int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape &shape);
+/// zero-fill sizes of the copies when the key count is dynamic, and for a
+/// producer kernel the loop state a mask tensor or split keys add. The
+/// chooser keeps it within loopRegisterBudget(family).
+int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape &shape,
+                               bool readsMaskTensor = false);
 
 /// The estimate a kernel of `family` may reach without spilling, calibrated
 /// with ptxas and the H200 runs. mma.sync, 176: v6 measured 32 rows per
