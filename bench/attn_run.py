@@ -53,6 +53,23 @@ def reference(q, k, v, causal, scale, heads=None):
         qf, kf, vf, is_causal=causal, scale=scale)
 
 
+def sdpa_call(backend, q, k, v, causal, scale=None):
+    """SDPA with one backend (torch.nn.attention.SDPBackend) on these inputs
+    and top-left causal mask as a callable, or None where that backend
+    refuses the shape."""
+    from torch.nn.attention import sdpa_kernel
+
+    def fn():
+        with sdpa_kernel(backend):
+            torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, is_causal=causal, scale=scale, enable_gqa=True)
+    try:
+        fn()
+        return fn
+    except RuntimeError:
+        return None
+
+
 def sdpa_anchors(q, k, v, scale, rate):
     """SDPA's cuDNN and flash backends (enable_gqa=True) on the same inputs:
     {"cudnn": rate(fn), "flash": rate(fn)}, where `rate` times a callable;

@@ -22,24 +22,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, interleaved, reference, rel_err  # noqa: E402
-
-
-def cudnn_call(q, k, v, causal, scale):
-    """cuDNN SDPA on the same inputs and mask (top-left causal) as a
-    callable, or None where cuDNN refuses the shape."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    F = torch.nn.functional
-
-    def fn():
-        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
-                                           enable_gqa=True)
-    try:
-        fn()
-        return fn
-    except RuntimeError:
-        return None
+from attn_run import Kernel, interleaved, reference, rel_err, sdpa_call  # noqa: E402
 
 
 def main():
@@ -76,7 +59,8 @@ def main():
             kern(q, k, v, o)
             errs[key] = rel_err(o[:1, :4].float(), ref)
             calls[key] = lambda kern=kern: kern(q, k, v, o)
-        cudnn = cudnn_call(q, k, v, causal, pick.manifest["scale"])
+        from torch.nn.attention import SDPBackend
+        cudnn = sdpa_call(SDPBackend.CUDNN_ATTENTION, q, k, v, causal, pick.manifest["scale"])
         if cudnn:
             calls["cudnn"] = cudnn
         times = interleaved(calls, a.rounds)

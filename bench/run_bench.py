@@ -29,24 +29,11 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attn_run import Kernel, interleaved, reference, rel_err  # noqa: E402
+from attn_run import Kernel, interleaved, reference, rel_err, sdpa_call  # noqa: E402
 
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e-3
-
-
-def sdpa(backend, q, k, v, causal):
-    """SDPA with one backend as a callable, or None where it refuses the
-    shape."""
-    def fn():
-        with sdpa_kernel(backend):
-            F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    try:
-        fn()
-        return fn
-    except RuntimeError:
-        return None
 
 
 def ceilings():
@@ -125,8 +112,8 @@ def main():
             vok = int(vo.isnan().sum()) == 0 and verr <= 2 * row["err_flash"] + 1e-6
             calls["attn_opt@" + name] = lambda vk=vk, vo=vo: vk(q, k, v, vo)
             row["variants"][name] = dict(kernel=os.path.basename(path), err=verr, correct=vok)
-        calls["sdpa_flash"] = sdpa(SDPBackend.FLASH_ATTENTION, q, k, v, causal)
-        cudnn = sdpa(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
+        calls["sdpa_flash"] = sdpa_call(SDPBackend.FLASH_ATTENTION, q, k, v, causal)
+        cudnn = sdpa_call(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
         if cudnn:
             calls["sdpa_cudnn"] = cudnn
         if N in flex_ns and cfg["dtype"] == "bf16":
