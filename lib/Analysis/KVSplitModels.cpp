@@ -27,23 +27,29 @@ using namespace mlir::attn;
 /// efficiency n / ⌈n⌉ (n = S·C / W) is within 15% of the best: each split
 /// adds partial outputs to write and combine.
 int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const AttentionShape &s,
-                        const TargetSpec &target) {
+                        const TargetSpec &target, bool readsMaskTensor) {
   int64_t group = s.headsQ / s.headsKV;
   int64_t rows = (c.packKVGroups ? group : 1) * s.seqQ;
   int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
   int64_t ctas = int64_t(std::min<uint64_t>(
       llvm::SaturatingMultiply<uint64_t>(s.batch * heads, llvm::divideCeil(rows, c.blockQ)),
       std::numeric_limits<int64_t>::max()));
-  // Saturating: an sm-count override may be as large as int64 allows.
-  int64_t wave = int64_t(std::min<uint64_t>(
-      llvm::SaturatingMultiply<uint64_t>(target.smCount, residentCTAsPerSM(c, s, target)),
-      std::numeric_limits<int64_t>::max()));
-  if (ctas >= wave)
+  // Saturating: an sm-count override may be as large as int64 allows. A
+  // split kernel may hold fewer CTAs per SM (no launch bound of two).
+  auto wave = [&](int64_t splits) {
+    KernelConfig split = c;
+    split.kvSplits = splits;
+    return int64_t(std::min<uint64_t>(
+        llvm::SaturatingMultiply<uint64_t>(target.smCount,
+                                           residentCTAsPerSM(split, s, target, readsMaskTensor)),
+        std::numeric_limits<int64_t>::max()));
+  };
+  if (ctas >= wave(1))
     return 1;
   int64_t tiles = llvm::divideCeil(s.seqKV, c.blockKV);
   int64_t most = std::clamp<int64_t>(tiles / 2, 1, 1024);
   auto efficiency = [&](int64_t splits) {
-    double waves = double(splits) * double(ctas) / double(wave);
+    double waves = double(splits) * double(ctas) / double(wave(splits));
     return waves / std::ceil(waves);
   };
   double best = 0;
@@ -117,7 +123,8 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
   double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * bytesPerElement;
   double tileSec = tileStreamSeconds(c, s);
   double perSm = std::ceil(ctas / double(target.smCount));
-  double resident = double(residentCTAsPerSM(c, s, target));
+  // (Small-query mma.sync kernels take no launch bound, mask or not.)
+  double resident = double(residentCTAsPerSM(c, s, target, /*readsMaskTensor=*/false));
   double rounds = std::ceil(perSm / resident);
   double together = std::min(perSm, resident);
   double smRate = std::min(together * tileBytes / tileSec,

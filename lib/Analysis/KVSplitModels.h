@@ -16,7 +16,7 @@ namespace detail {
 /// The split count of the wave model (flash-decoding's heuristic) for a
 /// legal unsplit config `c`: 1 when its grid fills a wave.
 int64_t waveModelSplits(const KernelConfig &c, const AttentionShape &s,
-                        const TargetSpec &target);
+                        const TargetSpec &target, bool readsMaskTensor);
 
 /// The small-query kernel's K/V tile, key warps and split count by the
 /// streaming model (the request's block_kv and kv_warps, if any, are kept).

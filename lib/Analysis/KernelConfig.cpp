@@ -267,17 +267,6 @@ int64_t mlir::attn::kvSplitKeys(const KernelConfig &c, const AttentionShape &s) 
   return llvm::divideCeil(tiles, std::max<int64_t>(c.kvSplits, 1)) * c.blockKV;
 }
 
-int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
-                                      const TargetSpec &target) {
-  const int64_t reserved = 1024;
-  int64_t bySmem = (target.sramBytesPerBlock + reserved) /
-                   (kernelSharedMemoryBytes(c, s) + reserved);
-  // (A producer warpgroup's consumers take setmaxnreg's 240 registers:
-  // one CTA per SM.)
-  int64_t byRegisters = c.producerWarpgroup ? 1 : 65536 / (255 * c.numThreads());
-  return std::max<int64_t>(1, std::min({bySmem, byRegisters, int64_t(32)}));
-}
-
 llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                                           const AttentionShape &s,
                                           const TargetSpec &target) {
@@ -324,7 +313,9 @@ struct Facts {
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
   bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
+  bool causalTo1k;   // causal with Lk <= 1024
   bool wholeTiles;   // Lq and Lk multiples of 128: no partial 128-row or key tile
+  bool wholeKeyTiles; // Lk a multiple of 128
 };
 
 /// The measured defaults of one family: tiles and stages for the facts.
@@ -342,10 +333,14 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // "v31b": since O leaves through shared memory (v31), the 128-row
     // producer kernel also wins short causal sequences at d = 128.
     // "v32c" (fair timing): d = 64 non-causal in 128 x 128 CTAs, 1.04-1.10x
-    // the 64-row ones at 1k-16k (half the K/V read per score: L2 busy 15%
-    // instead of 65%); not causal (0.82-0.85x) and not with a partial
-    // query or key tile (Lq = Lk = 1999: 0.8x, a stall not yet found).
-    const bool oneWarpgroup = f.wholeAtoms && !f.wide && (f.causal || !f.wholeTiles);
+    // the 64-row ones (half the K/V read per score: L2 busy 15%, not 65%).
+    // "v33": with two of them per SM (launchBoundCTAsPerSM: whole key tiles,
+    // no mask tensor) causal too, 1.06-1.11x, but not causal Lk <= 1024
+    // (0.94x); without the bound, causal or a partial tile keeps 64 rows.
+    const bool twoPerSM = f.wholeKeyTiles && !f.maskTensor;
+    const bool oneWarpgroup =
+        f.wholeAtoms && !f.wide &&
+        (f.causalTo1k || (!twoPerSM && (f.causal || !f.wholeTiles)));
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     // "v29": a producer warpgroup where the two computing warpgroups hold
@@ -532,7 +527,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
       return streamed.takeError();
     c = *streamed;
   } else if (!request.kvSplits) {
-    c.kvSplits = detail::waveModelSplits(c, s, target);
+    c.kvSplits = detail::waveModelSplits(c, s, target, f.maskTensor);
   }
   // Split keys add loop state (loopRegistersPerThread): fit again.
   if (c.kvSplits > 1)
@@ -556,7 +551,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
-          s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.seqQ % 128 == 0 && s.seqKV % 128 == 0};
+          s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
+          s.seqQ % 128 == 0 && s.seqKV % 128 == 0, s.seqKV % 128 == 0};
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

@@ -278,8 +278,8 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   // H200 (sm_90a): wgmma with TMA loads (v28): 64 x 128 at d = 64 (no
   // producer warpgroup: v29), 128 x 128 at d = 128 with a producer
   // warpgroup, the overlapped P·V and three stages (v29b).
-  // d = 64 non-causal: 128 x 128 CTAs without a producer, 2 stages
-  // (v32c); with a partial tile (odd lengths) or causal, 64-row CTAs.
+  // d = 64: 128 x 128 CTAs without a producer, 2 stages (v32c), two per
+  // SM by the launch bound (v33), partial tiles (odd lengths) too.
   KernelConfig c = choose(d64, h200);
   EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
   EXPECT_TRUE(c.tmaLoads);
@@ -287,10 +287,24 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_EQ(c.tiles().blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_EQ(c.kvStages, 2);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, d64, h200, false), 2);
+  EXPECT_EQ(residentCTAsPerSM(c, d64, h200, false), 2);
+  // Not with a mask tensor or a partial key tile (their masking state
+  // spills at 128 registers): one CTA per SM, and 64 rows where that loses
+  // (a partial tile or causal).
+  EXPECT_EQ(launchBoundCTAsPerSM(c, d64, h200, true), 0);
+  EXPECT_EQ(choose(d64, h200, {}, MaskReads::PerScore).blockQ, 128);
   AttentionShape oddD64 = square(8, 32, 1999, 64, DType::BF16);
   EXPECT_EQ(choose(oddD64, h200).blockQ, 64);
+  oddD64.seqKV = 2048; // a partial query tile, whole key tiles
+  c = choose(oddD64, h200);
+  EXPECT_EQ(c.blockQ, 128);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, oddD64, h200, false), 2);
   oddD64.seqQ = 2048; // whole query tiles, a partial key tile
-  EXPECT_EQ(choose(oddD64, h200).blockQ, 64);
+  oddD64.seqKV = 1999;
+  c = choose(oddD64, h200);
+  EXPECT_EQ(c.blockQ, 64);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, oddD64, h200, false), 0);
   c = choose(d128, h200);
   EXPECT_EQ(c.tiles().blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
@@ -341,13 +355,27 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   KernelConfigRequest rows64;
   rows64.blockQ = 64;
   EXPECT_FALSE(choose(d128, h200, rows64).producerWarpgroup);
-  // Causal at d = 64: 64 x 64 tiles when Lk <= 2048.
+  // Causal at d = 64: 128 x 128, two per SM (v33), but 64 x 64 tiles when
+  // Lk <= 1024.
   AttentionShape causal = d64;
   causal.causal = true;
-  EXPECT_EQ(choose(causal, h200).blockQ, 64);
+  EXPECT_EQ(choose(causal, h200).blockQ, 128);
   EXPECT_EQ(choose(causal, h200).blockKV, 128);
+  causal.seqQ = causal.seqKV = 2048;
+  EXPECT_EQ(choose(causal, h200).blockQ, 128);
   causal.seqQ = causal.seqKV = 1024;
+  EXPECT_EQ(choose(causal, h200).blockQ, 64);
   EXPECT_EQ(choose(causal, h200).blockKV, 64);
+  // The bound needs the accumulators to leave room at 128 registers: at
+  // d = 128 (O 64 + S 64 per thread) a 128-row kernel without a producer
+  // takes none; a producer kernel's is one CTA (setmaxnreg).
+  KernelConfigRequest noProducer128;
+  noProducer128.tmaLoads = true;
+  noProducer128.producerWarpgroup = false;
+  c = choose(d128, h200, noProducer128);
+  EXPECT_EQ(c.blockQ, 128);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, d128, h200, false), 0);
+  EXPECT_EQ(launchBoundCTAsPerSM(choose(d128, h200), d128, h200, false), 1);
   AttentionShape shortCausal128 = square(1, 16, 1024, 128, DType::BF16);
   shortCausal128.causal = true;
   // At d = 128 the 128 x 128 producer kernel with the overlapped P·V
@@ -557,16 +585,16 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   KernelConfig two = boxes;
   two.tmaLoads = false;
   EXPECT_EQ(kernelSharedMemoryBytes(two, one), 69632);
-  EXPECT_EQ(residentCTAsPerSM(two, one, h200), 3);
+  EXPECT_EQ(residentCTAsPerSM(two, one, h200, false), 3);
   two.kvStages = 3;
   EXPECT_EQ(kernelSharedMemoryBytes(two, one), 104448);
-  EXPECT_EQ(residentCTAsPerSM(two, one, h200), 2);
+  EXPECT_EQ(residentCTAsPerSM(two, one, h200, false), 2);
   // Key warps: 4 warps on the same two stages combine in them (4 x 16 rows
   // x 138 floats fit), 2 per SM by the 255-register bound of 128 threads.
   two.kvStages = 2;
   two.kvWarps = 4;
   EXPECT_EQ(kernelSharedMemoryBytes(two, one), 69632);
-  EXPECT_EQ(residentCTAsPerSM(two, one, h200), 2);
+  EXPECT_EQ(residentCTAsPerSM(two, one, h200, false), 2);
   // The streaming model (v27): a CTA-starved B = 1 grid takes key warps,
   // which stream a tile faster than one warp.
   EXPECT_GT(c.kvWarps, 1);

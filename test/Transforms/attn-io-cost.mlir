@@ -78,10 +78,10 @@ func.func @decode_gqa(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16
 // -----
 
 // Causal halves the FLOPs (convention) and skips K/V tiles above the diagonal:
-// query tile i (64 rows) reads ceil((i+1)/2)·128 keys, 135168 in all, so
-// SRAM<-L2 = 2·16·(2·4096·64 + 135168·128) = 570425344.
+// query tile i (128 rows, two CTAs per SM since v33) reads (i+1)·128 keys,
+// 67584 in all, so SRAM<-L2 = 2·16·(2·4096·64 + 67584·128) = 293601280.
 // CHECK-LABEL: func.func @causal
-// CHECK: flops = 34359738368, naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 570425344
+// CHECK: flops = 34359738368, naive_hbm_bytes = 2181038080, fused_sram_l2_bytes = 293601280
 func.func @causal(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {
   %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
       : tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>, tensor<1x16x4096x64xbf16>

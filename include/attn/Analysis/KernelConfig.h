@@ -219,9 +219,17 @@ int64_t kvSplitKeys(const KernelConfig &config, const AttentionShape &shape);
 /// CTAs of `config` on `shape` that one SM holds at once, bounded by shared
 /// memory (the target's per-block budget plus the 1 KB the driver reserves
 /// per CTA), by registers (64K per SM at the 255 per thread a kernel may
-/// use) and by the 32 CTAs an SM schedules.
+/// use, or the launch bound's count) and by the 32 CTAs an SM schedules.
 int64_t residentCTAsPerSM(const KernelConfig &config, const AttentionShape &shape,
-                          const TargetSpec &target);
+                          const TargetSpec &target, bool readsMaskTensor);
+
+/// The CTAs per SM that `config`'s kernel asks ptxas to fit (its launch
+/// bound, `.minnctapersm`; 0: none): 1 for a producer warpgroup (setmaxnreg),
+/// 2 for two wgmma warpgroups whose accumulators leave room at 128
+/// registers per thread and whose shared memory fits twice, with whole key
+/// tiles and no mask tensor.
+int64_t launchBoundCTAsPerSM(const KernelConfig &config, const AttentionShape &shape,
+                             const TargetSpec &target, bool readsMaskTensor);
 
 /// Explicit choices (pass options); 0 or nullopt leaves the field to the
 /// chooser.

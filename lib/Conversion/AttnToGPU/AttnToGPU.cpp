@@ -95,7 +95,8 @@ TargetSpec targetFor(Operation *op, TensorCoreFamily family) {
 /// chooser's (lib/Analysis/KernelConfig.cpp, the one chooser). A config no
 /// kernel can run is refused with the chooser's reason.
 FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, MaskReads mask,
-                                  const KernelOptions &options, Refusal &refusal) {
+                                  const KernelOptions &options, Refusal &refusal,
+                                  TargetSpec &target) {
   auto recorded = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttrName);
   KernelConfigRequest request = options.request;
   request.family = options.family;
@@ -105,8 +106,7 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
   // target's chip; without a cost, mma.sync (the a100 preset).
   if (!request.family && !op->hasAttr(kIOCostAttrName))
     request.family = TensorCoreFamily::MmaSync;
-  TargetSpec target =
-      targetFor(op, request.family.value_or(TensorCoreFamily::MmaSync));
+  target = targetFor(op, request.family.value_or(TensorCoreFamily::MmaSync));
   // The recorded config is a request too: IR that names a kernel which
   // cannot run its op is wrong, not merely unsupported.
   bool requested = options.family || options.explicitFields() || recorded;
@@ -313,7 +313,8 @@ tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, F
     return fail(*dtypeWhy);
   if (failed(shape))
     return fail("the GPU kernel needs f16 or bf16 inputs");
-  FailureOr<KernelConfig> config = configFor(op, *shape, mask, options, refusal);
+  TargetSpec target;
+  FailureOr<KernelConfig> config = configFor(op, *shape, mask, options, refusal, target);
   if (failed(config))
     return failure();
   AttentionShape extents = *shape;
@@ -321,6 +322,7 @@ tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, F
     kernelExtents(extents);
   if (failed(fillSpec(extents, elt, *config, s, refusal)))
     return failure();
+  s.minCTAsPerSM = launchBoundCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   return s;
 }
 

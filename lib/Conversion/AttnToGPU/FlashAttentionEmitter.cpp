@@ -91,10 +91,12 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   auto func = gpu::GPUFuncOp::create(b, loc, s.name, fnType, staticTiles);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(s.numThreads()), 1, 1}));
-  // setmaxnreg needs the register count at entry, which ptxas knows only
-  // from a launch bound of one CTA per SM (else it ignores it, C7508).
-  if (s.producerWarpgroup)
-    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
+  // The chooser's residency: setmaxnreg needs the register count at entry,
+  // which ptxas knows only from a bound of one CTA per SM (else it ignores
+  // it, C7508); two 128-row CTAs must fit 128 registers each.
+  if (s.minCTAsPerSM > 0)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(int32_t(s.minCTAsPerSM)));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelParameters p = KernelParameters::bind(entry, s);

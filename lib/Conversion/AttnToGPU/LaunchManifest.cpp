@@ -199,6 +199,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                                           : "[32 * block_q / rows_per_warp * kv_warps, 1, 1]")},
                       {"value", shape({s.numThreads(), 1, 1})}})},
       {"dynamic_shared_memory_bytes", i64(s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0)},
+      // The launch bound (.minnctapersm) the kernel was compiled for; 0: none.
+      {"min_ctas_per_sm", i64(s.minCTAsPerSM)},
       {"static_shared_memory_bytes", i64(s.dynamicSharedMemory ? 0 : s.sharedMemoryBytes())},
       {"params", b.getArrayAttr(params)},
       {"mask", str(s.mask == FlashKernelSpec::Mask::None       ? "none"

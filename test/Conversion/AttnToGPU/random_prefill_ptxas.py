@@ -4,9 +4,13 @@ spills: draws --cases attentions with bench/gen_prefill_random.py (head
 dims 64-256, whole and partial tiles, GQA, Lq != Lk, both causal
 alignments, mask tensors), compiles them through --attn-gpu-pipeline and
 runs ptxas on each kernel. Prints one line per spilling kernel and PASS
-when every spill is the one known trade: the d = 256 causal producer
-kernel's 8 bytes, which bench/NOTES.md v32e measured as faster than both
-spill-free kernels (32-key tiles 0.81-0.85x, no producer 0.93-0.94x).
+when every spill is one of the two measured trades: the d = 256 causal
+producer kernel's 8 bytes, which bench/NOTES.md v32e measured as faster
+than both spill-free kernels (32-key tiles 0.81-0.85x, no producer
+0.93-0.94x); and up to 48 bytes in a kernel bounded to two CTAs per SM
+(128 registers; d = 64), which v33 measured 1.01-1.36x the same kernel at
+one CTA per SM (the non-causal kernel's spill outside its loop, the causal
+one's three 8-byte reloads per tile, SASS in bench/results/2026-12-04-v33b).
 """
 import argparse
 import glob
@@ -27,6 +31,8 @@ def spill_bytes(ptxas, ptx, chip):
 
 
 def known_trade(manifest, spilled):
+    if manifest.get("min_ctas_per_sm") == 2:
+        return spilled <= 48
     return manifest["d"] == 256 and manifest["causal"] != "none" and spilled <= 8
 
 

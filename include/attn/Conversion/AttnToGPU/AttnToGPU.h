@@ -152,6 +152,9 @@ struct FlashKernelSpec {
   /// waits on per-stage "empty" mbarriers the consumers arrive on
   /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).
   bool producerWarpgroup = false;
+  /// The CTAs per SM the launch bound asks ptxas to fit (0: no bound;
+  /// launchBoundCTAsPerSM, KernelConfig.cpp).
+  int64_t minCTAsPerSM = 0;
   /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
   /// SM's 64K (FlashAttention-3's split for two consumer warpgroups).
   static constexpr int64_t producerRegisters = 24, consumerRegisters = 240;

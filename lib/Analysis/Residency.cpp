@@ -1,0 +1,48 @@
+//===- Residency.cpp - how many CTAs of a kernel share an SM --------------===//
+//
+// Two sides of one question: how many CTAs of a configuration an SM holds
+// at once (the wave and streaming models count with it), and the launch
+// bound the kernel asks ptxas for so that that many fit its registers.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Analysis/KernelConfig.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
+                                      const TargetSpec &target, bool readsMaskTensor) {
+  const int64_t reserved = 1024;
+  int64_t bySmem = (target.sramBytesPerBlock + reserved) /
+                   (kernelSharedMemoryBytes(c, s) + reserved);
+  // (A producer warpgroup's consumers take setmaxnreg's 240 registers:
+  // one CTA per SM.)
+  int64_t byRegisters = c.producerWarpgroup ? 1 : 65536 / (255 * c.numThreads());
+  byRegisters = std::max(byRegisters, launchBoundCTAsPerSM(c, s, target, readsMaskTensor));
+  return std::max<int64_t>(1, std::min({bySmem, byRegisters, int64_t(32)}));
+}
+
+int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
+                                         const TargetSpec &target, bool readsMaskTensor) {
+  // A producer's setmaxnreg needs ptxas to know the count at entry: one.
+  if (c.producerWarpgroup)
+    return 1;
+  // "v33": ptxas gives two 128-row wgmma warpgroups 150-160 registers at d
+  // = 64, one CTA per SM; bounded to two (128 registers), the second CTA's
+  // Q load, ramp and epilogue overlap the first's loop: 1.02-1.11x on d = 64
+  // causal and partial tiles. Only where each thread's f32 accumulators (O
+  // and S of its 64-row warpgroup: (dv + block_kv) / 2) leave 32 registers
+  // for the rest, and shared memory holds two; and not with a mask tensor,
+  // a partial key tile or split keys, whose state spilled 36-316 bytes at
+  // 128 registers in 18 of 60 random draws (else at most 48, v33).
+  if (c.family != TensorCoreFamily::Wgmma || c.blockQ != 128 || readsMaskTensor ||
+      s.seqKV % c.blockKV != 0 || c.kvSplits > 1)
+    return 0;
+  const int64_t reserved = 1024, perThread = 65536 / (2 * c.numThreads());
+  const bool accumulatorsFit = (s.headDimV + c.blockKV) / 2 + 32 <= perThread;
+  const bool sharedFits =
+      2 * (kernelSharedMemoryBytes(c, s) + reserved) <= target.sramBytesPerBlock + reserved;
+  return accumulatorsFit && sharedFits ? 2 : 0;
+}

@@ -1,0 +1,66 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1" | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=2" | FileCheck %s --check-prefix=SPLIT
+
+// Two 128-row wgmma warpgroups at d = 64 (no producer) ask ptxas to fit two
+// CTAs per SM (launchBoundCTAsPerSM: O and S take (64 + 128) / 2 = 96 of
+// 128 registers per thread, 2 x 81 KB of shared memory fit): the second
+// CTA's Q load, ramp and epilogue overlap the first's loop (bench/NOTES.md
+// v33: 1.06-1.11x on causal d = 64 at N >= 4k). Causal included, above
+// 1024 keys.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_causal_bq128_bk128_w16_tma(
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: nvvm.minctasm = 2 : i32
+// Split keys add loop state (random draws spilled up to 92 bytes): a split
+// kernel takes no bound, and the wave model counts one CTA per SM for it.
+// SPLIT-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_causal_bq128_bk128_w16_split2_tma(
+// SPLIT-NOT: nvvm.minctasm
+// SPLIT: gpu.return
+func.func @causal_d64(%q: tensor<1x4x2048x64xbf16>) -> tensor<1x4x2048x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
+      : tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>
+      -> tensor<1x4x2048x64xbf16>
+  return %o : tensor<1x4x2048x64xbf16>
+}
+
+// -----
+
+// A mask tensor's loads do not fit beside the accumulators at 128
+// registers (random draws spilled up to 280 bytes): no bound, one CTA per
+// SM, and the same 128 x 128 tiles where they still win (non-causal whole
+// tiles, v32c).
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_addx1x1x1x2048_bq128_bk128_w16_tma(
+// CHECK-NOT: nvvm.minctasm
+// CHECK: gpu.return
+func.func @masked_d64(%q: tensor<1x4x2048x64xbf16>, %m: tensor<1x1x1x2048xbf16>) -> tensor<1x4x2048x64xbf16> {
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x1x2048xbf16>) scale(0.125)
+      : tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>
+      -> tensor<1x4x2048x64xbf16>
+  return %o : tensor<1x4x2048x64xbf16>
+}
+
+// -----
+
+// A partial key tile's masking state does not fit either: no bound, and
+// without it 64-row CTAs win (v32c), three per SM by themselves.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k1999_d64_v64_bq64_bk128_w16_tma(
+// CHECK-NOT: nvvm.minctasm
+// CHECK: gpu.return
+func.func @partial_keys_d64(%q: tensor<1x4x2048x64xbf16>, %kv: tensor<1x4x1999x64xbf16>) -> tensor<1x4x2048x64xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.125)
+      : tensor<1x4x2048x64xbf16>, tensor<1x4x1999x64xbf16>, tensor<1x4x1999x64xbf16>
+      -> tensor<1x4x2048x64xbf16>
+  return %o : tensor<1x4x2048x64xbf16>
+}
+
+// -----
+
+// Causal up to 1024 keys keeps 64 x 64 CTAs (the two-CTA kernel: 0.94x).
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q1024_k1024_d64_v64_causal_bq64_bk64_w16_tma(
+// CHECK-NOT: nvvm.minctasm
+// CHECK: gpu.return
+func.func @short_causal_d64(%q: tensor<1x4x1024x64xbf16>) -> tensor<1x4x1024x64xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
+      : tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>
+      -> tensor<1x4x1024x64xbf16>
+  return %o : tensor<1x4x1024x64xbf16>
+}
