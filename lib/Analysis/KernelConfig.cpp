@@ -303,7 +303,6 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
 }
 
 namespace {
-
 /// What the measured rules look at.
 struct Facts {
   bool wide;         // max(d, dv) > 64
@@ -315,7 +314,7 @@ struct Facts {
   bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
   bool causalTo1k;   // causal with Lk <= 1024
   bool wholeTiles;   // Lq and Lk multiples of 128: no partial 128-row or key tile
-  bool wholeKeyTiles; // Lk a multiple of 128
+  bool twoPerSM;     // whole key tiles, no mask tensor: two 128-row CTAs per SM
 };
 
 /// The measured defaults of one family: tiles and stages for the facts.
@@ -326,21 +325,16 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
   c.rowsPerWarp = 16; // a warpgroup multiplies 64 rows, 16 per warp
   c.tmaLoads = tmaLoads;
   if (tmaLoads) {
-    // "v28": with TMA loads, 64-row CTAs by 128 keys at d = 64 (3 CTAs
-    // per SM out of phase), 64 x 64 for short causal sequences, 128 x 128
-    // elsewhere at d = 128. "v28c": 64 rows only where every box row is a
-    // whole 128-byte atom (d = 32, 40, 72: 128 x 128 wins 1.28-1.37x).
-    // "v31b": since O leaves through shared memory (v31), the 128-row
-    // producer kernel also wins short causal sequences at d = 128.
-    // "v32c" (fair timing): d = 64 non-causal in 128 x 128 CTAs, 1.04-1.10x
-    // the 64-row ones (half the K/V read per score: L2 busy 15%, not 65%).
-    // "v33": with two of them per SM (launchBoundCTAsPerSM: whole key tiles,
-    // no mask tensor) causal too, 1.06-1.11x, but not causal Lk <= 1024
-    // (0.94x); without the bound, causal or a partial tile keeps 64 rows.
-    const bool twoPerSM = f.wholeKeyTiles && !f.maskTensor;
+    // "v28": 64-row CTAs at d = 64 (3 per SM out of phase), 64 x 64 for
+    // short causal, 128 x 128 at d = 128; "v28c": 64 rows only where box
+    // rows are whole 128-byte atoms (d = 32: 128 x 128 wins 1.28-1.37x).
+    // "v31b": d = 128 short causal too. "v32c": d = 64 non-causal in 128 x
+    // 128 CTAs, 1.04-1.10x (half the K/V read per score). "v33": two per SM
+    // (launchBoundCTAsPerSM) causal too, 1.06-1.11x, but not causal Lk <=
+    // 1024 (0.94x); without the bound, causal or partial tiles keep 64 rows.
     const bool oneWarpgroup =
         f.wholeAtoms && !f.wide &&
-        (f.causalTo1k || (!twoPerSM && (f.causal || !f.wholeTiles)));
+        (f.causalTo1k || (!f.twoPerSM && (f.causal || !f.wholeTiles)));
     c.blockQ = oneWarpgroup ? 64 : 128;
     c.blockKV = oneWarpgroup && f.shortCausal ? 64 : 128;
     // "v29": a producer warpgroup where the two computing warpgroups hold
@@ -534,6 +528,15 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
     shrinkToBudgets(c, s, target, request, f.maskTensor);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
+  // "v33": split keys lose the two-CTA bound that made 128 rows the pick.
+  KernelConfig unsplit = c;
+  unsplit.kvSplits = 1;
+  if (f.twoPerSM && c.kvSplits > 1 &&
+      launchBoundCTAsPerSM(unsplit, s, target, f.maskTensor) == 2) {
+    Facts oneCTA = f;
+    oneCTA.twoPerSM = false;
+    return chooseForFamily(family, fewRows, oneCTA, s, target, request);
+  }
   return c;
 }
 
@@ -552,7 +555,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
           s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
-          s.seqQ % 128 == 0 && s.seqKV % 128 == 0, s.seqKV % 128 == 0};
+          s.seqQ % 128 == 0 && s.seqKV % 128 == 0,
+          s.seqKV % 128 == 0 && mask == MaskReads::None && s.pageSize == 0 && !s.varlen};
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

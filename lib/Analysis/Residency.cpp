@@ -35,10 +35,12 @@ int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionS
   // causal and partial tiles. Only where each thread's f32 accumulators (O
   // and S of its 64-row warpgroup: (dv + block_kv) / 2) leave 32 registers
   // for the rest, and shared memory holds two; and not with a mask tensor,
-  // a partial key tile or split keys, whose state spilled 36-316 bytes at
-  // 128 registers in 18 of 60 random draws (else at most 48, v33).
-  if (c.family != TensorCoreFamily::Wgmma || c.blockQ != 128 || readsMaskTensor ||
-      s.seqKV % c.blockKV != 0 || c.kvSplits > 1)
+  // a partial key tile (or key counts known at run time: paged, varlen) or
+  // split keys, whose state spilled 36-316 bytes at 128 registers in 18 of
+  // 60 random draws (else at most 48, v33).
+  const bool keyTail = s.seqKV % c.blockKV != 0 || s.pageSize > 0 || s.varlen;
+  if (c.family != TensorCoreFamily::Wgmma || c.blockQ != 128 || readsMaskTensor || keyTail ||
+      c.kvSplits > 1)
     return 0;
   const int64_t reserved = 1024, perThread = 65536 / (2 * c.numThreads());
   const bool accumulatorsFit = (s.headDimV + c.blockKV) / 2 + 32 <= perThread;

@@ -366,6 +366,15 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   causal.seqQ = causal.seqKV = 1024;
   EXPECT_EQ(choose(causal, h200).blockQ, 64);
   EXPECT_EQ(choose(causal, h200).blockKV, 64);
+  // A grid too small for two waves splits its keys, which the bound does
+  // not survive: 64-row CTAs again, and the wave model counted one CTA
+  // per SM for every split count but one.
+  AttentionShape fewCTAs = square(1, 2, 4096, 64, DType::BF16);
+  fewCTAs.causal = true;
+  c = choose(fewCTAs, h200);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_EQ(c.blockQ, 64);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, fewCTAs, h200, false), 0);
   // The bound needs the accumulators to leave room at 128 registers: at
   // d = 128 (O 64 + S 64 per thread) a 128-row kernel without a producer
   // takes none; a producer kernel's is one CTA (setmaxnreg).

@@ -1,5 +1,6 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1" | FileCheck %s
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=2" | FileCheck %s --check-prefix=SPLIT
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=2 block-q=128 block-kv=128" | FileCheck %s --check-prefix=SPLIT128
 
 // Two 128-row wgmma warpgroups at d = 64 (no producer) ask ptxas to fit two
 // CTAs per SM (launchBoundCTAsPerSM: O and S take (64 + 128) / 2 = 96 of
@@ -11,10 +12,15 @@
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 2 : i32
 // Split keys add loop state (random draws spilled up to 92 bytes): a split
-// kernel takes no bound, and the wave model counts one CTA per SM for it.
-// SPLIT-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_causal_bq128_bk128_w16_split2_tma(
+// kernel takes no bound (the wave model counts one CTA per SM for it), so
+// the chooser returns to v32c's 64-row CTAs for causal d = 64; 128 rows
+// asked for with splits run one CTA per SM.
+// SPLIT-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_causal_bq64_bk64_w16_split2_tma(
 // SPLIT-NOT: nvvm.minctasm
 // SPLIT: gpu.return
+// SPLIT128-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h4_kv4_q2048_k2048_d64_v64_causal_bq128_bk128_w16_split2_tma(
+// SPLIT128-NOT: nvvm.minctasm
+// SPLIT128: gpu.return
 func.func @causal_d64(%q: tensor<1x4x2048x64xbf16>) -> tensor<1x4x2048x64xbf16> {
   %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
       : tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>, tensor<1x4x2048x64xbf16>
