@@ -330,7 +330,7 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // rows are whole 128-byte atoms (d = 32: 128 x 128 wins 1.28-1.37x).
     // "v31b": d = 128 short causal too. "v32c": d = 64 non-causal in 128 x
     // 128 CTAs, 1.04-1.10x (half the K/V read per score). "v33": two per SM
-    // (launchBoundCTAsPerSM) causal too, 1.06-1.11x, but not causal Lk <=
+    // (launchBoundCTAsPerSM) causal too, 1.00-1.11x, but not causal Lk <=
     // 1024 (0.94x); without the bound, causal or partial tiles keep 64 rows.
     const bool oneWarpgroup =
         f.wholeAtoms && !f.wide &&

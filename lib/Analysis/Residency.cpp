@@ -29,15 +29,15 @@ int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionS
   // A producer's setmaxnreg needs ptxas to know the count at entry: one.
   if (c.producerWarpgroup)
     return 1;
-  // "v33": ptxas gives two 128-row wgmma warpgroups 150-160 registers at d
-  // = 64, one CTA per SM; bounded to two (128 registers), the second CTA's
-  // Q load, ramp and epilogue overlap the first's loop: 1.02-1.11x on d = 64
-  // causal and partial tiles. Only where each thread's f32 accumulators (O
-  // and S of its 64-row warpgroup: (dv + block_kv) / 2) leave 32 registers
-  // for the rest, and shared memory holds two; and not with a mask tensor,
-  // a partial key tile (or key counts known at run time: paged, varlen) or
-  // split keys, whose state spilled 36-316 bytes at 128 registers in 18 of
-  // 60 random draws (else at most 48, v33).
+  // "v33": ptxas gives two 128-row wgmma warpgroups 150-160 registers at
+  // d = 64, one CTA per SM; bounded to two (128 registers), the second
+  // CTA's Q load, ramp and epilogue overlap the first's loop: 1.19-1.36x
+  // causal, 1.26x at d = 32, 0.99-1.04x non-causal. Only where each
+  // thread's f32 accumulators (O and S of its 64-row warpgroup: (dv +
+  // block_kv) / 2) leave 32 registers for the rest, shared memory holds
+  // two, and no mask tensor, partial key tile (or key counts known at run
+  // time: paged, varlen) or split keys adds state: those spilled 36-316
+  // bytes at 128 registers in 18 of 60 random draws (else at most 48).
   const bool keyTail = s.seqKV % c.blockKV != 0 || s.pageSize > 0 || s.varlen;
   if (c.family != TensorCoreFamily::Wgmma || c.blockQ != 128 || readsMaskTensor || keyTail ||
       c.kvSplits > 1)

@@ -118,10 +118,16 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     for it after that tile's softmax, the two computing warpgroups taking
     turns to issue (FlashAttention-3 §3.1–3.2).
 
-    wgmma tiles by default (measured, bench/NOTES.md v9/v10): 128 query rows
-    and 128-key tiles; causal attention at d = 64 takes 64-row CTAs (finer
-    diagonal, several CTAs per SM out of phase), with 64-key tiles when
-    Lk <= 2048, as does causal d = 128 with Lk <= 2048. `kv-stages` = 3
+    wgmma tiles by default (measured, bench/NOTES.md v9-v33): 128 query
+    rows and 128-key tiles. At d <= 64 two such CTAs share an SM: the
+    kernel's launch bound (`nvvm.minctasm = 2`, the manifest's
+    `min_ctas_per_sm`) makes ptxas fit 128 registers, so one CTA's Q load,
+    ramp and epilogue overlap the other's loop (v33: 1.19-1.36x one CTA per
+    SM, causal), wherever the accumulators leave room and no mask tensor,
+    partial key tile or split keys adds state. Without it (and for causal
+    Lk <= 1024, with 64-key tiles) causal d = 64 takes 64-row CTAs (finer
+    diagonal, several CTAs per SM out of phase), as v9's cp.async kernels
+    do for causal d = 128 with Lk <= 2048. `kv-stages` = 3
     defers each P·V's wait until the next tile's Q·Kᵀ has been issued, so
     the tensor cores keep working across the barriers; its third K/V stage is
     the default at d = 128 with 128-row CTAs, where the CTA is alone on its
