@@ -14,10 +14,12 @@ import os
 import shutil
 
 
-def rename(src_dir, name, suffix, out_dir):
+def rename(src_dir, name, suffix, out_dir, patch=lambda ptx: ptx):
+    """Copies kernel `name` (PTX and manifest) from src_dir to out_dir as
+    name + suffix, its PTX passed through `patch` first."""
     new = name + suffix
     with open(os.path.join(src_dir, name + ".ptx")) as f:
-        ptx = f.read()
+        ptx = patch(f.read())
     with open(os.path.join(out_dir, new + ".ptx"), "w") as f:
         f.write(ptx.replace(name, new))
     with open(os.path.join(src_dir, name + ".json")) as f:

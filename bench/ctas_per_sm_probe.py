@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_prefill_sweep as sweep  # noqa: E402
+from ab_merge import rename  # noqa: E402
 
 # (name, dtype, B, Hq, Hkv, Lq, Lk, d, causal): issue 16's d = 64 grid
 # (B·N = 16k tokens, H = 32) and the sweep's other d = 64 shapes.
@@ -50,20 +51,15 @@ ENTRY_BOUND = re.compile(r"^(\.maxntid 256, 1, 1)$", re.M)
 
 def write_twin(out, name, ctas):
     """The kernel `name` with `.minnctapersm ctas` after its thread bound;
-    None if it has no 256-thread bound (not a 128-row kernel)."""
+    None if it has no 256-thread bound (not a 128-row kernel) or already a
+    CTA-count bound."""
     with open(os.path.join(out, name + ".ptx")) as f:
         ptx = f.read()
-    patched, n = ENTRY_BOUND.subn(r"\1\n.minnctapersm %d" % ctas, ptx)
-    if n != 1:
+    # (Since v33 the compiler writes the bound itself where it chooses it.)
+    if len(ENTRY_BOUND.findall(ptx)) != 1 or ".minnctapersm" in ptx:
         return None
-    twin = "%s_cta%d" % (name, ctas)
-    with open(os.path.join(out, twin + ".ptx"), "w") as f:
-        f.write(patched.replace(name, twin))
-    with open(os.path.join(out, name + ".json")) as f:
-        manifest = f.read()
-    with open(os.path.join(out, twin + ".json"), "w") as f:
-        f.write(manifest.replace(name, twin))
-    return twin
+    return rename(out, name, "_cta%d" % ctas, out,
+                  lambda ptx: ENTRY_BOUND.sub(r"\1\n.minnctapersm %d" % ctas, ptx))
 
 
 def main():
