@@ -314,11 +314,10 @@ struct Facts {
   bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
   bool causalTo1k;   // causal with Lk <= 1024
   bool wholeTiles;   // Lq and Lk multiples of 128: no partial 128-row or key tile
-  bool twoPerSM;     // whole key tiles, no mask tensor: two 128-row CTAs per SM
+  bool twoPerSM;     // two 128 x 128 CTAs may share an SM (launchBoundCTAsPerSM)
 };
 
-/// The measured defaults of one family: tiles and stages for the facts.
-/// Each rule cites the H200 run that chose it (bench/NOTES.md).
+/// The measured defaults of one family; each rule cites its H200 run.
 KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
   KernelConfig c;
   c.family = TensorCoreFamily::Wgmma;
@@ -345,8 +344,7 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // with 3 stages: +2 to +17% over the producer alone at d = 128 (with 2
     // stages -12 to -39%: the producer refills a stage a softmax later).
     // Not with a mask tensor read per score: its loads stay live across the
-    // overlapped P·V and ptxas spills 8 bytes at d = 128 (bench/NOTES.md
-    // after v31c); the producer alone does not.
+    // overlapped P·V and ptxas spills 8 bytes at d = 128 (after v31c).
     c.overlapPV = c.producerWarpgroup && !f.maskPerScore;
     return c;
   }
@@ -555,8 +553,10 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
           s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
-          s.seqQ % 128 == 0 && s.seqKV % 128 == 0,
-          s.seqKV % 128 == 0 && mask == MaskReads::None && s.pageSize == 0 && !s.varlen};
+          s.seqQ % 128 == 0 && s.seqKV % 128 == 0, /*twoPerSM=*/false};
+  KernelConfig twoWarpgroups; // 128 x 128, 2 stages, wgmma
+  twoWarpgroups.tmaLoads = f.denseKV;
+  f.twoPerSM = launchBoundCTAsPerSM(twoWarpgroups, s, target, f.maskTensor) == 2;
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

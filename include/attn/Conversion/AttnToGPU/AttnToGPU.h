@@ -153,7 +153,7 @@ struct FlashKernelSpec {
   /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).
   bool producerWarpgroup = false;
   /// The CTAs per SM the launch bound asks ptxas to fit (0: no bound;
-  /// launchBoundCTAsPerSM, KernelConfig.cpp).
+  /// launchBoundCTAsPerSM, lib/Analysis/Residency.cpp).
   int64_t minCTAsPerSM = 0;
   /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
   /// SM's 64K (FlashAttention-3's split for two consumer warpgroups).
