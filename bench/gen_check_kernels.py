@@ -120,6 +120,8 @@ def run_sweep(description, draw, describe, refused=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--cases", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options for every draw")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rng = random.Random(a.seed)
@@ -129,7 +131,8 @@ def run_sweep(description, draw, describe, refused=None):
         text, options, expect = draw(rng)
         with open(src, "w") as f:
             f.write(text)
-        r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=%s dump-dir=%s" % (options, a.out),
+        r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=%s %s dump-dir=%s"
+                            % (options, a.options, a.out),
                             "-o", os.devnull], capture_output=True, text=True)
         if r.returncode and refused and refused(r.stderr):
             continue

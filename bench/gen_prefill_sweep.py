@@ -146,6 +146,10 @@ def main():
                     help="one configuration per shape, the chooser's own (no options): "
                          "for ab_merge.py, which times two builds' picks side by side")
     ap.add_argument("--only", nargs="*", default=None, help="these shape names only")
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options for every compile, the pick's "
+                         "included (e.g. persistent=on: with --pick-only, one side of an "
+                         "A/B of an option)")
     a = ap.parse_args()
     sweep = ([{}] if a.pick_only else SWEEP + OVERLAP_SWEEP if a.full else OVERLAP_SWEEP if a.overlap
              else PRODUCER_SWEEP if a.producer else KV_LOADS_SWEEP if a.kv_loads else SWEEP)
@@ -158,13 +162,13 @@ def main():
             continue
         with open(src, "w") as f:
             f.write(shape_ir(*shape))
-        pick, why = compile_one(a.attn_opt, src, "")
+        pick, why = compile_one(a.attn_opt, src, a.options)
         if pick is None:
             print("%s: the chooser's kernel failed: %s" % (name, why))
             return 1
         entry = dict(name=name, shape=shape, pick=pick, configs={}, refused={})
         for cfg in sweep:
-            kernel, why = compile_one(a.attn_opt, src, options_text(cfg))
+            kernel, why = compile_one(a.attn_opt, src, options_text(cfg) + " " + a.options)
             key = options_text(cfg)
             if kernel:
                 entry["configs"][key] = kernel

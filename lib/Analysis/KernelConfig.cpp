@@ -134,6 +134,16 @@ llvm::Error checkOverlapPV(const KernelConfig &c) {
   return llvm::Error::success();
 }
 
+/// A persistent CTA's producer runs its stage ring on across work items,
+/// each one whole key range (a split's partial output would need the grid's
+/// z axis).
+llvm::Error checkPersistent(const KernelConfig &c) {
+  if (c.persistent && (!c.producerWarpgroup || c.kvSplits > 1))
+    return reason("persistent=on needs a producer warpgroup (kv-loads=tma-producer) "
+                  "and unsplit keys (kv-splits=1)");
+  return llvm::Error::success();
+}
+
 /// The TMA unit (cp.async.bulk) arrived with sm_90.
 bool chipHasTma(llvm::StringRef chip) {
   unsigned version = 0;
@@ -292,7 +302,7 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                   " (each warp stores an equal share of the output's 8-column blocks)");
   if (llvm::Error e = checkKVSplits(c, s))
     return e;
-  if (llvm::Error e = checkTmaLoads(c, s, target))
+  if (llvm::Error e = llvm::joinErrors(checkTmaLoads(c, s, target), checkPersistent(c)))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);
   if (smem > target.sramBytesPerBlock)
@@ -501,6 +511,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // "v29b": the overlap with fewer than three stages starves the producer.
   if (c.kvStages < 3 && !request.overlapPV)
     c.overlapPV = false;
+  c.persistent = request.persistent.value_or(false); // (refused without a producer)
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.swizzle = request.swizzle;
   // The rows-per-warp default of a family may exceed an explicit block-q.
@@ -518,12 +529,14 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
     if (!streamed)
       return streamed.takeError();
     c = *streamed;
-  } else if (!request.kvSplits) {
+  } else if (!request.kvSplits && !c.persistent) {
     c.kvSplits = detail::waveModelSplits(c, s, target, f.maskTensor);
   }
   // Split keys add loop state (loopRegistersPerThread): fit again.
   if (c.kvSplits > 1)
     shrinkToBudgets(c, s, target, request, f.maskTensor);
+  if (!request.persistent)
+    c.persistent = persistentCTAsPay(c, s, target, f.maskTensor);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   // "v33": split keys lose the two-CTA bound that made 128 rows the pick.

@@ -1,10 +1,10 @@
 //===- KernelConfigOptions.cpp - the chooser's option spellings -----------===//
 //
 // How the passes and the Python binding spell the kernel choices: the
-// tensor-core family names, the `mma=`, `kv-loads=` and `overlap-pv=`
-// option values, and applyLoadOptions, which turns the last two into a
-// KernelConfigRequest or an error naming the values they take (one place
-// for --attn-io-cost, --attn-lower-to-gpu and the GPU pipeline).
+// tensor-core family names, the `mma=`, `kv-loads=`, `overlap-pv=` and
+// `persistent=` option values, and applyLoadOptions, which turns the last
+// three into a KernelConfigRequest or an error naming the values they take
+// (one place for --attn-io-cost, --attn-lower-to-gpu and the GPU pipeline).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Analysis/KernelConfig.h"
@@ -77,6 +77,7 @@ llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
 }
 
 llvm::Error mlir::attn::applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRef overlapPV,
+                                         llvm::StringRef persistent,
                                          KernelConfigRequest &request) {
   auto invalid = [](llvm::StringRef option, llvm::StringRef values, llvm::StringRef got) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -88,8 +89,12 @@ llvm::Error mlir::attn::applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRe
   std::optional<std::optional<bool>> overlap = parseAutoOnOffOption(overlapPV);
   if (!overlap)
     return invalid("overlap-pv", kAutoOnOffValues, overlapPV);
+  std::optional<std::optional<bool>> persist = parseAutoOnOffOption(persistent);
+  if (!persist)
+    return invalid("persistent", kAutoOnOffValues, persistent);
   request.tmaLoads = loads->tmaLoads;
   request.producerWarpgroup = loads->producerWarpgroup;
   request.overlapPV = *overlap;
+  request.persistent = *persist;
   return llvm::Error::success();
 }

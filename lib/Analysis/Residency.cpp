@@ -2,10 +2,15 @@
 //
 // Two sides of one question: how many CTAs of a configuration an SM holds
 // at once (the wave and streaming models count with it), and the launch
-// bound the kernel asks ptxas for so that that many fit its registers.
+// bound the kernel asks ptxas for so that that many fit its registers; and
+// whether a producer kernel's CTAs, that many per SM, should stay resident
+// and loop over the work items (persistent CTAs).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Analysis/KernelConfig.h"
+#include "attn/Analysis/PersistentSchedule.h"
+
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -47,4 +52,27 @@ int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionS
   const bool sharedFits =
       2 * (kernelSharedMemoryBytes(c, s) + reserved) <= target.sramBytesPerBlock + reserved;
   return accumulatorsFit && sharedFits ? 2 : 0;
+}
+
+bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &s,
+                                   const TargetSpec &target, bool readsMaskTensor) {
+  // "v34/v34b": a producer warpgroup runs its stage ring on into a CTA's
+  // next work item (its first tiles load during the previous epilogue, and
+  // no CTA launches or fills its pipeline again), but CTAs that take fixed
+  // shares of the items end when the slowest does: non-causal grids ran
+  // 0.96-0.98x one CTA per item at 1k-16k. Causal grids in pairs of equal
+  // work ran 1.01-1.04x (the hardware's in-order dispatch balances the
+  // triangle worse), and odd item counts, which cannot pair, are not
+  // measured. Fewer items than CTA slots leave nothing to loop over; split
+  // keys take the grid's third axis. The item loop's state costs registers,
+  // which random draws found short (v34): with a mask tensor or a score_mod
+  // at d = 256, 84-164 bytes spilled; with O over 64 registers (dv > 128)
+  // 24-256 bytes, and with partial tiles at d = 128, 12.
+  const int64_t items = llvm::divideCeil(s.seqQ, c.blockQ) * s.batch * s.headsQ;
+  const bool wholeTiles = s.seqQ % c.blockQ == 0 && s.seqKV % c.blockKV == 0;
+  if (!c.producerWarpgroup || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
+      readsMaskTensor || s.headDimV > 128 || !wholeTiles ||
+      !pairsCausalWorkItems(s.causal, items))
+    return false;
+  return items > target.smCount * residentCTAsPerSM(c, s, target, readsMaskTensor);
 }

@@ -149,6 +149,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.kvWarps = options.kvWarps;
   cost.kvLoads = options.kvLoads;
   cost.overlapPV = options.overlapPV;
+  cost.persistent = options.persistent;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
   // The chip's family when it has one (what the cost model chose in), else

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Analysis/IOCost.h"
 #include "attn/Analysis/KernelConfig.h"
+#include "attn/Analysis/PersistentSchedule.h"
 
 #include <gtest/gtest.h>
 
@@ -497,6 +498,76 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   swizzled.swizzle = true;
   EXPECT_NE(refusal(square(1, 1, 128, 96, DType::BF16), h200, swizzled).find("64-column"),
             std::string::npos);
+}
+
+// Persistent CTAs (v34/v34b): chosen for causal producer kernels whose
+// items pair up and outnumber the CTA slots; asked for, kept or refused.
+TEST(KernelConfig, PersistentWhereCausalPairsPay) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  auto choose = [&](const AttentionShape &s, KernelConfigRequest r = {},
+                    MaskReads m = MaskReads::None) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, m, h200, r);
+    EXPECT_TRUE(static_cast<bool>(c));
+    return c ? *c : KernelConfig{};
+  };
+  // 1k causal, B = 16, H = 16: 8 tiles x 256 heads = 2048 items > 132.
+  AttentionShape causal = square(16, 16, 1024, 128, DType::BF16);
+  causal.causal = true;
+  KernelConfig c = choose(causal);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_TRUE(c.persistent);
+  EXPECT_EQ(c.kvSplits, 1);
+  // Not: non-causal (0.96-0.98x), a mask tensor or score_mod, dv > 128,
+  // partial tiles, an odd item count, fewer items than slots, d = 64 (no
+  // producer).
+  AttentionShape plain = causal;
+  plain.causal = false;
+  EXPECT_FALSE(choose(plain).persistent);
+  EXPECT_FALSE(choose(causal, {}, MaskReads::PerScore).persistent);
+  AttentionShape wide = causal;
+  wide.headDim = wide.headDimV = 256;
+  EXPECT_FALSE(choose(wide).persistent);
+  AttentionShape partial = causal;
+  partial.seqQ = partial.seqKV = 1000;
+  EXPECT_FALSE(choose(partial).persistent);
+  AttentionShape odd = square(1, 15, 1152, 128, DType::BF16); // 9 x 15 items
+  odd.causal = true;
+  EXPECT_FALSE(choose(odd).persistent);
+  AttentionShape few = square(1, 16, 1024, 128, DType::BF16); // 128 items
+  few.causal = true;
+  EXPECT_FALSE(choose(few).persistent);
+  AttentionShape d64 = causal;
+  d64.headDim = d64.headDimV = 64;
+  EXPECT_FALSE(choose(d64).persistent);
+  // Asked for: kept (also non-causal), with whole keys (no wave-model
+  // split); refused without a producer warpgroup or with split keys.
+  KernelConfigRequest on;
+  on.persistent = true;
+  EXPECT_TRUE(choose(plain, on).persistent);
+  EXPECT_EQ(choose(square(1, 2, 4096, 128, DType::BF16), on).kvSplits, 1);
+  KernelConfigRequest off;
+  off.persistent = false;
+  EXPECT_FALSE(choose(causal, off).persistent);
+  KernelConfigRequest noProducer = on;
+  noProducer.tmaLoads = true;
+  noProducer.producerWarpgroup = false;
+  llvm::Expected<KernelConfig> refused =
+      chooseKernelConfig(causal, MaskReads::None, h200, noProducer);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("persistent=on needs a producer"),
+            std::string::npos);
+  KernelConfigRequest split = on;
+  split.kvSplits = 2;
+  refused = chooseKernelConfig(causal, MaskReads::None, h200, split);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  llvm::consumeError(refused.takeError());
+  // The grid: pairs of causal items, or a stride coprime with the query
+  // tiles when they cannot pair; non-causal items fill every slot.
+  EXPECT_EQ(persistentGridSize(2048, 8, true, 132), 132);
+  EXPECT_EQ(persistentGridSize(200, 8, true, 132), 100);
+  EXPECT_EQ(persistentGridSize(135, 9, true, 132), 131);
+  EXPECT_EQ(persistentGridSize(135, 9, false, 132), 132);
+  EXPECT_EQ(persistentGridSize(77, 7, true, 132), 77);
 }
 
 // Head dims other than 64 and 128: the measured defaults fitted to the

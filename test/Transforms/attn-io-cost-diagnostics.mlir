@@ -43,6 +43,8 @@
 // LOADS: error: attn-io-cost: kv-loads must be auto, cp.async, tma or tma-producer, got 'dma'
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="overlap-pv=1" 2>&1 | FileCheck %s --check-prefix=OVERLAP
 // OVERLAP: error: attn-io-cost: overlap-pv must be auto, on or off, got '1'
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="persistent=yes" 2>&1 | FileCheck %s --check-prefix=PERSISTENT
+// PERSISTENT: error: attn-io-cost: persistent must be auto, on or off, got 'yes'
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWARPS
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-warps=-1" 2>&1 | FileCheck %s --check-prefix=KWARPS
 // KWARPS: error: attn-io-cost: kv-warps must be 0 (chosen), 1, 2, 4 or 8, got

@@ -36,6 +36,7 @@
 // JSON-NEXT:  "kv_warps": 1,
 // JSON-NEXT:  "overlap_pv": true,
 // JSON-NEXT:  "pack_kv_groups": false,
+// JSON-NEXT:  "persistent": false,
 // JSON-NEXT:  "producer_warpgroup": true,
 // JSON-NEXT:  "rows_per_warp": 16,
 // JSON-NEXT:  "swizzle": false,

@@ -196,6 +196,12 @@ struct KernelConfig {
   /// tensor cores work through the exponentials (FlashAttention-3 §3.2).
   /// Two tiles' scores are then live: the computing warps' 240 registers.
   bool overlapPV = false;
+  /// With a producer warpgroup: one CTA per SM slot, each looping over
+  /// work items (query tile, batch · head), the producer filling the stage
+  /// ring across items, so a CTA's next K/V tiles load during its epilogue
+  /// and no CTA launches or ramps up again (FlashAttention-3's persistent
+  /// kernel; FlashKernelSpec::persistentCTAs).
+  bool persistent = false;
 
   /// Keys of each tile one warp computes on.
   int64_t warpKeys() const { return blockKV / kvWarps; }
@@ -208,7 +214,8 @@ struct KernelConfig {
            rowsPerWarp == o.rowsPerWarp && kvStages == o.kvStages &&
            swizzle == o.swizzle && packKVGroups == o.packKVGroups &&
            kvSplits == o.kvSplits && kvWarps == o.kvWarps && tmaLoads == o.tmaLoads &&
-           producerWarpgroup == o.producerWarpgroup && overlapPV == o.overlapPV;
+           producerWarpgroup == o.producerWarpgroup && overlapPV == o.overlapPV &&
+           persistent == o.persistent;
   }
 };
 
@@ -231,6 +238,14 @@ int64_t residentCTAsPerSM(const KernelConfig &config, const AttentionShape &shap
 int64_t launchBoundCTAsPerSM(const KernelConfig &config, const AttentionShape &shape,
                              const TargetSpec &target, bool readsMaskTensor);
 
+/// Whether `config`'s CTAs should be persistent (KernelConfig::persistent):
+/// a causal producer kernel whose work items (query tiles × batch · heads)
+/// pair up (pairsCausalWorkItems) and outnumber the CTAs the GPU holds at
+/// once, on unsplit dense keys in whole tiles, dv <= 128, no mask tensor or
+/// score_mod (bench/NOTES.md v34b).
+bool persistentCTAsPay(const KernelConfig &config, const AttentionShape &shape,
+                       const TargetSpec &target, bool readsMaskTensor);
+
 /// Explicit choices (pass options); 0 or nullopt leaves the field to the
 /// chooser.
 struct KernelConfigRequest {
@@ -247,12 +262,15 @@ struct KernelConfigRequest {
   std::optional<bool> producerWarpgroup;
   /// nullopt: chosen; true or false: asked for.
   std::optional<bool> overlapPV;
+  /// nullopt: chosen; true or false: asked for.
+  std::optional<bool> persistent;
 };
 
-/// The `kv-loads=` and `overlap-pv=` values into `request`, or an error
-/// naming the option and the values it takes (KernelConfigOptions.cpp).
+/// The `kv-loads=`, `overlap-pv=` and `persistent=` values into `request`,
+/// or an error naming the option and the values it takes
+/// (KernelConfigOptions.cpp).
 llvm::Error applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRef overlapPV,
-                             KernelConfigRequest &request);
+                             llvm::StringRef persistent, KernelConfigRequest &request);
 
 /// Whether the Q tile is staged in shared memory: always for wgmma (its A
 /// operand of Q·Kᵀ is read by descriptor), and for mma.sync when Q's

@@ -202,6 +202,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "With a producer warpgroup: issue each tile's P·V behind the next "
            "tile's Q·Kᵀ and wait for it after that tile's softmax: auto "
            "(chosen), on or off">,
+    Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
+           "With a producer warpgroup: one CTA per SM looping over the work "
+           "items (query tile, batch · head), the K/V stage ring running on "
+           "across them: auto (chosen), on or off">,
     Option<"kvLoads", "kv-loads", "std::string", /*default=*/"\"auto\"",
            "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
            "tma (wgmma: cp.async.bulk.tensor through tensor maps the "

@@ -80,6 +80,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "tile's Q·Kᵀ, waited for after that tile's softmax: auto "
                      "(chosen), on or off"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> persistent{
+      *this, "persistent",
+      llvm::cl::desc("With a producer warpgroup: one CTA per SM looping over the work "
+                     "items, the K/V stage ring running on across them: auto "
+                     "(chosen), on or off"),
+      llvm::cl::init("auto")};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (on sm_90a wgmma, or mma.sync "

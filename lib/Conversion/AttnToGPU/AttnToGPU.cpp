@@ -42,7 +42,8 @@ struct KernelOptions {
   bool explicitFields() const {
     return request.blockQ || request.blockKV || request.rowsPerWarp ||
            request.kvStages || request.swizzle || request.kvSplits || request.kvWarps ||
-           request.tmaLoads || request.producerWarpgroup || request.overlapPV;
+           request.tmaLoads || request.producerWarpgroup || request.overlapPV ||
+           request.persistent;
   }
 };
 
@@ -150,7 +151,7 @@ void setProblem(const AttentionShape &shape, Type elt, FlashKernelSpec &s) {
 /// kernel configuration (the mask, scale and paging are already in `s`);
 /// refuses what CUDA's grid limits do not allow.
 LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig &config,
-                       FlashKernelSpec &s, Refusal &refusal) {
+                       int64_t ctaSlots, FlashKernelSpec &s, Refusal &refusal) {
   s.tensorCore = config.family == TensorCoreFamily::Wgmma
                      ? FlashKernelSpec::TensorCore::Wgmma
                      : FlashKernelSpec::TensorCore::MmaSync;
@@ -168,6 +169,10 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.kvWarps = config.kvWarps;
   s.tmaLoads = config.tmaLoads;
   s.producerWarpgroup = config.producerWarpgroup;
+  s.persistentCTAs =
+      config.persistent
+          ? persistentGridSize(s.numWorkItems(), s.numQueryTiles(), s.causal, ctaSlots)
+          : 0;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   // The key warps' combine views the same dynamic buffer as f32, and the
@@ -188,6 +193,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.splitKV() ? "_split" + std::to_string(s.kvSplits) : "") +
            (s.kvWarps > 1 ? "_kw" + std::to_string(s.kvWarps) : "") +
            (s.tmaLoads ? "_tma" : "") + (s.producerWarpgroup ? "_ws" : "") + (s.overlapPV ? "_ov" : "") +
+           (s.persistentCTAs ? "_pst" + std::to_string(s.persistentCTAs) : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            (s.varlen ? "_varlen" : "") +
            scoreModSuffix(s);
@@ -320,7 +326,9 @@ tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, F
   AttentionShape extents = *shape;
   if (kernelExtents)
     kernelExtents(extents);
-  if (failed(fillSpec(extents, elt, *config, s, refusal)))
+  int64_t ctaSlots =
+      target.smCount * residentCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
+  if (failed(fillSpec(extents, elt, *config, ctaSlots, s, refusal)))
     return failure();
   s.minCTAsPerSM = launchBoundCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   return s;
@@ -429,7 +437,7 @@ struct AttnLowerToGPUPass
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
     o.request.kvWarps = kvWarps;
-    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, o.request)) {
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, o.request)) {
       module.emitError("attn-lower-to-gpu: ") << llvm::toString(std::move(e));
       return failure();
     }
@@ -557,8 +565,8 @@ struct AttnLowerToGPUPass
           args.push_back(createTensorMap(b, loc, kv, spec->blockKV));
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
-      gpu::KernelDim3 grid{c(spec->numQueryTiles()), c(spec->gridY()),
-                           c(spec->kvSplits)};
+      std::array<int64_t, 3> dims = spec->grid();
+      gpu::KernelDim3 grid{c(dims[0]), c(dims[1]), c(dims[2])};
       gpu::KernelDim3 block{c(spec->numThreads()), c(1), c(1)};
       Value dynamicSmem;
       if (spec->dynamicSharedMemory)

@@ -71,6 +71,7 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
     finishOverlappedPV(loop, finalAcc);
   else
     family.retireAccumulators(finalAcc);
+  producer.releaseLastStage();
   // The lane's output columns: its own accumulators, or, with key warps,
   // its share of the combined ones.
   RowTotals combined;
@@ -149,7 +150,6 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
   }
   if (s.outputThroughSharedMemory())
     copyOutputRows();
-  gpu::ReturnOp::create(b, loc);
 }
 
 /// The row of the CTA's tile that the lane's C-fragment row (mi, r) is.

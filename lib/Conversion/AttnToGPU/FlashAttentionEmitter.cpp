@@ -63,13 +63,27 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
 gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   gpu::GPUFuncOp func = createKernel(module);
   bindSharedMemory(func);
-  computeCoordinates();
+  computeThreadCoordinates();
+  if (s.persistentCTAs) {
+    // Both roles walk the same work items in the same order, so they
+    // agree on each tile's place in the stage ring. (wgmma's operand
+    // descriptors depend on the warp only, not on the item.)
+    assert(s.wgmma() && "persistent CTAs have a producer warpgroup");
+    family.prepareOperands();
+    producer.splitRoles(func, [&](function_ref<void()> body) { forEachWorkItem(body); });
+    emitPersistentConsumer();
+    gpu::ReturnOp::create(b, loc);
+    scoreMods.expandMath();
+    return func;
+  }
+  computeTileCoordinates(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+                         gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   family.prepareOperands();
   if (producer.specializesWarps()) {
     // The producer warps need only the K/V range, and leave there; the Q
     // tile is staged by the computing warps alone.
     computeKVRange();
-    producer.splitRoles(func);
+    producer.splitRoles(func, [](function_ref<void()> body) { body(); });
     zeroHeadDimPadding();
     stageQ();
   } else {
@@ -79,8 +93,75 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
   }
   scf::ForOp loop = emitKVLoops();
   epilogue(loop);
+  gpu::ReturnOp::create(b, loc);
   scoreMods.expandMath();
   return func;
+}
+
+void FlashAttentionEmitter::forEachWorkItem(function_ref<void()> body) {
+  // Item i is query tile i mod T of batch · head i / T: the CTAs that run
+  // at once take neighbouring query tiles of few heads, whose K/V stay in
+  // L2 (the order of the one-CTA-per-item grid, x fastest). CTA c takes
+  // items c, c + G, ..., or, pairing causal items, items 2p and 2p + 1 of
+  // pairs p = c, c + G, ...
+  const int64_t tiles = s.numQueryTiles(), grid = s.persistentCTAs;
+  Value cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  const bool pairs = s.pairsCausalItems();
+  Value lo = cta, hi = k.idx(s.numWorkItems()), step = k.idx(grid);
+  if (pairs) {
+    Value myPairs = arith::CeilDivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, k.idx(s.numWorkItems() / 2), cta), step);
+    lo = k.idx(0);
+    hi = k.mul(myPairs, 2);
+    step = k.idx(1);
+  }
+  auto loop = scf::ForOp::create(b, loc, lo, hi, step, ValueRange{k.idx(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value n = loop.getInductionVar(), item = n;
+  if (pairs)
+    item = k.add(k.mul(k.add(cta, k.mul(k.div(n, 2), grid)), 2), k.rem(n, 2));
+  Value tile = k.rem(item, tiles);
+  if (pairs) {
+    // Longest, shortest, ...: computeTileCoordinates runs causal tiles
+    // from the last, so even positions 2m take its m-th, odd ones its
+    // (T − 1 − m)-th.
+    Value m = k.div(tile, 2);
+    Value even = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.rem(tile, 2),
+                                       k.idx(0));
+    tile = arith::SelectOp::create(b, loc, even, m,
+                                   arith::SubIOp::create(b, loc, k.idx(tiles - 1), m));
+  }
+  computeTileCoordinates(tile, k.div(item, tiles));
+  computeKVRange();
+  v.ringBase = loop.getRegionIterArgs()[0];
+  body();
+  b.setInsertionPointToEnd(loop.getBody());
+  // Whole tiles from kvBegin (none when the range is empty).
+  Value span = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, v.kvEnd, v.kvBegin),
+                                     v.kvBegin);
+  Value visited = arith::CeilDivUIOp::create(b, loc, span, k.idx(c.bkv));
+  scf::YieldOp::create(b, loc, ValueRange{k.add(v.ringBase, visited)});
+  v.ringBase = Value();
+}
+
+void FlashAttentionEmitter::emitPersistentConsumer() {
+  // The two warpgroups hand each other the turn to issue once per K/V
+  // tile, so each item ends with the first warpgroup's turn pending, as
+  // the first item starts: the turns begin once, before every item.
+  zeroHeadDimPadding();
+  if (s.overlapPV)
+    family.startIssueTurns();
+  forEachWorkItem([&] {
+    stageQ();
+    scf::ForOp loop = emitKVLoops();
+    epilogue(loop);
+    // Every warp has copied its O rows out of the Q tile before the next
+    // item's Q is staged over them (by other threads' chunks).
+    NVVM::BarrierOp::create(b, loc, Type(), arith::ConstantIntOp::create(b, loc, 1, 32),
+                            arith::ConstantIntOp::create(b, loc, c.threads, 32),
+                            NVVM::BarrierReductionAttr(), Value());
+  });
 }
 
 gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
@@ -150,19 +231,31 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
     v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
 }
 
-void FlashAttentionEmitter::computeCoordinates() {
-  // Who am I: (batch, head) from blockIdx.y (varlen: the head; the
-  // sequence comes with the tile), query tile from blockIdx.x, split from
-  // blockIdx.z.
+void FlashAttentionEmitter::computeThreadCoordinates() {
   v.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value qTileIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  v.warp = k.div(v.tid, 32);
+  if (s.kvWarps > 1) {
+    // Warps run along the rows first, then along the keys of a tile.
+    v.keyWarp = k.div(v.warp, s.rowWarps());
+    v.warp = k.rem(v.warp, s.rowWarps());
+    v.warpKey0 = k.mul(v.keyWarp, c.warpKeys);
+  }
+  v.lane = k.rem(v.tid, 32);
+  v.g = k.div(v.lane, 4);
+  v.t = k.rem(v.lane, 4);
+  v.twoT = k.mul(v.t, 2);
+  v.laneKey = v.warpKey0 ? k.add(v.twoT, v.warpKey0) : v.twoT;
+}
+
+void FlashAttentionEmitter::computeTileCoordinates(Value qTileIdx, Value bh) {
+  // Who am I: (batch, head) from bh (varlen: the head; the sequence comes
+  // with the tile), query tile from qTileIdx, split from blockIdx.z.
   // Causal: the last query tiles see the most keys. CTAs start in blockIdx
   // order, so blockIdx.x counts down from the last tile: the longest CTAs
   // of each head (varlen: of each sequence) start first and the short ones
   // fill the tail of the grid.
   if (s.causal)
     qTileIdx = arith::SubIOp::create(b, loc, k.idx(s.numQueryTiles() - 1), qTileIdx);
-  Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   if (s.varlen)
     locateSequence(qTileIdx); // the sequence's extents, v.qStart and v.kvLen
   else
@@ -177,16 +270,6 @@ void FlashAttentionEmitter::computeCoordinates() {
   }
   if (s.splitKV())
     v.split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  v.warp = k.div(v.tid, 32);
-  if (s.kvWarps > 1) {
-    // Warps run along the rows first, then along the keys of a tile.
-    v.keyWarp = k.div(v.warp, s.rowWarps());
-    v.warp = k.rem(v.warp, s.rowWarps());
-    v.warpKey0 = k.mul(v.keyWarp, c.warpKeys);
-  }
-  v.lane = k.rem(v.tid, 32);
-  v.g = k.div(v.lane, 4);
-  v.t = k.rem(v.lane, 4);
   if (!s.varlen)
     v.qStart = k.mul(qTileIdx, c.bq);
   Value rowLimit = rowSpaceEnd();
@@ -207,8 +290,6 @@ void FlashAttentionEmitter::computeCoordinates() {
   v.qFirst = c.packed == 1 ? v.qStart : k.div(v.qStart, c.packed);
   v.qEnd = c.packed == 1 ? k.add(v.qStart, c.bq)
                          : k.add(k.div(k.add(v.qStart, c.bq - 1), c.packed), 1);
-  v.twoT = k.mul(v.t, 2);
-  v.laneKey = v.warpKey0 ? k.add(v.twoT, v.warpKey0) : v.twoT;
 }
 
 std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
@@ -292,7 +373,7 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   for (int64_t i = 0; i < numPacked; ++i)
     init.push_back(arith::ConstantIntOp::create(b, loc, 0, 32));
   producer.prologue();
-  if (s.overlapPV)
+  if (s.overlapPV && !s.persistentCTAs) // (persistent: once, emitPersistentConsumer)
     family.startIssueTurns();
 
   // Three runs of tiles, each loop specialized to its run (statically

@@ -4,7 +4,11 @@
 // is emitted by one FlashAttentionEmitter whose members are the stages of the
 // algorithm, in kernel order:
 //
-//   createKernel, bindSharedMemory, computeCoordinates   (the CTA's place)
+//   createKernel, bindSharedMemory                        (the CTA)
+//   computeThreadCoordinates, computeTileCoordinates      (the thread's and
+//     forEachWorkItem                                      its work item's
+//                                                          place; persistent
+//                                                          CTAs loop over items)
 //   stageQ                                                (Q to registers or shared memory)
 //   computeKVRange, emitKVLoops                           (the CTA's K/V tiles, in
 //                                                          runs; KVTileRanges.cpp)
@@ -98,6 +102,10 @@ struct KernelValues {
   /// length, read at run time), and the causal shift: query q sees keys <=
   /// q + shift (Lk − Lq for bottom_right, else 0).
   Value kvLen, causalShift;
+  /// Persistent CTAs (FlashKernelSpec::persistentCTAs): how many K/V tiles
+  /// the CTA's stage ring held before this work item's first (null: one
+  /// work item per CTA).
+  Value ringBase;
   /// Varlen (locateSequence): the sequence's queries and its rows
   /// (packedHeads · queries), and its first query and key token in the
   /// packed tensors.
@@ -108,9 +116,22 @@ struct KernelValues {
 /// the kernel's fixed sizes.
 struct KernelContext {
   KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec);
-  /// The K/V stage of the tile that starts at key `start`: tile t lives in
-  /// stage t mod stages (the producers fill, the GEMMs read, it).
-  Value stageOf(Value start) { return k.rem(k.div(start, bkv), stages); }
+  /// The place of the tile that starts at key `start` among the tiles the
+  /// CTA's stage ring has held: its index from the work item's first tile,
+  /// plus, with persistent CTAs, the tiles of the CTA's earlier work items.
+  Value tileOrdinal(Value start) {
+    Value n = k.div(arith::SubIOp::create(k.b, k.loc, start, v.kvBegin), bkv);
+    return v.ringBase ? k.add(v.ringBase, n) : n;
+  }
+  /// The K/V stage of the tile that starts at key `start` (the producers
+  /// fill, the GEMMs read, it): tile t of the keys lives in stage t mod
+  /// stages, and a persistent CTA's n-th tile in stage n mod stages, so
+  /// that the ring runs on across work items. Its fill of the stage,
+  /// fillOf, gives the mbarrier phase it completes.
+  Value stageOf(Value start) {
+    return v.ringBase ? k.rem(tileOrdinal(start), stages) : k.rem(k.div(start, bkv), stages);
+  }
+  Value fillOf(Value start) { return k.div(tileOrdinal(start), stages); }
 
   const FlashKernelSpec &s;
   KernelBuilder k;
@@ -260,15 +281,21 @@ public:
   /// Whether the producer runs in warps of its own, after the computing
   /// warps (KernelConfig::producerWarpgroup).
   virtual bool specializesWarps() const { return false; }
-  /// Producer warps only, once the K/V range is known and before anything
-  /// else: branches on the warp's role; the producer warps run their loop
-  /// and return, the computing warps go on at the insertion point.
-  virtual void splitRoles(gpu::GPUFuncOp func) {}
+  /// Producer warps only, before anything else: branches on the warp's
+  /// role; the producer warps fill the stages with the tiles of each work
+  /// item `overWork` visits (it calls its argument once per item, with
+  /// the item's K/V range set) and return, the computing warps go on at
+  /// the insertion point.
+  virtual void splitRoles(gpu::GPUFuncOp func,
+                          function_ref<void(function_ref<void()>)> overWork) {}
   /// At the end of the iteration over the tile at `kvStart`: this thread
   /// is done with the stages it reads (a P·V whose wait is deferred
   /// excepted). By default a CTA barrier, after which the next iteration's
   /// acquire may refill any stage not still being read.
   virtual void releaseStage(Value kvStart);
+  /// Once the work item's last P·V is complete: a persistent CTA's
+  /// producer may refill the stage a deferred release still holds.
+  virtual void releaseLastStage() {}
 
 protected:
   KernelContext &c;
@@ -294,9 +321,18 @@ private:
   gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module);
   /// The K/V (and Q) tiles: views of the dynamic buffer or the static ones.
   void bindSharedMemory(gpu::GPUFuncOp func);
-  /// (batch, head, query tile, split) of the CTA; warp, lane and rows of
-  /// the thread.
-  void computeCoordinates();
+  /// The thread's warp, lane and fragment coordinates.
+  void computeThreadCoordinates();
+  /// The work item's (batch, head, query tile, split) from its query tile
+  /// `qTileIdx` and batch · head `bh`, and the thread's rows in it.
+  void computeTileCoordinates(Value qTileIdx, Value bh);
+  /// `body` once per work item of the CTA, with the item's coordinates
+  /// and K/V range set: the CTA's own, or, with persistent CTAs, items
+  /// blockIdx.x, blockIdx.x + grid, ..., carrying the stage ring's count.
+  void forEachWorkItem(function_ref<void()> body);
+  /// The computing warps of a persistent CTA: every work item's Q tile,
+  /// K/V loops and epilogue.
+  void emitPersistentConsumer();
   /// Varlen: the CTA's sequence from its flat tile index (binary search
   /// over the sequences' first tiles) and the sequence's extents.
   void locateSequence(Value tileIdx);

@@ -72,6 +72,10 @@ std::string mlir::attn::scoreModSuffix(const FlashKernelSpec &s) {
 /// How the grid follows from the problem and the tiles, in the manifest's
 /// own keys (Lq is the packed token count Tq when varlen).
 static StringRef gridFormula(const FlashKernelSpec &s) {
+  if (s.persistentCTAs)
+    return "[min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM), 1, 1] (persistent: CTA c "
+           "runs work items c, c + grid, ..., item i = query tile i mod ceil(Lq / block_q) "
+           "of batch * head i / ceil(Lq / block_q))";
   if (s.varlen)
     return s.packKVGroups ? "[floor(Hq / Hkv * Lq / block_q) + B + 2, Hkv, 1]"
                           : "[floor(Lq / block_q) + B + 2, Hq, 1]";
@@ -172,7 +176,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     }
     attentionArgs.append({"k_tensor_map", "v_tensor_map"});
   }
-  Attribute grid = shape({s.numQueryTiles(), s.gridY(), s.kvSplits});
+  Attribute grid = shape(s.grid());
   Attribute block = shape({s.numThreads(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
   SmallVector<Attribute> launches{

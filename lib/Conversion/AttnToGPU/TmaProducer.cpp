@@ -92,8 +92,10 @@ public:
   bool publishesWithBarrier() const override { return false; }
   bool publishesQBeforeLoops() const override { return true; }
   bool specializesWarps() const override { return c.s.producerWarpgroup; }
-  void splitRoles(gpu::GPUFuncOp func) override;
+  void splitRoles(gpu::GPUFuncOp func,
+                  function_ref<void(function_ref<void()>)> overWork) override;
   void releaseStage(Value kvStart) override;
+  void releaseLastStage() override;
 
 private:
   /// Thread 0: one "full" mbarrier per stage (one arrival: the issuing
@@ -101,8 +103,12 @@ private:
   /// one (an arrival per computing thread), made visible to the async proxy.
   void initBarriers();
   /// The producer warpgroup's loop (its first thread): every tile of the
-  /// CTA, each into its stage once the stage's previous tile is released.
+  /// work item, each into its stage once the stage's previous tile is
+  /// released.
   void produceAllTiles();
+  /// Arrives on the "empty" mbarrier of the stage holding the tile at
+  /// `start` (each computing thread, once done with it).
+  void arriveEmpty(Value start);
   /// Copies the K and V tiles that start at key `start` into stage `buf`
   /// (in the issuing threads only: see inIssuers).
   void issueTile(Value start, Value buf) {
@@ -216,7 +222,8 @@ void TmaProducer::initBarriers() {
   });
 }
 
-void TmaProducer::splitRoles(gpu::GPUFuncOp func) {
+void TmaProducer::splitRoles(gpu::GPUFuncOp func,
+                             function_ref<void(function_ref<void()>)> overWork) {
   // Every thread sees the initialized barriers; then the producer
   // warpgroup (threads past the computing ones, a whole warpgroup, as
   // setmaxnreg needs) branches off and returns after its loop.
@@ -240,7 +247,7 @@ void TmaProducer::splitRoles(gpu::GPUFuncOp func) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(scf::IfOp::create(b, loc, first, false).thenBlock());
-    produceAllTiles();
+    overWork([&] { produceAllTiles(); });
   }
   gpu::ReturnOp::create(b, loc);
   b.setInsertionPointToStart(consumerBlock);
@@ -249,8 +256,8 @@ void TmaProducer::splitRoles(gpu::GPUFuncOp func) {
 }
 
 void TmaProducer::produceAllTiles() {
-  // The n-th tile of the CTA is fill ⌊n / stages⌋ of its stage; fill f ≥ 1
-  // waits for the release of fill f − 1 (empty phase f − 1, parity
+  // The n-th tile of the ring is fill ⌊n / stages⌋ of its stage; fill
+  // f ≥ 1 waits for the release of fill f − 1 (empty phase f − 1, parity
   // (f − 1) & 1 = (f & 1) ^ 1, which on fill 0 is a phase that counts as
   // complete).
   OpBuilder &b = k.b;
@@ -259,8 +266,7 @@ void TmaProducer::produceAllTiles() {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value start = loop.getInductionVar();
-  Value n = k.div(arith::SubIOp::create(b, loc, start, c.v.kvBegin), c.bkv);
-  Value fill = k.div(n, c.stages);
+  Value fill = c.fillOf(start);
   Value parity = i32(arith::XOrIOp::create(
       b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)), k.idx(1)));
   Value buf = c.stageOf(start);
@@ -279,19 +285,35 @@ void TmaProducer::releaseStage(Value kvStart) {
   // previous tile was issued and waited for in this one.
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  auto arrive = [&](Value start) {
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBarrier(c.stageOf(start)), Value(),
-                                   NVVM::MemScopeKind::CTA, /*relaxed=*/false);
-  };
   if (!c.s.deferPVWait && !c.s.overlapPV) {
-    arrive(kvStart);
+    arriveEmpty(kvStart);
     return;
   }
   Value hasPrevious =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(scf::IfOp::create(b, loc, hasPrevious, false).thenBlock());
-  arrive(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)));
+  arriveEmpty(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)));
+}
+
+void TmaProducer::arriveEmpty(Value start) {
+  NVVM::MBarrierArriveOp::create(k.b, k.loc, Type(), emptyBarrier(c.stageOf(start)), Value(),
+                                 NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+}
+
+void TmaProducer::releaseLastStage() {
+  // A deferred release leaves the work item's last tile held; a CTA with
+  // one item ends there, a persistent one refills that stage next.
+  if (!c.s.persistentCTAs || (!c.s.deferPVWait && !c.s.overlapPV))
+    return;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value visited = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c.v.kvBegin, c.v.kvEnd);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(scf::IfOp::create(b, loc, visited, false).thenBlock());
+  Value span = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, c.v.kvEnd, c.v.kvBegin),
+                                     k.idx(1));
+  arriveEmpty(k.add(c.v.kvBegin, k.mul(k.div(span, c.bkv), c.bkv)));
 }
 
 void TmaProducer::waitParity(Value barrier, Value parity) {
@@ -342,13 +364,15 @@ Value TmaProducer::acquire(Value kvStart) {
   Location loc = k.loc;
   const int64_t distance = c.s.prefetchDistance();
   Value tile = k.div(kvStart, c.bkv);
-  Value buf = k.rem(tile, c.stages);
+  Value buf = c.stageOf(kvStart);
   Value next = k.add(kvStart, distance * c.bkv);
   if (!specializesWarps())
     inIssuers([&] {
       issueTileBeforeEnd(next, [&] { return k.rem(k.add(tile, distance), c.stages); });
     });
-  Value fills = k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)), c.stages);
+  Value fills = c.v.ringBase ? c.fillOf(kvStart)
+                             : k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)),
+                                     c.stages);
   waitParity(stageBarrier(buf), i32(arith::AndIOp::create(b, loc, fills, k.idx(1))));
   return buf;
 }

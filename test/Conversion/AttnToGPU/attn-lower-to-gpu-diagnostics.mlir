@@ -76,6 +76,11 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 // OVOPT: error: attn-lower-to-gpu: overlap-pv must be auto, on or off, got 'yes'
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma overlap-pv=on" 2>&1 | FileCheck %s --check-prefix=OVNOPRODUCER
 // OVNOPRODUCER: error: attn-lower-to-gpu: overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), whose computing threads have the registers for two tiles' scores
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="persistent=always" 2>&1 | FileCheck %s --check-prefix=PSTOPT
+// PSTOPT: error: attn-lower-to-gpu: persistent must be auto, on or off, got 'always'
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma persistent=on" 2>&1 | FileCheck %s --check-prefix=PSTNOPRODUCER
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-loads=tma-producer kv-splits=2 persistent=on" 2>&1 | FileCheck %s --check-prefix=PSTNOPRODUCER
+// PSTNOPRODUCER: error: attn-lower-to-gpu: persistent=on needs a producer warpgroup (kv-loads=tma-producer) and unsplit keys (kv-splits=1)
 // Without a cost's target the mma.sync kernel is for the a100 preset (sm_80).
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync kv-loads=tma" 2>&1 | FileCheck %s --check-prefix=TMASM80
 // TMASM80: error: attn-lower-to-gpu: kv-loads=tma needs the TMA unit of sm_90 or later; target 'a100' is sm_80
@@ -303,6 +308,17 @@ func.func @recorded_producer_one_warpgroup(%q: tensor<1x2x256x128xbf16>) -> tens
 func.func @recorded_overlap_without_producer(%q: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
   // expected-error @+1 {{attn-lower-to-gpu: overlap-pv=on needs a producer warpgroup (kv-loads=tma-producer), whose computing threads have the registers for two tiles' scores}}
   %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, tma_loads = true, overlap_pv = true>}
+      : tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
+}
+
+// -----
+
+// A persistent CTA's producer runs the stage ring across work items: it
+// needs the producer warpgroup.
+func.func @recorded_persistent_without_producer(%q: tensor<1x2x256x128xbf16>) -> tensor<1x2x256x128xbf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: persistent=on needs a producer warpgroup (kv-loads=tma-producer) and unsplit keys (kv-splits=1)}}
+  %o = attn.attention %q, %q, %q scale(0.125) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, tma_loads = true, persistent = true>}
       : tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16>, tensor<1x2x256x128xbf16> -> tensor<1x2x256x128xbf16>
   return %o : tensor<1x2x256x128xbf16>
 }

@@ -3,8 +3,10 @@
 #define ATTN_CONVERSION_ATTNTOGPU_ATTNTOGPU_H
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
+#include "attn/Analysis/PersistentSchedule.h"
 #include "attn/Analysis/StagedTileLayout.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -192,6 +194,24 @@ struct FlashKernelSpec {
   /// CTAs along the grid's y axis: batch · heads (varlen: heads; the
   /// sequence comes from x).
   int64_t gridY() const { return varlen ? gridHeads() : batch * gridHeads(); }
+  /// Persistent CTAs (KernelConfig::persistent): this many CTAs, each
+  /// looping over work items (query tile, batch · head) with a stride of
+  /// the grid, the producer warpgroup filling the stage ring across them;
+  /// 0: one CTA per work item.
+  int64_t persistentCTAs = 0;
+  /// Work items: query tiles × batch · heads, the query tiles of one head
+  /// neighbours (the CTAs that run at once share their K/V in L2).
+  int64_t numWorkItems() const { return numQueryTiles() * gridY(); }
+  /// Causal persistent CTAs run their items in pairs of equal work
+  /// (pairsCausalWorkItems, attn/Analysis/PersistentSchedule.h).
+  bool pairsCausalItems() const { return pairsCausalWorkItems(causal, numWorkItems()); }
+  /// The launch grid: (query tiles, batch · heads, splits), or the
+  /// persistent CTAs along x.
+  std::array<int64_t, 3> grid() const {
+    if (persistentCTAs)
+      return {persistentCTAs, 1, 1};
+    return {numQueryTiles(), gridY(), kvSplits};
+  }
   /// Split-KV: key ranges per query tile (grid z). With more than one, the
   /// attention kernel writes partial outputs (f32, normalized) and their
   /// log2-sum-exp to a workspace, and a combine kernel writes O.

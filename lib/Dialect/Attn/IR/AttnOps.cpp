@@ -354,7 +354,8 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringAttr family, int64_t blockQ, int64_t blockKV,
                          int64_t rowsPerWarp, int64_t kvStages, bool swizzle,
                          int64_t kvSplits, bool packKVGroups, int64_t kvWarps,
-                         bool tmaLoads, bool producerWarpgroup, bool overlapPV) {
+                         bool tmaLoads, bool producerWarpgroup, bool overlapPV,
+                         bool persistent) {
   if (!family || !parseTensorCoreFamily(family.getValue()))
     return emitError() << "kernel_config family must be \"mma.sync\" or "
                           "\"wgmma\", got "
@@ -385,7 +386,8 @@ KernelConfigAttr mlir::attn::getKernelConfigAttr(MLIRContext *ctx,
   return KernelConfigAttr::get(
       ctx, StringAttr::get(ctx, stringifyTensorCoreFamily(c.family)), c.blockQ,
       c.blockKV, c.rowsPerWarp, c.kvStages, c.swizzle, c.kvSplits,
-      c.packKVGroups, c.kvWarps, c.tmaLoads, c.producerWarpgroup, c.overlapPV);
+      c.packKVGroups, c.kvWarps, c.tmaLoads, c.producerWarpgroup, c.overlapPV,
+      c.persistent);
 }
 
 KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
@@ -402,6 +404,7 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
   c.tmaLoads = attr.getTmaLoads();
   c.producerWarpgroup = attr.getProducerWarpgroup();
   c.overlapPV = attr.getOverlapPv();
+  c.persistent = attr.getPersistent();
   return c;
 }
 

@@ -408,7 +408,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvWarps = kvWarps;
-    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, r)) {
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, r)) {
       diagnosticAnchor()->emitError("attn-io-cost: ") << llvm::toString(std::move(e));
       return failure();
     }
@@ -464,7 +464,8 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                               {"kv_warps", c.kvWarps},
                               {"tma_loads", c.tmaLoads},
                               {"producer_warpgroup", c.producerWarpgroup},
-                              {"overlap_pv", c.overlapPV}};
+                              {"overlap_pv", c.overlapPV},
+                              {"persistent", c.persistent}};
   }
 
   LogicalResult writeFile(StringRef path,

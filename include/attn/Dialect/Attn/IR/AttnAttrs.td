@@ -88,7 +88,11 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     instead of meeting at a CTA barrier per tile, and take the producer's
     registers through setmaxnreg); `overlap_pv` (default false, with
     `producer_warpgroup`) whether each tile's P·V is issued behind the next
-    tile's Q·Kᵀ and waited for after that tile's softmax.
+    tile's Q·Kᵀ and waited for after that tile's softmax; `persistent`
+    (default false, with `producer_warpgroup` and no split) whether the
+    grid holds one CTA per SM slot, each looping over work items (query
+    tile, batch · head) while its producer fills the K/V stages across
+    them, so that the next item's tiles load during this one's epilogue.
 
     ```mlir
     #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128,
@@ -107,7 +111,8 @@ def Attn_KernelConfigAttr : AttrDef<Attn_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"int64_t", "1">:$kv_warps,
     DefaultValuedParameter<"bool", "false">:$tma_loads,
     DefaultValuedParameter<"bool", "false">:$producer_warpgroup,
-    DefaultValuedParameter<"bool", "false">:$overlap_pv
+    DefaultValuedParameter<"bool", "false">:$overlap_pv,
+    DefaultValuedParameter<"bool", "false">:$persistent
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
