@@ -67,10 +67,11 @@ bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &
   // keys take the grid's third axis. The item loop's state costs registers,
   // which random draws found short (v34): with a mask tensor or a score_mod
   // at d = 256, 84-164 bytes spilled; with O over 64 registers (dv > 128)
-  // 24-256 bytes, and with partial tiles at d = 128, 12.
+  // 24-256 bytes, with partial tiles at d = 128 12, and the 2-stage kernel
+  // without the overlapped P·V (kv-stages=2 at d = 128) 72.
   const int64_t items = llvm::divideCeil(s.seqQ, c.blockQ) * s.batch * s.headsQ;
   const bool wholeTiles = s.seqQ % c.blockQ == 0 && s.seqKV % c.blockKV == 0;
-  if (!c.producerWarpgroup || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
+  if (!c.producerWarpgroup || !c.overlapPV || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
       readsMaskTensor || s.headDimV > 128 || !wholeTiles ||
       !pairsCausalWorkItems(s.causal, items))
     return false;

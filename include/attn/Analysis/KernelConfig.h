@@ -239,10 +239,10 @@ int64_t launchBoundCTAsPerSM(const KernelConfig &config, const AttentionShape &s
                              const TargetSpec &target, bool readsMaskTensor);
 
 /// Whether `config`'s CTAs should be persistent (KernelConfig::persistent):
-/// a causal producer kernel whose work items (query tiles × batch · heads)
-/// pair up (pairsCausalWorkItems) and outnumber the CTAs the GPU holds at
-/// once, on unsplit dense keys in whole tiles, dv <= 128, no mask tensor or
-/// score_mod (bench/NOTES.md v34b).
+/// a causal producer kernel with the overlapped P·V whose work items
+/// (query tiles × batch · heads) pair up (pairsCausalWorkItems) and
+/// outnumber the CTAs the GPU holds at once, on unsplit dense keys in whole
+/// tiles, dv <= 128, no mask tensor or score_mod (bench/NOTES.md v34b).
 bool persistentCTAsPay(const KernelConfig &config, const AttentionShape &shape,
                        const TargetSpec &target, bool readsMaskTensor);
 
