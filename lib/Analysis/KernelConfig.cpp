@@ -16,25 +16,6 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
-                                       const AttentionShape &s) {
-  return c.family == TensorCoreFamily::Wgmma || (c.rowsPerWarp / 16) * s.headDim > 128;
-}
-
-int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
-                                            const AttentionShape &s) {
-  const bool atoms = stagesInSwizzledAtoms(c.family == TensorCoreFamily::Wgmma, c.tmaLoads,
-                                           s.pageSize == 0 && !s.varlen);
-  auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols); };
-  int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
-  int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
-  // The key warps combine in the K/V stages (and the Q tile) once the loop
-  // is done with them.
-  int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
-         (atoms ? 1024 : 0);
-}
-
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const AttentionShape &s,
                                            bool readsMaskTensor) {
   // Per m16 tile of rows a thread holds 4 f32 of every m16n8 C tile: dv/2

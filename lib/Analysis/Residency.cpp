@@ -1,6 +1,7 @@
-//===- Residency.cpp - how many CTAs of a kernel share an SM --------------===//
+//===- Residency.cpp - a CTA's shared memory, and how many share an SM ---===//
 //
-// Two sides of one question: how many CTAs of a configuration an SM holds
+// What a CTA of a configuration holds (its shared memory) and, from that,
+// two sides of one question: how many CTAs of a configuration an SM holds
 // at once (the wave and streaming models count with it), and the launch
 // bound the kernel asks ptxas for so that that many fit its registers; and
 // whether a producer kernel's CTAs, that many per SM, should stay resident
@@ -16,6 +17,25 @@
 
 using namespace mlir;
 using namespace mlir::attn;
+
+bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
+                                       const AttentionShape &s) {
+  return c.family == TensorCoreFamily::Wgmma || (c.rowsPerWarp / 16) * s.headDim > 128;
+}
+
+int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
+                                            const AttentionShape &s) {
+  const bool atoms = stagesInSwizzledAtoms(c.family == TensorCoreFamily::Wgmma, c.tmaLoads,
+                                           s.pageSize == 0 && !s.varlen);
+  auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols); };
+  int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
+  int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
+  // The key warps combine in the K/V stages (and the Q tile) once the loop
+  // is done with them.
+  int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
+         (atoms ? 1024 : 0);
+}
 
 int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
                                       const TargetSpec &target, bool readsMaskTensor) {
