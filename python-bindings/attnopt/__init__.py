@@ -191,13 +191,17 @@ MMA = ("auto", "mma.sync", "wgmma")
 KV_LOADS = ("auto", "cp.async", "tma", "tma-producer")
 #: Whether each P·V overlaps the next tile's softmax (compile(overlap_pv=...)).
 OVERLAP_PV = ("auto", "on", "off")
+#: Whether CTAs stay resident and loop over the work items
+#: (compile(persistent=...)).
+PERSISTENT = ("auto", "on", "off")
 
 
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             cost_target: str = "h200", rows_per_warp: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
             swizzle: bool = False, kv_splits: int = 0, kv_warps: int = 0,
-            kv_loads: str = "auto", overlap_pv: str = "auto") -> Kernel:
+            kv_loads: str = "auto", overlap_pv: str = "auto",
+            persistent: str = "auto") -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
@@ -217,7 +221,11 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     "tma-producer" (block_q 128) from a producer warpgroup of its own;
     overlap_pv ("auto", "on" or "off"; "on" needs the producer warpgroup)
     issues each tile's P·V behind the next tile's Q·Kᵀ, waited for after
-    that tile's softmax. Arguments
+    that tile's softmax; persistent ("auto", "on" or "off"; "on" needs the
+    producer warpgroup and unsplit keys) launches one CTA per SM, each
+    looping over the work items (query tile, batch · head) while its
+    producer fills the K/V stages across them (auto: causal kernels whose
+    items pair up into equal work; the manifest's grid says which). Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
     exceed 256) compiles to the generic CUDA-core kernel (exact, slower;
@@ -244,6 +252,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     _check_bool("swizzle", swizzle)
     kv_loads = graph.check_choice("kv_loads", kv_loads, KV_LOADS)
     overlap_pv = graph.check_choice("overlap_pv", overlap_pv, OVERLAP_PV)
+    persistent = graph.check_choice("persistent", persistent, PERSISTENT)
     if mma == "wgmma" and target not in ("sm_90", "sm_90a"):
         raise ValueError("mma='wgmma' needs target sm_90a (or sm_90); got %r" % target)
     # Detect once: the cost and the kernel come from the same raised IR.
@@ -261,10 +270,10 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
         run_pipeline(found.ir,
                      "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
                      "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d kv-loads=%s "
-                     "overlap-pv=%s swizzle=%s dump-dir=%s}"
+                     "overlap-pv=%s persistent=%s swizzle=%s dump-dir=%s}"
                      % ("true" if strict else "false", target, mma, tiles["block_q"],
                         tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
-                        kv_splits, tiles["kv_warps"], kv_loads, overlap_pv,
+                        kv_splits, tiles["kv_warps"], kv_loads, overlap_pv, persistent,
                         "true" if swizzle else "false", _quoted_path(tmp)))
 
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:

@@ -183,7 +183,7 @@ def test_io_cost_from_shapes_matches_hand_computation():
                                   "rows_per_warp": 16, "kv_stages": 2, "swizzle": False,
                                   "kv_splits": 1, "pack_kv_groups": False, "kv_warps": 1,
                                   "tma_loads": True, "producer_warpgroup": False,
-                                  "overlap_pv": False}
+                                  "overlap_pv": False, "persistent": False}
     assert c["target"]["name"] == "h200"
 
 
@@ -271,6 +271,23 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert "wgmma.wait_group.sync.aligned \t1;" in overlapped.ptx
     with pytest.raises(attnopt.MLIRError, match="overlap-pv=on needs a producer warpgroup"):
         attnopt.compile(prefill, kv_loads="tma", overlap_pv="on")
+    # Persistent CTAs: chosen for a causal producer kernel whose items pair
+    # up (16 heads x 8 query tiles here, more than the H200's 132 SMs), one
+    # CTA per SM in the manifest's grid; asked for, also non-causal; refused
+    # without a producer warpgroup.
+    causal = graph.attention(16, 16, 1024, 128, causal=True)
+    resident = attnopt.compile(causal)
+    assert resident.name.endswith("_pst132")
+    assert resident.manifest["grid"]["value"] == [132, 1, 1]
+    assert resident.manifest["launches"][0]["grid"] == [132, 1, 1]
+    assert "persistent" in resident.manifest["grid"]["formula"]
+    one_per_item = attnopt.compile(causal, persistent="off")
+    assert one_per_item.manifest["grid"]["value"] == [8, 256, 1]
+    plain = graph.attention(16, 16, 1024, 128)
+    assert attnopt.compile(plain).manifest["grid"]["value"] == [8, 256, 1]
+    assert attnopt.compile(plain, persistent="on").manifest["grid"]["value"] == [132, 1, 1]
+    with pytest.raises(attnopt.MLIRError, match="persistent=on needs a producer warpgroup"):
+        attnopt.compile(plain, kv_loads="tma", persistent="on")
     tma = attnopt.compile(prefill, kv_loads="tma")
     assert tma.manifest["kv_loads"] == "tma" and tma.name.endswith("_tma")
     assert tma.manifest["block"]["value"] == [256, 1, 1]

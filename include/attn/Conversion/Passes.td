@@ -117,6 +117,17 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     stages) issues each tile's P·V behind the next tile's Q·Kᵀ and waits
     for it after that tile's softmax, the two computing warpgroups taking
     turns to issue (FlashAttention-3 §3.1–3.2).
+    `persistent=on` (with the producer, unsplit keys) launches one CTA per
+    SM instead of one per work item (query tile, batch · head): each CTA
+    loops over items c, c + G, ..., both roles counting the K/V tiles their
+    stage ring has held so that the producer fills the next item's stages
+    while the consumers finish this one; causal items run in pairs of
+    equal work (a head's query tiles longest, shortest, second longest,
+    ...). The default (`auto`) takes it for causal kernels with the
+    overlapped P·V whose items pair up and outnumber the SMs, on whole
+    tiles, dv <= 128, without a mask tensor or score_mod (bench/NOTES.md
+    v34b: 1.01-1.04x one CTA per item; non-causal grids ran 0.96-0.98x,
+    v34, and stay one CTA per item).
 
     wgmma tiles by default (measured, bench/NOTES.md v9-v33): 128 query
     rows and 128-key tiles. At d <= 64 two such CTAs share an SM: the
