@@ -86,6 +86,14 @@ def case_ir(dtype, B, Hq, Hkv, Lq, Lk, d, causal, mask, dv=None, mask_dtype=None
             "  return %%o : %s\n}\n" % (args, o, attrs, q, k, v, o, o))
 
 
+def random_length(rng, whole_share):
+    """A sequence length of 128 to 3072 drawn for the random prefill sweeps:
+    whole 128-row tiles with probability `whole_share`, else one just off
+    them (a partial last tile of 63, 127, 1 or 37 rows)."""
+    whole = 128 * rng.randint(1, 24)
+    return whole if rng.random() < whole_share else whole + rng.choice([-65, -1, 1, 37])
+
+
 def draw_small_query_case(rng, prefill_share, prefill_lengths, head_dims):
     """A random decode or small-query attention (GQA groups of 1 to 8, Lq 1
     to 64, key counts from 1 to 5000, both causal alignments, additive and

@@ -13,7 +13,7 @@ per CTA.
 """
 import sys
 
-from gen_check_kernels import case_ir, run_sweep
+from gen_check_kernels import case_ir, random_length, run_sweep
 
 OPTIONS = "mma=wgmma kv-loads=tma-producer kv-splits=1 persistent=on"
 
@@ -24,11 +24,7 @@ def draw(rng):
     Hkv = rng.choice([1, 2, 4, 8])
     G = rng.choice([1, 1, 2, 4])
 
-    def length():
-        whole = 128 * rng.randint(1, 24)
-        return whole if rng.random() < 0.6 else whole + rng.choice([-65, -1, 1, 37])
-
-    Lq, Lk = length(), length()
+    Lq, Lk = random_length(rng, 0.6), random_length(rng, 0.6)
     if rng.random() < 0.4:
         Lk = Lq
     d, dv = rng.choice([(128, 128), (128, 128), (128, 128), (192, 128), (256, 256), (128, 64)])

@@ -12,7 +12,7 @@ causal alignments and mask tensors of several broadcast forms.
 """
 import sys
 
-from gen_check_kernels import case_ir, run_sweep
+from gen_check_kernels import case_ir, random_length, run_sweep
 
 
 def draw(rng):
@@ -21,11 +21,7 @@ def draw(rng):
     Hkv = rng.choice([1, 2, 4])
     G = rng.choice([1, 1, 2, 4, 8])
 
-    def length():
-        whole = 128 * rng.randint(1, 24)
-        return whole if rng.random() < 0.7 else whole + rng.choice([-65, -1, 1, 37])
-
-    Lq, Lk = length(), length()
+    Lq, Lk = random_length(rng, 0.7), random_length(rng, 0.7)
     if rng.random() < 0.4:
         Lk = Lq
     d = rng.choice([64, 64, 64, 128, 192, 256])
