@@ -8,7 +8,8 @@
 //   computeThreadCoordinates, computeTileCoordinates      (the thread's and
 //     forEachWorkItem                                      its work item's
 //                                                          place; persistent
-//                                                          CTAs loop over items)
+//                                                          CTAs loop over items;
+//                                                          WorkItems.cpp)
 //   stageQ                                                (Q to registers or shared memory)
 //   computeKVRange, emitKVLoops                           (the CTA's K/V tiles, in
 //                                                          runs; KVTileRanges.cpp)
