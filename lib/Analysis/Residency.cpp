@@ -82,7 +82,7 @@ bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &
   // shares of the items end when the slowest does: non-causal grids ran
   // 0.96-0.98x one CTA per item at 1k-16k. Causal grids in pairs of equal
   // work ran 1.01-1.04x (the hardware's in-order dispatch balances the
-  // triangle worse), and odd item counts, which cannot pair, are not
+  // triangle worse); an odd number of query tiles cannot pair and is not
   // measured. Fewer items than CTA slots leave nothing to loop over; split
   // keys take the grid's third axis. The item loop's state costs registers,
   // which random draws found short (v34): with a mask tensor or a score_mod
@@ -93,7 +93,7 @@ bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &
   const bool wholeTiles = s.seqQ % c.blockQ == 0 && s.seqKV % c.blockKV == 0;
   if (!c.producerWarpgroup || !c.overlapPV || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
       readsMaskTensor || s.headDimV > 128 || !wholeTiles ||
-      !pairsCausalWorkItems(s.causal, items))
+      !pairsCausalWorkItems(s.causal, llvm::divideCeil(s.seqQ, c.blockQ)))
     return false;
   return items > target.smCount * residentCTAsPerSM(c, s, target, readsMaskTensor);
 }

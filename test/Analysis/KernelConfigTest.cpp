@@ -269,7 +269,7 @@ TEST(KernelConfig, PersistentWhereCausalPairsPay) {
   EXPECT_TRUE(c.persistent);
   EXPECT_EQ(c.kvSplits, 1);
   // Not: non-causal (0.96-0.98x), a mask tensor or score_mod, dv > 128,
-  // partial tiles, an odd item count, fewer items than slots, d = 64 (no
+  // partial tiles, an odd number of query tiles, fewer items than slots, d = 64 (no
   // producer).
   AttentionShape plain = causal;
   plain.causal = false;
@@ -281,7 +281,7 @@ TEST(KernelConfig, PersistentWhereCausalPairsPay) {
   AttentionShape partial = causal;
   partial.seqQ = partial.seqKV = 1000;
   EXPECT_FALSE(choose(partial).persistent);
-  AttentionShape odd = square(1, 15, 1152, 128, DType::BF16); // 9 x 15 items
+  AttentionShape odd = square(2, 16, 1152, 128, DType::BF16); // 9 tiles per head
   odd.causal = true;
   EXPECT_FALSE(choose(odd).persistent);
   AttentionShape few = square(1, 16, 1024, 128, DType::BF16); // 128 items
@@ -317,6 +317,7 @@ TEST(KernelConfig, PersistentWhereCausalPairsPay) {
   EXPECT_EQ(persistentGridSize(2048, 8, true, 132), 132);
   EXPECT_EQ(persistentGridSize(200, 8, true, 132), 100);
   EXPECT_EQ(persistentGridSize(135, 9, true, 132), 131);
+  EXPECT_EQ(persistentGridSize(288, 9, true, 132), 131); // 9 tiles do not pair
   EXPECT_EQ(persistentGridSize(135, 9, false, 132), 132);
   EXPECT_EQ(persistentGridSize(77, 7, true, 132), 77);
 }

@@ -240,7 +240,8 @@ int64_t launchBoundCTAsPerSM(const KernelConfig &config, const AttentionShape &s
 
 /// Whether `config`'s CTAs should be persistent (KernelConfig::persistent):
 /// a causal producer kernel with the overlapped P·V whose work items
-/// (query tiles × batch · heads) pair up (pairsCausalWorkItems) and
+/// (query tiles × batch · heads) pair up (an even number of query tiles:
+/// pairsCausalWorkItems) and
 /// outnumber the CTAs the GPU holds at once, on unsplit dense keys in whole
 /// tiles, dv <= 128, no mask tensor or score_mod (bench/NOTES.md v34b).
 bool persistentCTAsPay(const KernelConfig &config, const AttentionShape &shape,

@@ -337,17 +337,13 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
 }
 
 void FlashAttentionEmitter::finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc) {
-  // The last tile the loops visited starts at kvBegin + ⌊(kvEnd − kvBegin
-  // − 1) / bkv⌋ · bkv; a CTA that visited none (kvEnd ≤ kvBegin) has
+  // The last tile's P·V; a CTA that visited no tile (kvEnd ≤ kvBegin) has
   // nothing in flight and its stages may hold anything.
-  Value visited = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.kvBegin, v.kvEnd);
   SmallVector<Type> types(acc.size(), c.cType);
-  auto branch = scf::IfOp::create(b, loc, types, visited, /*withElseRegion=*/true);
+  auto branch = scf::IfOp::create(b, loc, types, c.visitsTiles(), /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
-  Value span = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, v.kvEnd, v.kvBegin),
-                                     k.idx(1));
-  Value last = k.add(v.kvBegin, k.mul(k.div(span, c.bkv), c.bkv));
+  Value last = c.lastTileStart();
   SmallVector<Value> lastP(loop.getResults().begin() + pBase,
                            loop.getResults().begin() + pBase + numPacked);
   SmallVector<Value> done(acc.begin(), acc.end());

@@ -133,6 +133,17 @@ struct KernelContext {
     return v.ringBase ? k.rem(tileOrdinal(start), stages) : k.rem(k.div(start, bkv), stages);
   }
   Value fillOf(Value start) { return k.div(tileOrdinal(start), stages); }
+  /// Whether the work item visits any K/V tile (kvBegin < kvEnd), and
+  /// the first key of the last one it visits, kvBegin + ⌊(kvEnd − kvBegin −
+  /// 1) / bkv⌋ · bkv (meaningful only when it visits one).
+  Value visitsTiles() {
+    return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ult, v.kvBegin, v.kvEnd);
+  }
+  Value lastTileStart() {
+    Value span = arith::SubIOp::create(k.b, k.loc, v.kvEnd, v.kvBegin);
+    span = arith::SubIOp::create(k.b, k.loc, span, k.idx(1));
+    return k.add(v.kvBegin, k.mul(k.div(span, bkv), bkv));
+  }
 
   const FlashKernelSpec &s;
   KernelBuilder k;

@@ -306,14 +306,9 @@ void TmaProducer::releaseLastStage() {
   // one item ends there, a persistent one refills that stage next.
   if (!c.s.persistentCTAs || (!c.s.deferPVWait && !c.s.overlapPV))
     return;
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value visited = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c.v.kvBegin, c.v.kvEnd);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(scf::IfOp::create(b, loc, visited, false).thenBlock());
-  Value span = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, c.v.kvEnd, c.v.kvBegin),
-                                     k.idx(1));
-  arriveEmpty(k.add(c.v.kvBegin, k.mul(k.div(span, c.bkv), c.bkv)));
+  OpBuilder::InsertionGuard guard(k.b);
+  k.b.setInsertionPointToStart(scf::IfOp::create(k.b, k.loc, c.visitsTiles(), false).thenBlock());
+  arriveEmpty(c.lastTileStart());
 }
 
 void TmaProducer::waitParity(Value barrier, Value parity) {

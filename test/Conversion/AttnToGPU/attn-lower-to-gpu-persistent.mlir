@@ -97,7 +97,7 @@ func.func @persistent_noncausal(%q: tensor<4x16x1024x128xbf16>) -> tensor<4x16x1
 
 // -----
 
-// An odd number of causal items (9 query tiles x 15 heads) cannot pair: the
+// An odd number of query tiles per head (9, x 15 heads) cannot pair: the
 // CTAs take items c, c + G, ... with G coprime to the 9 tiles (131, not 132,
 // whose common factor 3 would hold each CTA to a third of the tile lengths).
 // CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b1_h15_kv15_q1152_k1152_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_pst131(

@@ -204,7 +204,7 @@ struct FlashKernelSpec {
   int64_t numWorkItems() const { return numQueryTiles() * gridY(); }
   /// Causal persistent CTAs run their items in pairs of equal work
   /// (pairsCausalWorkItems, attn/Analysis/PersistentSchedule.h).
-  bool pairsCausalItems() const { return pairsCausalWorkItems(causal, numWorkItems()); }
+  bool pairsCausalItems() const { return pairsCausalWorkItems(causal, numQueryTiles()); }
   /// The launch grid: (query tiles, batch · heads, splits), or the
   /// persistent CTAs along x.
   std::array<int64_t, 3> grid() const {
