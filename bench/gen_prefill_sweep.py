@@ -146,6 +146,9 @@ def main():
                     help="one configuration per shape, the chooser's own (no options): "
                          "for ab_merge.py, which times two builds' picks side by side")
     ap.add_argument("--only", nargs="*", default=None, help="these shape names only")
+    ap.add_argument("--shape", action="append", default=[],
+                    help="a shape of your own, NAME:DTYPE:B:HQ:HKV:LQ:LK:D:CAUSAL (CAUSAL 0 or "
+                         "1), instead of the built-in lists (repeatable)")
     ap.add_argument("--options", default="",
                     help="more --attn-gpu-pipeline options for every compile, the pick's "
                          "included (e.g. persistent=on: with --pick-only, one side of an "
@@ -157,7 +160,13 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     index = []
     src = os.path.join(OUT, "src.mlir")
-    for name, *shape in (OUT_OF_SAMPLE if a.out_of_sample else GRID + OTHERS):
+    own = []
+    for text in a.shape:
+        name, dtype, *dims = text.split(":")
+        *extents, causal = [int(x) for x in dims]
+        own.append((name, dtype, *extents, bool(causal)))
+    shapes = own or (OUT_OF_SAMPLE if a.out_of_sample else GRID + OTHERS)
+    for name, *shape in shapes:
         if a.only is not None and name not in a.only:
             continue
         with open(src, "w") as f:
