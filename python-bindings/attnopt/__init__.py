@@ -225,7 +225,8 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     producer warpgroup and unsplit keys) launches one CTA per SM, each
     looping over the work items (query tile, batch · head) while its
     producer fills the K/V stages across them (auto: causal kernels whose
-    items pair up into equal work; the manifest's grid says which). Arguments
+    query tiles pair up into equal work; the manifest's grid says which).
+    Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
     exceed 256) compiles to the generic CUDA-core kernel (exact, slower;

@@ -124,10 +124,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     while the consumers finish this one; causal items run in pairs of
     equal work (a head's query tiles longest, shortest, second longest,
     ...). The default (`auto`) takes it for causal kernels with the
-    overlapped P·V whose items pair up and outnumber the SMs, on whole
-    tiles, dv <= 128, without a mask tensor or score_mod (bench/NOTES.md
-    v34b: 1.01-1.04x one CTA per item; non-causal grids ran 0.96-0.98x,
-    v34, and stay one CTA per item).
+    overlapped P·V whose query tiles pair up (an even number per head) and
+    whose items outnumber the SMs, on whole tiles, dv <= 128, without a
+    mask tensor or score_mod (bench/NOTES.md v34b: 1.01-1.04x one CTA per
+    item; non-causal grids ran 0.96-0.98x, v34, and stay one CTA per item).
 
     wgmma tiles by default (measured, bench/NOTES.md v9-v33): 128 query
     rows and 128-key tiles. At d <= 64 two such CTAs share an SM: the

@@ -57,8 +57,9 @@
 // OFF-NOT: iter_args({{.*}}) -> (index)
 // OFF: gpu.launch_func @{{.*}} blocks in (%c8, %c64{{.*}}, %c1{{.*}})
 // io-cost records the request in the kernel_config, and the lowering builds it.
-// Chosen (auto, persistentCTAsPay): a causal producer kernel whose 512
-// items pair up (bench/NOTES.md v34b: 1.01-1.04x one CTA per item).
+// Chosen (auto, persistentCTAsPay): a causal producer kernel whose 8 query
+// tiles per head pair up, 512 items (bench/NOTES.md v34b: 1.01-1.04x one
+// CTA per item).
 // AUTO: gpu.launch_func @{{.*}}_pst132_module::{{.*}} blocks in (%c132,
 // RECORDED: gpu.launch_func @{{.*}}_pst132_module::{{.*}} blocks in (%c132,
 func.func @persistent_causal(%q: tensor<4x16x1024x128xbf16>) -> tensor<4x16x1024x128xbf16> {
