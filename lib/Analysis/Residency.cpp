@@ -89,11 +89,12 @@ bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &
   // at d = 256, 84-164 bytes spilled; with O over 64 registers (dv > 128)
   // 24-256 bytes, with partial tiles at d = 128 12, and the 2-stage kernel
   // without the overlapped P·V (kv-stages=2 at d = 128) 72.
-  const int64_t items = llvm::divideCeil(s.seqQ, c.blockQ) * s.batch * s.headsQ;
+  const int64_t queryTiles = llvm::divideCeil(s.seqQ, c.blockQ);
   const bool wholeTiles = s.seqQ % c.blockQ == 0 && s.seqKV % c.blockKV == 0;
   if (!c.producerWarpgroup || !c.overlapPV || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
       readsMaskTensor || s.headDimV > 128 || !wholeTiles ||
-      !pairsCausalWorkItems(s.causal, llvm::divideCeil(s.seqQ, c.blockQ)))
+      !pairsCausalWorkItems(s.causal, queryTiles))
     return false;
+  const int64_t items = queryTiles * s.batch * s.headsQ;
   return items > target.smCount * residentCTAsPerSM(c, s, target, readsMaskTensor);
 }

@@ -72,6 +72,16 @@ std::string mlir::attn::scoreModSuffix(const FlashKernelSpec &s) {
 /// How the grid follows from the problem and the tiles, in the manifest's
 /// own keys (Lq is the packed token count Tq when varlen).
 static StringRef gridFormula(const FlashKernelSpec &s) {
+  // (PersistentSchedule.h: the same three cases.)
+  if (s.persistentCTAs && s.pairsCausalItems())
+    return "[min(ceil(Lq / block_q) * B * Hq / 2, SMs * CTAs per SM), 1, 1] (persistent, "
+           "causal pairs: CTA c runs pairs c, c + grid, ..., each two query tiles of one "
+           "head, longest with shortest)";
+  if (s.persistentCTAs && s.causal)
+    return "[largest count <= min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM) coprime "
+           "with ceil(Lq / block_q), 1, 1] (persistent: CTA c runs work items c, c + grid, "
+           "..., item i = query tile i mod ceil(Lq / block_q) of batch * head i / "
+           "ceil(Lq / block_q))";
   if (s.persistentCTAs)
     return "[min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM), 1, 1] (persistent: CTA c "
            "runs work items c, c + grid, ..., item i = query tile i mod ceil(Lq / block_q) "
