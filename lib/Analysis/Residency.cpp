@@ -34,7 +34,7 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
   return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
-         workItemSlotBytes(c.persistent) + (atoms ? 1024 : 0);
+         (atoms ? 1024 : 0);
 }
 
 int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
@@ -92,7 +92,8 @@ bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &
   const int64_t queryTiles = llvm::divideCeil(s.seqQ, c.blockQ);
   const bool wholeTiles = s.seqQ % c.blockQ == 0 && s.seqKV % c.blockKV == 0;
   if (!c.producerWarpgroup || !c.overlapPV || c.kvSplits > 1 || s.pageSize > 0 || s.varlen ||
-      readsMaskTensor || s.headDimV > 128 || !wholeTiles || !s.causal)
+      readsMaskTensor || s.headDimV > 128 || !wholeTiles ||
+      !pairsCausalWorkItems(s.causal, queryTiles))
     return false;
   const int64_t items = queryTiles * s.batch * s.headsQ;
   return items > target.smCount * residentCTAsPerSM(c, s, target, readsMaskTensor);

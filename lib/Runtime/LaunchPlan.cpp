@@ -72,8 +72,7 @@ static bool fromJSON(const json::Value &v, ElementType &type, json::Path path) {
 
 static bool fromJSON(const json::Value &v, TensorSpec &t, json::Path path) {
   json::ObjectMapper o(v, path);
-  return o && o.map("name", t.name) && o.map("type", t.type) && o.map("shape", t.shape) &&
-         o.mapOptional("zero_before_launch", t.zeroBeforeLaunch);
+  return o && o.map("name", t.name) && o.map("type", t.type) && o.map("shape", t.shape);
 }
 
 static bool fromJSON(const json::Value &v, TensorMapSpec &m, json::Path path) {

@@ -153,13 +153,6 @@ llvm::Error LoadedKernel::launch(llvm::ArrayRef<TensorArg> args, CUstream stream
                                   "cuMemcpyHtoDAsync(" + m.arg + ")"))
       return e;
   }
-  // In stream order, so each launch sees its own zeros (a persistent
-  // kernel's work-item counter).
-  for (auto [spec, buffer] : llvm::zip_equal(launchPlan.workspace(), workspace))
-    if (spec.zeroBeforeLaunch)
-      if (llvm::Error e = checkCuda(cuMemsetD8Async(buffer, 0, spec.bytes(), stream),
-                                    "cuMemsetD8Async(" + spec.name + ")"))
-        return e;
   for (auto [l, f, pointers] : llvm::zip_equal(launchPlan.launches(), functions, *addresses)) {
     // Bare-pointer convention: each parameter is one device address.
     std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());

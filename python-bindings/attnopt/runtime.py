@@ -213,9 +213,7 @@ class LoadedKernel:
         self.grid = self.launches[0][1]
         self.block = self.launches[0][2]
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
-        self.workspace = [(w["name"], tuple(w["shape"]), _DTYPES[w["type"].rstrip("*")],
-                           bool(w.get("zero_before_launch", False)))
-                          for w in manifest.get("workspace", [])]
+        self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
         self.tensor_maps = list(manifest.get("tensor_maps", []))
         self._driver = driver
         self._map_buffers = OrderedDict()
@@ -266,15 +264,12 @@ class LoadedKernel:
         return buffers
 
     def _workspace(self, device):
-        """The workspace (split-KV's f32 partial results, a persistent
-        kernel's work-item counter), allocated per call from PyTorch's
+        """The split-KV workspace (f32), allocated per call from PyTorch's
         caching allocator on the current stream: a kernel shared by threads
-        or streams never shares it. Buffers marked `zero_before_launch` are
-        zeroed on the stream, ahead of the launches."""
+        or streams never shares its partial results."""
         import torch
-        return {name: (torch.zeros if zeroed else torch.empty)(
-                    shape, device=device, dtype=getattr(torch, dtype))
-                for name, shape, dtype, zeroed in self.workspace}
+        return {name: torch.empty(shape, device=device, dtype=torch.float32)
+                for name, shape in self.workspace}
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
                  check_bounds=False, score_mod_operands=(), cu_seqlens_q=None,

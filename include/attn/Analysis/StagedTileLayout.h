@@ -58,11 +58,6 @@ inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t st
   return tmaLoads ? 8 * stages * (producerWarpgroup ? 2 : 1) : 0;
 }
 
-/// Persistent CTAs (PersistentSchedule.h): the two slots through which the
-/// producer hands its tickets to the computing warps, each with a "full"
-/// and an "empty" mbarrier, after the stages' mbarriers: 2 x (8 + 8 + 8).
-inline int64_t workItemSlotBytes(bool persistent) { return persistent ? 48 : 0; }
-
 } // namespace attn
 } // namespace mlir
 

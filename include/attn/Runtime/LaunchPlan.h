@@ -38,9 +38,6 @@ struct TensorSpec {
   std::string name;
   ElementType type;
   std::vector<int64_t> shape;
-  /// A workspace buffer the runner zeroes before each launch of the
-  /// kernels (persistent CTAs' work-item counter); else uninitialized.
-  bool zeroBeforeLaunch = false;
   int64_t numElements() const;
   size_t bytes() const;
 };
@@ -85,8 +82,7 @@ public:
   /// The caller's tensors, in the kernels' order (q, k, v, o, then the
   /// mask, or the block table and sequence lengths).
   llvm::ArrayRef<TensorSpec> params() const { return paramSpecs; }
-  /// Scratch the runtime allocates: split-KV's partial outputs (f32), and
-  /// persistent CTAs' work-item counter (i32, zeroBeforeLaunch).
+  /// Scratch the runtime allocates (split-KV's partial outputs), f32.
   llvm::ArrayRef<TensorSpec> workspace() const { return workspaceSpecs; }
   /// In order: a later launch reads what an earlier one wrote.
   llvm::ArrayRef<Launch> launches() const { return launchList; }

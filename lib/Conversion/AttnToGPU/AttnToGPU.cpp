@@ -169,7 +169,10 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
   s.kvWarps = config.kvWarps;
   s.tmaLoads = config.tmaLoads;
   s.producerWarpgroup = config.producerWarpgroup;
-  s.persistentCTAs = config.persistent ? persistentGridSize(s.numWorkItems(), ctaSlots) : 0;
+  s.persistentCTAs =
+      config.persistent
+          ? persistentGridSize(s.numWorkItems(), s.numQueryTiles(), s.causal, ctaSlots)
+          : 0;
   // Beyond 48 KB (or with the Q tile staged) the tiles live in dynamic
   // shared memory, whose opt-in size the runner sets from the manifest.
   // The key warps' combine views the same dynamic buffer as f32, and the
@@ -327,11 +330,6 @@ tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, F
       target.smCount * residentCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   if (failed(fillSpec(extents, elt, *config, ctaSlots, s, refusal)))
     return failure();
-  if (s.persistentCTAs && s.causal) {
-    int64_t kvBytesPerHead = s.seqKV * (s.headDim + s.headDimV) * 2 / (s.headsQ / s.headsKV);
-    s.itemSectionHeads = causalSectionHeads(s.numQueryTiles(), s.gridY(), kvBytesPerHead,
-                                            target.l2Bytes, ctaSlots);
-  }
   s.minCTAsPerSM = launchBoundCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   return s;
 }
@@ -565,15 +563,6 @@ struct AttnLowerToGPUPass
       if (spec->tensorMapLoads())
         for (Value kv : {inputs[1], inputs[2]})
           args.push_back(createTensorMap(b, loc, kv, spec->blockKV));
-      // Persistent CTAs take their work items from this counter, which
-      // must read 0 when the launch starts (PersistentSchedule.h).
-      Value tileCounter;
-      if (spec->persistentCTAs) {
-        tileCounter = memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getI32Type()));
-        memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 32), tileCounter,
-                                ValueRange{c(0)});
-        args.push_back(tileCounter);
-      }
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
       std::array<int64_t, 3> dims = spec->grid();
@@ -584,8 +573,6 @@ struct AttnLowerToGPUPass
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    spec->sharedMemoryBytes());
       gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
-      if (tileCounter)
-        memref::DeallocOp::create(b, loc, tileCounter);
       if (combine) {
         gpu::KernelDim3 combineGrid{c(spec->batch * spec->headsQ * spec->seqQ), c(1), c(1)};
         gpu::KernelDim3 combineBlock{c(spec->headDimV), c(1), c(1)};

@@ -70,10 +70,7 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
     // descriptors depend on the warp only, not on the item.)
     assert(s.wgmma() && "persistent CTAs have a producer warpgroup");
     family.prepareOperands();
-    initTicketSlots();
-    producer.splitRoles(func, [&](function_ref<void()> body) {
-      forEachWorkItem(/*takesTickets=*/true, body);
-    });
+    producer.splitRoles(func, [&](function_ref<void()> body) { forEachWorkItem(body); });
     emitPersistentConsumer();
     gpu::ReturnOp::create(b, loc);
     scoreMods.expandMath();
@@ -124,7 +121,6 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   scoreMods.buffers = p.scoreModTensors;
   v.kTensorMap = p.kTensorMap;
   v.vTensorMap = p.vTensorMap;
-  v.tileCounter = p.tileCounter;
   return func;
 }
 
@@ -158,21 +154,15 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
     v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
                                      offset(s.kvSharedMemoryBytes()), ValueRange{});
   // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty".
-  auto view = [&](int64_t bytes, int64_t count, Type type) {
-    auto memref = MemRefType::get({count}, type, MemRefLayoutAttrInterface(), c.workgroup);
-    return memref::ViewOp::create(b, loc, memref, raw, offset(bytes), ValueRange{});
+  auto barriers = [&](int64_t bytes) {
+    auto type = MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                                c.workgroup);
+    return memref::ViewOp::create(b, loc, type, raw, offset(bytes), ValueRange{});
   };
   if (s.tmaLoads)
-    v.stageFull = view(s.tileBytes(), c.stages, b.getI64Type());
+    v.stageFull = barriers(s.tileBytes());
   if (s.producerWarpgroup)
-    v.stageEmpty = view(s.tileBytes() + 8 * c.stages, c.stages, b.getI64Type());
-  // The ticket slots' mbarriers, then the slots (workItemSlotBytes).
-  if (s.persistentCTAs) {
-    int64_t at = s.tileBytes() + tmaBarrierBytes(s.tmaLoads, s.producerWarpgroup, c.stages);
-    v.itemFull = view(at, 2, b.getI64Type());
-    v.itemEmpty = view(at + 16, 2, b.getI64Type());
-    v.itemSlots = view(at + 32, 2, b.getI32Type());
-  }
+    v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
 }
 
 void FlashAttentionEmitter::zeroHeadDimPadding() {

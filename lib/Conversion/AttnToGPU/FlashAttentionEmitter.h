@@ -77,11 +77,6 @@ struct KernelValues {
   /// Producer warpgroup: the mbarriers on which the consumers report each
   /// stage empty.
   Value stageEmpty;
-  /// Persistent CTAs: the work-item counter (memref<1xi32> in global
-  /// memory, a kernel parameter) and, in shared memory, the two slots
-  /// (i32) through which the producer hands each ticket to the computing
-  /// warps, with their "full" and "empty" mbarriers ([2] i64 each).
-  Value tileCounter, itemSlots, itemFull, itemEmpty;
   /// The thread in its CTA: lane = tid % 32, g = lane / 4, t = lane % 4;
   /// `warp` its warp along the query rows.
   Value tid, warp, lane, g, t, twoT;
@@ -343,19 +338,10 @@ private:
   /// The work item's (batch, head, query tile, split) from its query tile
   /// `qTileIdx` and batch · head `bh`, and the thread's rows in it.
   void computeTileCoordinates(Value qTileIdx, Value bh);
-  /// Persistent CTAs: thread 0 sets up the ticket slots' mbarriers (the
-  /// barrier that splits the roles publishes them).
-  void initTicketSlots();
-  /// Persistent CTAs: `body` once per work item the CTA takes, with the
-  /// item's coordinates and K/V range set and the stage ring's count
-  /// carried. The producer's thread `takesTickets` (from the global
-  /// counter, into the slots); the computing warps read them there.
-  void forEachWorkItem(bool takesTickets, function_ref<void()> body);
-  /// The next ticket: taken from the counter and handed on through slot
-  /// n mod 2 (`takesTickets`), or read from that slot.
-  Value nextTicket(bool takesTickets, Value n);
-  /// Ticket `ticket`'s item (WorkItemOrder): (query tile rank, batch · head).
-  std::pair<Value, Value> itemOfTicket(Value ticket);
+  /// `body` once per work item of the CTA, with the item's coordinates
+  /// and K/V range set: the CTA's own, or, with persistent CTAs, items
+  /// blockIdx.x, blockIdx.x + grid, ..., carrying the stage ring's count.
+  void forEachWorkItem(function_ref<void()> body);
   /// The computing warps of a persistent CTA: every work item's Q tile,
   /// K/V loops and epilogue.
   void emitPersistentConsumer();

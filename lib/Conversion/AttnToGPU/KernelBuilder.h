@@ -13,8 +13,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir {
@@ -32,8 +30,6 @@ struct KernelParameters {
   SmallVector<Value> scoreModTensors;
   /// TMA loads: the K and V tensor maps (FlashKernelSpec::tensorMapLoads), last.
   Value kTensorMap, vTensorMap;
-  /// Persistent CTAs: the work-item counter (memref<1xi32>, global).
-  Value tileCounter;
   /// The parameter types of `s`'s kernel.
   static SmallVector<Type> types(Builder &b, const FlashKernelSpec &s);
   /// The parameters of `s`'s kernel among the entry block's arguments.
@@ -132,27 +128,6 @@ struct KernelBuilder {
   }
   Value extract(Value v, int64_t i, int64_t j) {
     return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i, j});
-  }
-  Value i32(int64_t x) { return arith::ConstantIntOp::create(b, loc, x, 32); }
-  Value i32(Value index) { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index); }
-  /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first
-  /// element plus `bytes`: what the mbarrier and bulk-copy ops take.
-  Value sharedPointer(Value memref, Value bytes) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), add(base, bytes));
-    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-                                    address);
-  }
-  /// Blocks until phase `parity` (i32, 0 or 1) of the mbarrier at `barrier`
-  /// has completed (acquire: what was released before it is visible).
-  void waitParity(Value barrier, Value parity) {
-    // (The suspend-time hint, 10 ms, is CUTLASS's.)
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity, i32(0x989680));
-  }
-  /// Arrives on the mbarrier at `barrier` (release, CTA scope).
-  void arrive(Value barrier) {
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value(), NVVM::MemScopeKind::CTA,
-                                   /*relaxed=*/false);
   }
   /// Two f32 values rounded to the input type, as one 32-bit pair.
   Value toPair(Value x0, Value x1) {

@@ -3,8 +3,7 @@
 // The kernel's parameters in order: Q, K, V, O (split-KV: the f32 partial
 // outputs, then their log2-sum-exp), the mask tensor, the paged cache's
 // block table and lengths, varlen's cumulative lengths, the score_mod's
-// tensors, the TMA tensor maps, and persistent CTAs' work-item counter.
-// LaunchManifest.cpp lists the same
+// tensors, and the TMA tensor maps. LaunchManifest.cpp lists the same
 // names for the runtimes; both follow this order.
 //
 //===----------------------------------------------------------------------===//
@@ -41,8 +40,6 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
   // The K and V CUtensorMaps, by generic pointers to global memory.
   if (s.tensorMapLoads())
     params.append(2, LLVM::LLVMPointerType::get(b.getContext()));
-  if (s.persistentCTAs)
-    params.push_back(MemRefType::get({1}, b.getI32Type()));
   return params;
 }
 
@@ -73,7 +70,5 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
     p.kTensorMap = take();
     p.vTensorMap = take();
   }
-  if (s.persistentCTAs)
-    p.tileCounter = take();
   return p;
 }

@@ -72,16 +72,20 @@ std::string mlir::attn::scoreModSuffix(const FlashKernelSpec &s) {
 /// How the grid follows from the problem and the tiles, in the manifest's
 /// own keys (Lq is the packed token count Tq when varlen).
 static StringRef gridFormula(const FlashKernelSpec &s) {
-  // (PersistentSchedule.h.)
+  // (PersistentSchedule.h: the same three cases.)
+  if (s.persistentCTAs && s.pairsCausalItems())
+    return "[min(ceil(Lq / block_q) * B * Hq / 2, SMs * CTAs per SM), 1, 1] (persistent, "
+           "causal pairs: CTA c runs pairs c, c + grid, ..., each two query tiles of one "
+           "head, longest with shortest)";
   if (s.persistentCTAs && s.causal)
-    return "[min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM), 1, 1] (persistent: each "
-           "CTA takes work items from tile_counter until none is left; ticket t names the "
-           "items of sections of `item_section_heads` heads, longest query tile first, then "
-           "the next head)";
+    return "[largest count <= min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM) coprime "
+           "with ceil(Lq / block_q), 1, 1] (persistent: CTA c runs work items c, c + grid, "
+           "..., item i = query tile i mod ceil(Lq / block_q) of batch * head i / "
+           "ceil(Lq / block_q))";
   if (s.persistentCTAs)
-    return "[min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM), 1, 1] (persistent: each "
-           "CTA takes work items from tile_counter until none is left; ticket t = query tile "
-           "t mod ceil(Lq / block_q) of batch * head t / ceil(Lq / block_q))";
+    return "[min(ceil(Lq / block_q) * B * Hq, SMs * CTAs per SM), 1, 1] (persistent: CTA c "
+           "runs work items c, c + grid, ..., item i = query tile i mod ceil(Lq / block_q) "
+           "of batch * head i / ceil(Lq / block_q))";
   if (s.varlen)
     return s.packKVGroups ? "[floor(Hq / Hkv * Lq / block_q) + B + 2, Hkv, 1]"
                           : "[floor(Lq / block_q) + B + 2, Hq, 1]";
@@ -140,20 +144,13 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     params.push_back(param(scoreModArgs.back(), elementTypeName(type.getElementType()) + "*",
                            shape(type.getShape())));
   }
-  // Buffers the runner allocates and passes by name: uninitialized, or,
-  // where `zero_before_launch` says so, zeroed before each launch of the
-  // kernel (persistent CTAs' work-item counter, PersistentSchedule.h).
+  // Buffers the runner allocates (uninitialized) and passes by name.
   SmallVector<Attribute> workspace;
   if (s.splitKV()) {
     workspace.push_back(param("o_partial", "f32*",
                               shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
     workspace.push_back(param("lse", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ})));
   }
-  if (s.persistentCTAs)
-    workspace.push_back(dict({{"name", str("tile_counter")},
-                              {"type", str("i32*")},
-                              {"shape", shape({1})},
-                              {"zero_before_launch", b.getBoolAttr(true)}}));
   auto names = [&](ArrayRef<StringRef> list) {
     SmallVector<Attribute> a;
     for (StringRef n : list)
@@ -189,8 +186,6 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     }
     attentionArgs.append({"k_tensor_map", "v_tensor_map"});
   }
-  if (s.persistentCTAs)
-    attentionArgs.push_back("tile_counter");
   Attribute grid = shape(s.grid());
   Attribute block = shape({s.numThreads(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
@@ -241,10 +236,6 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"kv_splits", i64(s.kvSplits)},
       {"keys_per_split", i64(s.keysPerSplit)},
       {"kv_warps", i64(s.kvWarps)},
-      // Persistent CTAs: their count (0: one CTA per work item) and the
-      // heads per section of the order in which tickets name work items.
-      {"persistent_ctas", i64(s.persistentCTAs)},
-      {"item_section_heads", i64(s.itemSectionHeads)},
       {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
       {"smem_layout", str(s.generic()  ? "none"
                           : s.wgmma()  ? "swizzled-128b-atoms"

@@ -138,10 +138,13 @@ private:
   Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   Value emptyBarrier(Value buf) { return sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
   Value emptyBarrier(int64_t buf) { return sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
-  void waitParity(Value barrier, Value parity) { k.waitParity(barrier, parity); }
+  /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
+  void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
   void inLeader(function_ref<void()> body);
-  Value sharedPointer(Value memref, Value bytes) { return k.sharedPointer(memref, bytes); }
+  /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
+  /// plus `bytes`.
+  Value sharedPointer(Value memref, Value bytes);
   /// sharedPointer as the shared::cluster address the bulk copies write
   /// to (a shared::cta address is a shared::cluster one of this CTA; the
   /// .shared::cta destination form needs PTX 8.6).
@@ -156,8 +159,10 @@ private:
   Value byteOffset(Value memref, ValueRange indices);
   /// The global address (!llvm.ptr<1>) of `memref`'s element at `indices`.
   Value globalPointer(Value memref, ValueRange indices);
-  Value i32(Value index) { return k.i32(index); }
-  Value i32(int64_t x) { return k.i32(x); }
+  Value i32(Value index) {
+    return arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI32Type(), index);
+  }
+  Value i32(int64_t x) { return arith::ConstantIntOp::create(k.b, k.loc, x, 32); }
 };
 
 } // namespace
@@ -169,6 +174,14 @@ void TmaProducer::inLeader(function_ref<void()> body) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
   body();
+}
+
+Value TmaProducer::sharedPointer(Value memref, Value bytes) {
+  OpBuilder &b = k.b;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, k.loc, memref);
+  Value address = arith::IndexCastUIOp::create(b, k.loc, b.getI64Type(), k.add(base, bytes));
+  return LLVM::IntToPtrOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+                                  address);
 }
 
 Value TmaProducer::byteOffset(Value memref, ValueRange indices) {
@@ -283,7 +296,10 @@ void TmaProducer::releaseStage(Value kvStart) {
   arriveEmpty(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)));
 }
 
-void TmaProducer::arriveEmpty(Value start) { k.arrive(emptyBarrier(c.stageOf(start))); }
+void TmaProducer::arriveEmpty(Value start) {
+  NVVM::MBarrierArriveOp::create(k.b, k.loc, Type(), emptyBarrier(c.stageOf(start)), Value(),
+                                 NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+}
 
 void TmaProducer::releaseLastStage() {
   // A deferred release leaves the work item's last tile held; a CTA with
@@ -293,6 +309,11 @@ void TmaProducer::releaseLastStage() {
   OpBuilder::InsertionGuard guard(k.b);
   k.b.setInsertionPointToStart(scf::IfOp::create(k.b, k.loc, c.visitsTiles(), false).thenBlock());
   arriveEmpty(c.lastTileStart());
+}
+
+void TmaProducer::waitParity(Value barrier, Value parity) {
+  // (The suspend-time hint, 10 ms, is CUTLASS's.)
+  NVVM::MBarrierTryWaitParityOp::create(k.b, k.loc, barrier, parity, i32(0x989680));
 }
 
 void TmaProducer::prologue() {

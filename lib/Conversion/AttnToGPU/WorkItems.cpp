@@ -9,12 +9,9 @@
 // that both the producer warpgroup and the computing warps run
 // (forEachWorkItem, emitPersistentConsumer).
 //
-// Persistent CTAs: the grid holds one CTA per SM slot, and each CTA takes
-// work items from a counter in global memory until none is left
-// (attn/Analysis/PersistentSchedule.h): its producer thread takes a ticket
-// (atomic add) before each item and hands it to the computing warps through
-// one of two shared-memory slots, each with a "full" and an "empty"
-// mbarrier, so the producer may run an item ahead. The producer's stage ring runs on
+// Persistent CTAs: the grid holds one CTA per SM slot, and CTA c takes
+// items c, c + G, ... (causal: pairs of items of equal work,
+// attn/Analysis/PersistentSchedule.h). The producer's stage ring runs on
 // across items: both roles count the K/V tiles the ring has held before
 // the item (KernelValues::ringBase), so a tile's stage and mbarrier parity
 // (KernelContext::stageOf, fillOf) are the same on both sides, and the
@@ -27,7 +24,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -114,88 +110,50 @@ std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
   return {k.div(rho, c.packed), k.add(k.mul(v.kvHead, c.packed), k.rem(rho, c.packed))};
 }
 
-void FlashAttentionEmitter::initTicketSlots() {
-  // Each slot's "full" phase completes with the producer's one arrival;
-  // its "empty" phase with one arrival per computing thread, each once it
-  // has read the ticket.
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v.tid, k.idx(0));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(scf::IfOp::create(b, loc, leader, false).thenBlock());
-  for (int64_t slot = 0; slot < 2; ++slot) {
-    NVVM::MBarrierInitOp::create(b, loc, k.sharedPointer(v.itemFull, k.idx(8 * slot)), k.i32(1),
-                                 Value());
-    NVVM::MBarrierInitOp::create(b, loc, k.sharedPointer(v.itemEmpty, k.idx(8 * slot)),
-                                 k.i32(c.threads), Value());
+void FlashAttentionEmitter::forEachWorkItem(function_ref<void()> body) {
+  // Item i is query tile i mod T of batch · head i / T: the CTAs that run
+  // at once take neighbouring query tiles of few heads, whose K/V stay in
+  // L2 (the order of the one-CTA-per-item grid, x fastest). CTA c takes
+  // items c, c + G, ..., or, pairing causal items, items 2p and 2p + 1 of
+  // pairs p = c, c + G, ...
+  const int64_t tiles = s.numQueryTiles(), grid = s.persistentCTAs;
+  Value cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  const bool pairs = s.pairsCausalItems();
+  Value lo = cta, hi = k.idx(s.numWorkItems()), step = k.idx(grid);
+  if (pairs) {
+    Value myPairs = arith::CeilDivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, k.idx(s.numWorkItems() / 2), cta), step);
+    lo = k.idx(0);
+    hi = k.mul(myPairs, 2);
+    step = k.idx(1);
   }
-  NVVM::FenceMbarrierInitOp::create(b, loc);
-}
-
-Value FlashAttentionEmitter::nextTicket(bool takesTickets, Value n) {
-  // Use u = n / 2 of slot n mod 2 is phase u of its mbarriers. The
-  // producer waits until every computing thread has read use u − 1 (on a
-  // fresh barrier the wait for parity 1 returns at once), takes a ticket
-  // and releases it; the computing threads acquire it and report it read.
-  Value slot = k.rem(n, 2);
-  Value parity = k.i32(arith::AndIOp::create(b, loc, k.div(n, 2), k.idx(1)));
-  Value full = k.sharedPointer(v.itemFull, k.mul(slot, 8));
-  Value empty = k.sharedPointer(v.itemEmpty, k.mul(slot, 8));
-  if (!takesTickets) {
-    k.waitParity(full, parity);
-    Value ticket = memref::LoadOp::create(b, loc, v.itemSlots, ValueRange{slot});
-    k.arrive(empty);
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), ticket);
-  }
-  k.waitParity(empty, arith::XOrIOp::create(b, loc, parity, k.i32(1)));
-  Value ticket = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, k.i32(1),
-                                             v.tileCounter, ValueRange{k.idx(0)});
-  memref::StoreOp::create(b, loc, ticket, v.itemSlots, ValueRange{slot});
-  k.arrive(full);
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), ticket);
-}
-
-std::pair<Value, Value> FlashAttentionEmitter::itemOfTicket(Value ticket) {
-  // WorkItemOrder::itemOf, in index arithmetic.
-  const WorkItemOrder order = s.workItemOrder();
-  const int64_t sectionHeads = order.sectionHeads, perSection = sectionHeads * order.queryTiles;
-  if (sectionHeads == 1)
-    return {k.rem(ticket, order.queryTiles), k.div(ticket, order.queryTiles)};
-  Value firstHead = k.mul(k.div(ticket, perSection), sectionHeads);
-  Value inSection = k.rem(ticket, perSection);
-  if (order.heads % sectionHeads == 0)
-    return {k.div(inSection, sectionHeads), k.add(firstHead, k.rem(inSection, sectionHeads))};
-  // The last section holds the heads that remain.
-  Value width = arith::MinUIOp::create(
-      b, loc, k.idx(sectionHeads), arith::SubIOp::create(b, loc, k.idx(order.heads), firstHead));
-  return {arith::DivUIOp::create(b, loc, inSection, width),
-          k.add(firstHead, arith::RemUIOp::create(b, loc, inSection, width))};
-}
-
-void FlashAttentionEmitter::forEachWorkItem(bool takesTickets, function_ref<void()> body) {
-  // while ((t = nextTicket()) < items) { item t; } carrying (n, ringBase):
-  // n the tickets taken, ringBase the K/V tiles the stage ring has held.
-  Type index = b.getIndexType();
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{index, index, index},
-                                   ValueRange{k.idx(0), k.idx(0)});
+  auto loop = scf::ForOp::create(b, loc, lo, hi, step, ValueRange{k.idx(0)});
   OpBuilder::InsertionGuard guard(b);
-  Block *before = b.createBlock(&loop.getBefore(), {}, {index, index}, {loc, loc});
-  Value ticket = nextTicket(takesTickets, before->getArgument(0));
-  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ticket,
-                                     k.idx(s.numWorkItems()));
-  scf::ConditionOp::create(b, loc, more,
-                           ValueRange{before->getArgument(0), before->getArgument(1), ticket});
-  Block *after = b.createBlock(&loop.getAfter(), {}, {index, index, index}, {loc, loc, loc});
-  auto [rank, bh] = itemOfTicket(after->getArgument(2));
-  computeTileCoordinates(rank, bh);
+  b.setInsertionPointToStart(loop.getBody());
+  Value n = loop.getInductionVar(), item = n;
+  if (pairs)
+    item = k.add(k.mul(k.add(cta, k.mul(k.div(n, 2), grid)), 2), k.rem(n, 2));
+  Value tile = k.rem(item, tiles);
+  if (pairs) {
+    // Longest, shortest, ...: computeTileCoordinates runs causal tiles
+    // from the last, so even positions 2m take its m-th, odd ones its
+    // (T − 1 − m)-th.
+    Value m = k.div(tile, 2);
+    Value even = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.rem(tile, 2),
+                                       k.idx(0));
+    tile = arith::SelectOp::create(b, loc, even, m,
+                                   arith::SubIOp::create(b, loc, k.idx(tiles - 1), m));
+  }
+  computeTileCoordinates(tile, k.div(item, tiles));
   computeKVRange();
-  v.ringBase = after->getArgument(1);
+  v.ringBase = loop.getRegionIterArgs()[0];
   body();
-  b.setInsertionPointToEnd(after);
+  b.setInsertionPointToEnd(loop.getBody());
   // Whole tiles from kvBegin (none when the range is empty).
   Value span = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, v.kvEnd, v.kvBegin),
                                      v.kvBegin);
   Value visited = arith::CeilDivUIOp::create(b, loc, span, k.idx(c.bkv));
-  scf::YieldOp::create(b, loc, ValueRange{k.add(after->getArgument(0), 1),
-                                          k.add(v.ringBase, visited)});
+  scf::YieldOp::create(b, loc, ValueRange{k.add(v.ringBase, visited)});
   v.ringBase = Value();
 }
 
@@ -206,7 +164,7 @@ void FlashAttentionEmitter::emitPersistentConsumer() {
   zeroHeadDimPadding();
   if (s.overlapPV)
     family.startIssueTurns();
-  forEachWorkItem(/*takesTickets=*/false, [&] {
+  forEachWorkItem([&] {
     stageQ();
     scf::ForOp loop = emitKVLoops();
     epilogue(loop);

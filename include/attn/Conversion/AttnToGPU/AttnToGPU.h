@@ -119,13 +119,13 @@ struct FlashKernelSpec {
   int64_t kvSharedMemoryBytes() const {
     return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
   }
-  /// Shared memory of the CTA in bytes: the tiles, the TMA mbarriers, the
-  /// persistent CTA's ticket slots, and the slack that aligns wgmma's atoms.
+  /// Shared memory of the CTA in bytes: the tiles, the TMA mbarriers, and
+  /// the slack that aligns wgmma's atoms.
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
     return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages()) +
-           workItemSlotBytes(persistentCTAs > 0) + alignmentSlackBytes();
+           alignmentSlackBytes();
   }
   /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
   /// (the key warps combine in the same bytes once the loop is done). The
@@ -195,17 +195,16 @@ struct FlashKernelSpec {
   /// sequence comes from x).
   int64_t gridY() const { return varlen ? gridHeads() : batch * gridHeads(); }
   /// Persistent CTAs (KernelConfig::persistent): this many CTAs, each
-  /// taking work items (query tile, batch · head) from a counter in global
-  /// memory until none is left, the producer warpgroup filling the stage
-  /// ring across them (attn/Analysis/PersistentSchedule.h); 0: one CTA
-  /// per work item.
+  /// looping over work items (query tile, batch · head) with a stride of
+  /// the grid, the producer warpgroup filling the stage ring across them;
+  /// 0: one CTA per work item.
   int64_t persistentCTAs = 0;
-  /// Heads per section of the persistent item order (WorkItemOrder): 1
-  /// non-causal, causalSectionHeads for causal items.
-  int64_t itemSectionHeads = 1;
-  /// Work items: query tiles × batch · heads.
+  /// Work items: query tiles × batch · heads, the query tiles of one head
+  /// neighbours (the CTAs that run at once share their K/V in L2).
   int64_t numWorkItems() const { return numQueryTiles() * gridY(); }
-  WorkItemOrder workItemOrder() const { return {numQueryTiles(), gridY(), itemSectionHeads}; }
+  /// Causal persistent CTAs run their items in pairs of equal work
+  /// (pairsCausalWorkItems, attn/Analysis/PersistentSchedule.h).
+  bool pairsCausalItems() const { return pairsCausalWorkItems(causal, numQueryTiles()); }
   /// The launch grid: (query tiles, batch · heads, splits), or the
   /// persistent CTAs along x.
   std::array<int64_t, 3> grid() const {
