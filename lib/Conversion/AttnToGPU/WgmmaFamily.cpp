@@ -297,13 +297,6 @@ void WgmmaFamily::issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prev
 }
 
 void WgmmaFamily::waitPV(SmallVectorImpl<Value> &acc) {
-  // ptxas hoists a wgmma wait to wherever its scheduler likes and keeps
-  // P's registers (the P·V's A operand, read asynchronously) for the
-  // next P, so left alone it waits for the P·V before the softmax it was
-  // meant to overlap (SASS: 0-34 instructions after the wait for S, of
-  // ~280; bench/NOTES.md v35d). A CTA-scope fence is one it does not
-  // move the wait across: the wait stays after the softmax.
-  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, "block");
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> fenced = fenceAccumulators(acc);
   acc.assign(fenced.begin(), fenced.end());
