@@ -186,7 +186,12 @@ def main():
         index.append(entry)
         print("%-22s pick %s; %d configs, %d refused" % (
             name, pick, len(entry["configs"]), len(entry["refused"])))
-    os.remove(src)
+    if os.path.exists(src):
+        os.remove(src)
+    if not index:
+        print("no shape selected (--only names shapes of the list in use: --shape's "
+              "own when given, else the built-in ones)")
+        return 1
     with open(os.path.join(OUT, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
     return 0
