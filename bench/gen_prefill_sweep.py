@@ -15,7 +15,9 @@ computing thread and by a producer warpgroup (kv-loads=tma /
 tma-producer), and the pick as chosen (v29: warp specialization). With
 --overlap, the same configurations with a producer warpgroup, each with
 and without the P·V overlapped with the next tile's softmax (overlap-pv=
-off / on; v29b).
+off / on; v29b). With --full, the tile sweep, the producer kernels without
+the overlap, and those with it each with and without persistent CTAs
+(persistent=off / on; v34): every configuration the chooser picks among.
 
 Configurations the lowering refuses (illegal for the shape) are skipped and
 listed. Shapes: issue 16's grid (B*N = 16k tokens, H*d = 2048, d in {64,
@@ -91,6 +93,12 @@ OVERLAP_SWEEP = [dict(cfg, kv_loads="tma-producer", overlap_pv=overlap) for cfg 
                  for overlap in ("off", "on")]
 
 
+# The overlapped producer kernels with and without persistent CTAs (v34:
+# the chooser takes them for causal d = 128 grids whose query tiles pair).
+PERSISTENT_SWEEP = [dict(cfg, persistent=persistent) for cfg in OVERLAP_SWEEP
+                    if cfg["overlap_pv"] == "on" for persistent in ("off", "on")]
+
+
 def _load_graph():
     """attnopt's IR builders (python-bindings/attnopt/graph.py, pure
     Python), loaded by path: the compiler library need not be built."""
@@ -140,8 +148,8 @@ def main():
                     help="sweep the producer-warpgroup configurations with and without "
                          "the overlapped P·V")
     ap.add_argument("--full", action="store_true",
-                    help="the tile sweep and the producer/overlap sweep together: every "
-                         "configuration the chooser picks among (the chooser's proof)")
+                    help="the tile sweep and the producer/overlap/persistent sweep together: "
+                         "every configuration the chooser picks among (the chooser's proof)")
     ap.add_argument("--pick-only", action="store_true",
                     help="one configuration per shape, the chooser's own (no options): "
                          "for ab_merge.py, which times two builds' picks side by side")
@@ -154,7 +162,8 @@ def main():
                          "included (e.g. persistent=on: with --pick-only, one side of an "
                          "A/B of an option)")
     a = ap.parse_args()
-    sweep = ([{}] if a.pick_only else SWEEP + OVERLAP_SWEEP if a.full else OVERLAP_SWEEP if a.overlap
+    full = SWEEP + [c for c in OVERLAP_SWEEP if c["overlap_pv"] == "off"] + PERSISTENT_SWEEP
+    sweep = ([{}] if a.pick_only else full if a.full else OVERLAP_SWEEP if a.overlap
              else PRODUCER_SWEEP if a.producer else KV_LOADS_SWEEP if a.kv_loads else SWEEP)
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)
