@@ -82,10 +82,22 @@ def main():
         anchors = {"cudnn": flops / cudnn_time / 1e12 if cudnn_time else None}
         swept = {kk: t for kk, t in times.items() if kk != "pick"}
         best_key = min(swept, key=swept.get)
+        # The same kernel under several keys (the pick's own configuration,
+        # a persistent=off key equal to the auto one, ...) is timed at
+        # several places of each round, whose neighbours move the clock
+        # under the power cap (v35g: the pick against its own PTX 0.93-1.13).
+        # Pooled: each distinct kernel's median over all its keys.
+        by_kernel = {entry["pick"]: [times["pick"]]}
+        for kk, name in entry["configs"].items():
+            by_kernel.setdefault(name, []).append(times[kk])
+        pooled = {name: sorted(ts)[len(ts) // 2] for name, ts in by_kernel.items()}
+        best_kernel = min(pooled, key=pooled.get)
         row = dict(name=entry["name"], pick=entry["pick"], err=err,
                    pick_tflops=flops / times["pick"] / 1e12,
                    best=best_key, best_tflops=flops / swept[best_key] / 1e12,
                    pick_over_best=swept[best_key] / times["pick"],
+                   best_kernel=best_kernel,
+                   pick_over_best_pooled=pooled[best_kernel] / pooled[entry["pick"]],
                    times=times, anchors=anchors, errs=errs,
                    worst_err=max(errs.values(), default=err), tma_over_cp_async=tma_ratio,
                    producer_over_tma=producer_ratio, overlap_over_not=overlap_ratio,
@@ -93,9 +105,11 @@ def main():
         rows.append(row)
         results.write(json.dumps(row) + "\n")
         results.flush()
-        print("%-22s err %.1e (worst %.1e) pick %6.1f best %6.1f (%s) pick/best %.3f cudnn %s" % (
-            row["name"], err, row["worst_err"], row["pick_tflops"], row["best_tflops"], best_key,
-            row["pick_over_best"], anchors.get("cudnn")), flush=True)
+        print("%-22s err %.1e (worst %.1e) pick %6.1f best %6.1f (%s) pick/best %.3f "
+              "(pooled by kernel %.3f) cudnn %s" % (
+                  row["name"], err, row["worst_err"], row["pick_tflops"], row["best_tflops"],
+                  best_key, row["pick_over_best"], row["pick_over_best_pooled"],
+                  anchors.get("cudnn")), flush=True)
         for label, ratio in (("tma / cp.async", tma_ratio),
                              ("producer warpgroup / tma", producer_ratio),
                              ("overlapped P·V / not", overlap_ratio),
@@ -105,13 +119,13 @@ def main():
                     "%s %.3f" % (kk.replace("mma=wgmma ", ""), x) for kk, x in ratio.items()),
                     flush=True)
     with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write("| shape | pick | TFLOP/s | best swept | TFLOP/s | pick ÷ best | cuDNN | err |\n"
-                "|---|---|---|---|---|---|---|---|\n")
+        f.write("| shape | pick | TFLOP/s | best swept | TFLOP/s | pick ÷ best | "
+                "pooled by kernel | cuDNN | err |\n|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             cud = r["anchors"].get("cudnn")
-            f.write("| %s | %s | %.0f | %s | %.0f | %.3f | %s | %.1e |\n" % (
+            f.write("| %s | %s | %.0f | %s | %.0f | %.3f | %.3f | %s | %.1e |\n" % (
                 r["name"], r["pick"].split("_v")[-1], r["pick_tflops"], r["best"],
-                r["best_tflops"], r["pick_over_best"],
+                r["best_tflops"], r["pick_over_best"], r["pick_over_best_pooled"],
                 "%.0f" % cud if isinstance(cud, float) else "–", r["err"]))
         for field, what in (("tma_over_cp_async", "TMA speed ÷ cp.async speed"),
                             ("producer_over_tma", "producer warpgroup ÷ TMA by a computing "
@@ -127,7 +141,9 @@ def main():
                 f.write("| %s | %.1e | %s |\n" % (r["name"], r["worst_err"], " | ".join(
                     "%.3f" % x for x in r[field].values())))
     within = sum(r["pick_over_best"] >= 0.95 for r in rows)
-    print("pick within 5%% of the best at %d of %d shapes" % (within, len(rows)))
+    pooled = sum(r["pick_over_best_pooled"] >= 0.95 for r in rows)
+    print("pick within 5%% of the best at %d of %d shapes (%d of %d pooling each kernel's keys)"
+          % (within, len(rows), pooled, len(rows)))
 
 
 if __name__ == "__main__":
