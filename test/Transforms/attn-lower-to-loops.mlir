@@ -96,3 +96,26 @@ func.func @paged(%q: tensor<1x2x1x8xf32>, %kc: tensor<3x4x2x8xf32>, %vc: tensor<
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(1.0) causal(bottom_right) : tensor<1x2x1x8xf32>, tensor<3x4x2x8xf32>, tensor<3x4x2x8xf32>, tensor<1x3xi32>, tensor<1xi32> -> tensor<1x2x1x8xf32>
   return %o : tensor<1x2x1x8xf32>
 }
+
+// -----
+
+// A score_mod that yields a value from above as it is (every score
+// replaced by the function argument %c): the lowerings use %c itself
+// (it was a crash, found by fuzzing).
+// LINALG-LABEL: func.func @score_mod_from_above
+// LINALG-SAME: %[[C:[a-z0-9]+]]: f32
+// LINALG: linalg.generic
+// LINALG: linalg.yield %[[C]] : f32
+// LOOPS-LABEL: func.func @score_mod_from_above
+// LOOPS-NOT: attn.
+// LOOPS: scf.for
+// FUSED-LABEL: func.func @score_mod_from_above
+// FUSED-NOT: attn.
+// FUSED: scf.for
+func.func @score_mod_from_above(%q: tensor<1x1x2x8xf32>, %k: tensor<1x1x4x8xf32>, %c: f32) -> tensor<1x1x2x8xf32> {
+  %o = attn.attention %q, %k, %k scale(1.0) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    attn.yield %c : f32
+  } : tensor<1x1x2x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x2x8xf32>
+  return %o : tensor<1x1x2x8xf32>
+}

@@ -254,6 +254,9 @@ FlashKernelSpec scoresSpec(AttentionOp op) {
   return s;
 }
 
+/// The widest head dim (d or dv) the generic kernel takes.
+constexpr int64_t kGenericKernelMaxHeadDim = 2048;
+
 /// The generic kernel's spec (buildGenericAttentionKernel), for an op the
 /// tensor-core kernels do not take: f32 inputs, any head dims, an additive
 /// mask of another float type. Refused only for what no kernel takes
@@ -273,12 +276,21 @@ FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
   if (s.mask == FlashKernelSpec::Mask::Additive && !isKernelFloat(s.maskElementType))
     return fail("the GPU kernels add an f16, bf16 or f32 mask to the f32 scores");
   AttentionShape shape = *op.getCostShape();
+  // Each lane keeps ⌈d/32⌉ Q and ⌈dv/32⌉ O values of a row in registers,
+  // unrolled: past 2048 (64 + 64 of a thread's 255) it would spill
+  // everything and its unrolled code would not finish compiling (d =
+  // 2^31 hung the pipeline, found by fuzzing).
+  int64_t widest = std::max(shape.headDim, shape.headDimV);
+  if (widest > kGenericKernelMaxHeadDim)
+    return fail(llvm::formatv("the generic GPU kernel keeps a row of Q and of O in registers: "
+                              "head dims up to {0}, got d = {1}, dv = {2}",
+                              kGenericKernelMaxHeadDim, shape.headDim, shape.headDimV)
+                    .str());
   s.tensorCore = FlashKernelSpec::TensorCore::None;
   setProblem(shape, elt, s);
   // Four warps per CTA, each with as many query rows as its registers
   // hold comfortably (a row costs ⌈d/32⌉ + ⌈dv/32⌉ + 2 per lane); no K/V
   // tiles or stages.
-  int64_t widest = std::max(shape.headDim, shape.headDimV);
   s.rowsPerWarp = widest <= 128 ? 4 : widest <= 256 ? 2 : 1;
   s.blockQ = 4 * s.rowsPerWarp;
   // Keys per loop step (GenericKernel.cpp).

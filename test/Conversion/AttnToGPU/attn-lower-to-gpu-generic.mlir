@@ -105,3 +105,28 @@ func.func @f64_mask(%q: tensor<1x2x16x64xf32>, %m: tensor<1x1x16x16xf64>) -> ten
   %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x16x16xf64>) scale(0.125) : tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32> -> tensor<1x2x16x64xf32>
   return %o : tensor<1x2x16x64xf32>
 }
+
+// -----
+
+// A head dim wider than the generic kernel's registers hold (a row of Q
+// and of O per lane, unrolled: 2048 at most; d = 2^31 - 1 hung the
+// pipeline before this limit): the op stays unfused, with the reason.
+// 2048 itself still runs on the generic kernel.
+// CHECK-LABEL: func.func @too_wide_for_registers
+// CHECK: attn.attention
+// CHECK-NOT: gpu.launch_func
+func.func @too_wide_for_registers(%q: tensor<1x1x2x4096xf32>, %v: tensor<1x1x2x8xf32>) -> tensor<1x1x2x8xf32> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the generic GPU kernel keeps a row of Q and of O in registers: head dims up to 2048, got d = 4096, dv = 8; the attention stays unfused (strict=true makes this an error)}}
+  %o = attn.attention %q, %q, %v scale(1.0) : tensor<1x1x2x4096xf32>, tensor<1x1x2x4096xf32>, tensor<1x1x2x8xf32> -> tensor<1x1x2x8xf32>
+  return %o : tensor<1x1x2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @widest_for_registers
+// CHECK: gpu.launch_func @attn_generic_f32_b1_h1_kv1_q2_k2_d2048_v8
+func.func @widest_for_registers(%q: tensor<1x1x2x2048xf32>, %v: tensor<1x1x2x8xf32>) -> tensor<1x1x2x8xf32> {
+  // expected-warning @+1 {{the generic GPU kernel runs it instead}}
+  %o = attn.attention %q, %q, %v scale(1.0) : tensor<1x1x2x2048xf32>, tensor<1x1x2x2048xf32>, tensor<1x1x2x8xf32> -> tensor<1x1x2x8xf32>
+  return %o : tensor<1x1x2x8xf32>
+}

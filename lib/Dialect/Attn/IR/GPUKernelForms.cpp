@@ -41,7 +41,9 @@ Value mlir::attn::applyScoreMod(OpBuilder &b, Region &scoreMod, Value score,
   for (Operation &op : block.without_terminator())
     if (needed.contains(&op))
       b.clone(op, map);
-  return map.lookup(result);
+  // A value from above (a function argument the region yields as it is)
+  // stands for itself unless `map` rebinds it.
+  return map.lookupOrDefault(result);
 }
 
 namespace {
