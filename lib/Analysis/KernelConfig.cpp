@@ -283,6 +283,12 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                   " (each warp stores an equal share of the output's 8-column blocks)");
   if (llvm::Error e = checkKVSplits(c, s))
     return e;
+  // (A recorded config that packs one head per group would leave the
+  // kernel without a query head: found by fuzzing.)
+  if (c.packKVGroups && s.headsQ == s.headsKV)
+    return reason("pack_kv_groups packs the query heads of each K/V head into a tile's "
+                  "rows; with Hq = Hkv = " + llvm::Twine(s.headsQ) +
+                  " every group is one head and there is nothing to pack");
   if (llvm::Error e = llvm::joinErrors(checkTmaLoads(c, s, target), checkPersistent(c)))
     return e;
   int64_t smem = kernelSharedMemoryBytes(c, s);

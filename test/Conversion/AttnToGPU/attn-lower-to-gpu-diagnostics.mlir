@@ -158,6 +158,16 @@ func.func @recorded_pack_with_wgmma_64(%q: tensor<1x8x8x64xbf16>, %kv: tensor<1x
   return %o : tensor<1x8x8x64xbf16>
 }
 
+// -----
+
+// A recorded config that packs GQA groups of one head (Hq = Hkv): there is
+// nothing to pack (it crashed the emitter, found by fuzzing).
+func.func @recorded_pack_without_groups(%q: tensor<1x1x16x16xf16>) -> tensor<1x1x16x16xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: pack_kv_groups packs the query heads of each K/V head into a tile's rows; with Hq = Hkv = 1 every group is one head and there is nothing to pack}}
+  %o = attn.attention %q, %q, %q scale(1.0) {kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 32, rows_per_warp = 16, kv_stages = 2, swizzle = false, pack_kv_groups = true>} : tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16>, tensor<1x1x16x16xf16> -> tensor<1x1x16x16xf16>
+  return %o : tensor<1x1x16x16xf16>
+}
+
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=-2" 2>&1 | FileCheck %s --check-prefix=SPLITNEG
 // SPLITNEG: error: attn-lower-to-gpu: kv-splits must be 0 (auto) or 1 (no split) to 65535, got -2
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-splits=65536" 2>&1 | FileCheck %s --check-prefix=SPLITBIG
