@@ -45,12 +45,12 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     128 columns; its k-steps read only d). An op that violates one is not
     an error: it stays as it is, with a warning at the op giving the reason,
     and the generic GPU kernel runs it instead: one warp per query row, f32
-    arithmetic on the CUDA cores, head dims up to 2048, f16/bf16/f32 inputs, an
-    additive mask of any of these types, the same causal alignments,
-    score_mod regions and GQA (lib/Conversion/AttnToGPU/GenericKernel.cpp;
-    exact, not fast). What even that kernel cannot take (dynamic shapes,
-    f64, head dims above 2048, a paged cache on f32, a score_mod it cannot
-    copy), or everything
+    arithmetic on the CUDA cores, head dims up to 2048, f16/bf16/f32
+    inputs, an additive mask of any of these types, the same causal
+    alignments, score_mod regions and GQA
+    (lib/Conversion/AttnToGPU/GenericKernel.cpp; exact, not fast). What
+    even that kernel cannot take (dynamic shapes, f64, head dims above
+    2048, a paged cache on f32, a score_mod it cannot copy), or everything
     with `generic-kernel=false`, stays unfused and the GPU pipeline
     decomposes it for the host like any other computation it does not
     offload, so a correct program is never refused. `strict=true` makes

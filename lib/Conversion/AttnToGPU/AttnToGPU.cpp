@@ -258,8 +258,8 @@ FlashKernelSpec scoresSpec(AttentionOp op) {
 constexpr int64_t kGenericKernelMaxHeadDim = 2048;
 
 /// The generic kernel's spec (buildGenericAttentionKernel), for an op the
-/// tensor-core kernels do not take: f32 inputs, any head dims, an additive
-/// mask of another float type. Refused only for what no kernel takes
+/// tensor-core kernels do not take: f32 inputs, head dims up to 2048, an
+/// additive mask of another float type. Refused only for what no kernel takes
 /// (whyNoGenericGPUKernelForm), f64, and CUDA's grid limits.
 FailureOr<FlashKernelSpec> genericSpecFor(AttentionOp op, Refusal &refusal) {
   auto fail = [&](const Twine &why) -> FailureOr<FlashKernelSpec> {
