@@ -55,7 +55,8 @@ void mlir::attn::buildAttnCpuPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(createAttnLowerToLoopsPass());
-  // Loops over memrefs -> LLVM.
+  // Loops over memrefs -> LLVM, which has no 8-bit floats.
+  pm.addPass(createAttnExpandFP8Pass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -181,6 +182,8 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Host and kernels: LLVM and NVVM have no 8-bit floats.
+  pm.addPass(createAttnExpandFP8Pass());
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = target->chip;
   // Without a PTX version the NVPTX backend defaults to PTX 6.0, which has

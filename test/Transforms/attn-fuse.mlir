@@ -173,3 +173,41 @@ func.func @score_mod(%q: tensor<2x4x256x16xf32>) -> tensor<2x4x256x16xf32> {
   } : tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32>, tensor<2x4x256x16xf32> -> tensor<2x4x256x16xf32>
   return %o : tensor<2x4x256x16xf32>
 }
+
+// -----
+
+// FP8 inputs: each Q tile (once per query tile) and each K/V tile
+// dequantized to f32 (extended, times its descale factor) before the step,
+// which never sees an 8-bit float; the output rounded to the result type.
+// CHECK-LABEL: func.func @fp8_descale
+// CHECK-SAME: %[[Q:[^:]+]]: tensor<2x64x32xf8E4M3FN>, %[[K:[^:]+]]: tensor<2x64x32xf8E4M3FN>, %[[V:[^:]+]]: tensor<2x64x32xf8E4M3FN>, %[[QS:[^:]+]]: tensor<f32>, %[[KS:[^:]+]]: tensor<f32>, %[[VS:[^:]+]]: tensor<f32>
+// CHECK: %[[QT:.+]] = tensor.extract_slice %[[Q]]
+// CHECK: %[[QF:.+]] = tensor.extract %[[QS]][]
+// CHECK: %[[QD:.+]] = linalg.generic {{.*}} ins(%[[QT]] : tensor<64x32xf8E4M3FN>)
+// CHECK:   arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK:   arith.mulf %{{.*}}, %[[QF]] : f32
+// CHECK: %[[KT:.+]] = tensor.extract_slice %[[K]]
+// CHECK: %[[VT:.+]] = tensor.extract_slice %[[V]]
+// CHECK: tensor.extract %[[KS]][]
+// CHECK: %[[KD:.+]] = linalg.generic {{.*}} ins(%[[KT]] : tensor<64x32xf8E4M3FN>)
+// CHECK: tensor.extract %[[VS]][]
+// CHECK: %[[VD:.+]] = linalg.generic {{.*}} ins(%[[VT]] : tensor<64x32xf8E4M3FN>)
+// CHECK: attn.online_attention %[[QD]], %[[KD]], %[[VD]] scale(1.250000e-01) {{.*}} : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @fp8_descale(%q: tensor<2x64x32xf8E4M3FN>, %k: tensor<2x64x32xf8E4M3FN>, %v: tensor<2x64x32xf8E4M3FN>,
+                       %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<2x64x32xbf16> {
+  %o = attn.attention %q, %k, %v descale(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125)
+     : tensor<2x64x32xf8E4M3FN>, tensor<2x64x32xf8E4M3FN>, tensor<2x64x32xf8E4M3FN> -> tensor<2x64x32xbf16>
+  return %o : tensor<2x64x32xbf16>
+}
+
+// Without descale: extended only.
+// CHECK-LABEL: func.func @fp8_no_descale
+// CHECK: arith.extf %{{.*}} : f8E5M2 to f32
+// CHECK-NOT: arith.mulf
+// CHECK: linalg.yield
+// CHECK: attn.online_attention {{.*}} : tensor<64x32xf32>
+func.func @fp8_no_descale(%q: tensor<64x32xf8E5M2>) -> tensor<64x32xf32> {
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<64x32xf8E5M2>, tensor<64x32xf8E5M2>, tensor<64x32xf8E5M2> -> tensor<64x32xf32>
+  return %o : tensor<64x32xf32>
+}

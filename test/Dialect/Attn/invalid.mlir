@@ -171,6 +171,66 @@ func.func @attention_result_elt(%q: tensor<8x4xf16>) -> tensor<8x4xf32> {
 
 // -----
 
+// FP8 inputs: the result is f16, bf16 or f32 (an 8-bit result fails the
+// result's type constraint).
+func.func @attention_fp8_result(%q: tensor<8x4xf8E4M3FN>) -> tensor<8x4xf64> {
+  // expected-error @+1 {{result element type must be f16, bf16 or f32 for 'f8E4M3FN' inputs, got 'f64'}}
+  %0 = attn.attention %q, %q, %q scale(1.0) : tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN> -> tensor<8x4xf64>
+  return %0 : tensor<8x4xf64>
+}
+
+// -----
+
+func.func @attention_fp8_result_8bit(%q: tensor<8x4xf8E5M2>) -> tensor<8x4xf8E5M2> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = attn.attention %q, %q, %q scale(1.0) : tensor<8x4xf8E5M2>, tensor<8x4xf8E5M2>, tensor<8x4xf8E5M2> -> tensor<8x4xf8E5M2>
+  return %0 : tensor<8x4xf8E5M2>
+}
+
+// -----
+
+func.func @attention_fp8_mixed(%q: tensor<8x4xf8E4M3FN>, %v: tensor<8x4xf8E5M2>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{query, key and value must share an element type}}
+  %0 = attn.attention %q, %q, %v scale(1.0) : tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN>, tensor<8x4xf8E5M2> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
+func.func @attention_descale_count(%q: tensor<8x4xf8E4M3FN>, %s: tensor<f32>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{descale takes three factors (query, key, value), got 2}}
+  %0 = attn.attention %q, %q, %q descale(%s, %s : tensor<f32>, tensor<f32>) scale(1.0) : tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
+func.func @attention_descale_not_fp8(%q: tensor<8x4xf16>, %s: tensor<f32>) -> tensor<8x4xf16> {
+  // expected-error @+1 {{descale factors apply to 8-bit float inputs only, got 'f16' inputs}}
+  %0 = attn.attention %q, %q, %q descale(%s, %s, %s : tensor<f32>, tensor<f32>, tensor<f32>) scale(1.0) : tensor<8x4xf16>, tensor<8x4xf16>, tensor<8x4xf16> -> tensor<8x4xf16>
+  return %0 : tensor<8x4xf16>
+}
+
+// -----
+
+// A descale factor is one f32 per tensor (0-d).
+func.func @attention_descale_shape(%q: tensor<8x4xf8E4M3FN>, %s: tensor<1xf32>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{operand #3 must be variadic of 0D tensor of 32-bit float values}}
+  %0 = attn.attention %q, %q, %q descale(%s, %s, %s : tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) scale(1.0) : tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN>, tensor<8x4xf8E4M3FN> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
+// Other 8-bit floats (E4M3 with infinities, E8M0 scales) are not attention inputs.
+func.func @attention_fp8_other(%q: tensor<8x4xf8E4M3>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or f8E4M3FN type or f8E5M2 type values}}
+  %0 = attn.attention %q, %q, %q scale(1.0) : tensor<8x4xf8E4M3>, tensor<8x4xf8E4M3>, tensor<8x4xf8E4M3> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
 func.func @attention_empty(%q: tensor<0x4xf32>, %k: tensor<8x4xf32>) -> tensor<0x4xf32> {
   // expected-error @+1 {{query has an empty dim 0}}
   %0 = attn.attention %q, %k, %k scale(1.0) : tensor<0x4xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<0x4xf32>

@@ -127,3 +127,19 @@ func.func @score_mod(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %bi
   } : tensor<2x8x16x64xbf16>, tensor<2x2x32x64xbf16>, tensor<2x2x32x64xbf16> -> tensor<2x8x16x64xbf16>
   return %o : tensor<2x8x16x64xbf16>
 }
+
+// -----
+
+// FP8 inputs with their descale factors, a mask and causal; a bf16 result.
+// CHECK-LABEL: func.func @fp8
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x16x32xi1>) descale(%{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<f32>, tensor<f32>) scale(1.250000e-01) causal(top_left) : tensor<2x8x16x64xf8E4M3FN>, tensor<2x2x32x64xf8E4M3FN>, tensor<2x2x32x64xf8E4M3FN> -> tensor<2x8x16x64xbf16>
+// Without descale the factors are 1; E5M2 inputs, an f32 result.
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} scale(1.250000e-01) : tensor<16x64xf8E5M2>, tensor<32x64xf8E5M2>, tensor<32x64xf8E5M2> -> tensor<16x64xf32>
+func.func @fp8(%q: tensor<2x8x16x64xf8E4M3FN>, %k: tensor<2x2x32x64xf8E4M3FN>, %m: tensor<1x1x16x32xi1>,
+               %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>,
+               %q2: tensor<16x64xf8E5M2>, %k2: tensor<32x64xf8E5M2>) -> (tensor<2x8x16x64xbf16>, tensor<16x64xf32>) {
+  %o = attn.attention %q, %k, %k mask(%m : tensor<1x1x16x32xi1>) descale(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) causal(top_left)
+      : tensor<2x8x16x64xf8E4M3FN>, tensor<2x2x32x64xf8E4M3FN>, tensor<2x2x32x64xf8E4M3FN> -> tensor<2x8x16x64xbf16>
+  %o2 = attn.attention %q2, %k2, %k2 scale(0.125) : tensor<16x64xf8E5M2>, tensor<32x64xf8E5M2>, tensor<32x64xf8E5M2> -> tensor<16x64xf32>
+  return %o, %o2 : tensor<2x8x16x64xbf16>, tensor<16x64xf32>
+}

@@ -204,8 +204,18 @@ LogicalResult AttentionOp::verify() {
                           getScale().convertToDouble(),
                           [&](StringRef message) { emitOpError(message); })))
     return failure();
+  if (!getDescale().empty()) {
+    if (getDescale().size() != 3)
+      return emitOpError("descale takes three factors (query, key, value), got ")
+             << getDescale().size();
+    if (!hasFP8Inputs())
+      return emitOpError("descale factors apply to 8-bit float inputs only, got ")
+             << getQuery().getType().getElementType() << " inputs";
+  }
   return verifyScoreMod(*this, getScoreMod(), getQuery().getType().getElementType(), getRank());
 }
+
+bool AttentionOp::hasFP8Inputs() { return isFP8Type(getQuery().getType().getElementType()); }
 
 LogicalResult
 AttentionOp::verifyShapes(RankedTensorType q, RankedTensorType k,
@@ -224,8 +234,14 @@ AttentionOp::verifyShapes(RankedTensorType q, RankedTensorType k,
   Type elt = q.getElementType();
   if (k.getElementType() != elt || v.getElementType() != elt)
     return fail(Message() << "query, key and value must share an element type");
-  if (o.getElementType() != elt)
+  if (isFP8Type(elt)) {
+    Type oElt = o.getElementType();
+    if (!oElt.isF16() && !oElt.isBF16() && !oElt.isF32())
+      return fail(Message() << "result element type must be f16, bf16 or f32 for " << elt
+                            << " inputs, got " << oElt);
+  } else if (o.getElementType() != elt) {
     return fail(Message() << "result element type must be " << elt);
+  }
   for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"query", q},
                          {"key", k}, {"value", v}})
     if (std::optional<std::string> error = emptyDimError(name, t))
@@ -407,6 +423,8 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
   c.persistent = attr.getPersistent();
   return c;
 }
+
+bool mlir::attn::isFP8Type(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 FloatType mlir::attn::getAccumulatorType(Type elementType) {
   if (elementType.isF64())

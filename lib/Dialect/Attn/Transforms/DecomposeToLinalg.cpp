@@ -331,11 +331,19 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
         shift = arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, k, r - 2),
                                       tensor::DimOp::create(b, loc, q, r - 2));
     }
-    double scale = op.getScale().convertToDouble();
+    // FP8: the real scores are Q·Kᵀ times q_descale·k_descale (extending
+    // the 8-bit floats to accT above is exact).
+    Value scale = floatConst(b, loc, accT, op.getScale().convertToDouble());
+    if (Value qd = op.getQueryDescale()) {
+      Value qk = arith::MulFOp::create(b, loc, tensor::ExtractOp::create(b, loc, qd, ValueRange{}),
+                                       tensor::ExtractOp::create(b, loc, op.getKeyDescale(),
+                                                                 ValueRange{}));
+      scale = arith::MulFOp::create(b, loc, scale, qk);
+    }
     bool hasMask = static_cast<bool>(op.getMask());
     s = generic(b, loc, ins, emptyLike(b, loc, scoreDims, accT), maps, par2,
                 [&](OpBuilder &nb, Location nl, ValueRange a) {
-                  Value y = arith::MulFOp::create(nb, nl, a[0], floatConst(nb, nl, accT, scale));
+                  Value y = arith::MulFOp::create(nb, nl, a[0], scale);
                   y = applyScoreMod(nb, op.getScoreMod(), y, loopIndices(nb, nl, 0, n2));
                   if (hasMask)
                     y = applyMask(nb, nl, y, a[1]);
@@ -372,6 +380,9 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                             nb, nl, arith::AddFOp::create(nb, nl, a[3], term).getResult());
                       });
     Type outElt = op.getResult().getType().getElementType();
+    Value valueDescale;
+    if (Value vd = op.getValueDescale())
+      valueDescale = tensor::ExtractOp::create(b, loc, vd, ValueRange{});
     Value out = generic(b, loc, {o, l}, emptyLike(b, loc, outDims, outElt),
                         {id2, row, id2}, par2, [&](OpBuilder &nb, Location nl, ValueRange a) {
                           Value zero = floatConst(nb, nl, accT, 0.0);
@@ -379,6 +390,8 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                                                               a[1], zero);
                           Value y = arith::SelectOp::create(
                               nb, nl, empty, zero, arith::DivFOp::create(nb, nl, a[0], a[1]));
+                          if (valueDescale)
+                            y = arith::MulFOp::create(nb, nl, y, valueDescale);
                           linalg::YieldOp::create(nb, nl, castFloat(nb, nl, y, outElt));
                         });
     b.replaceOp(op, out);

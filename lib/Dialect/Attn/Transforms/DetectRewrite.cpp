@@ -412,7 +412,8 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
   if (p.causal)
     causalAttr = CausalAlignmentAttr::get(b.getContext(), *p.causal);
   auto attn = AttentionOp::create(b, loc, p.resultType, q, k, v, mask,
-                                  b.getF64FloatAttr(p.scale), causalAttr);
+                                  /*descale=*/ValueRange(), b.getF64FloatAttr(p.scale),
+                                  causalAttr);
   if (p.scoreMod) {
     double scale = buildScoreModRegion(b, loc, attn.getScoreMod(), *p.scoreMod,
                                        getAccumulatorType(p.elt), p.resultType.getRank(),

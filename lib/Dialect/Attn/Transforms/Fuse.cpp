@@ -86,6 +86,30 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> shape,
   return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
 
+/// An FP8 tile as f32 real values: each element extended (exactly) and
+/// times `descale` (a 0-d f32 tensor; none: 1). The steps then read f32
+/// tiles, so attn.online_attention never sees an 8-bit float.
+Value dequantizeTile(OpBuilder &b, Location loc, Value tile, Value descale) {
+  Type f32 = b.getF32Type();
+  Value factor;
+  if (descale)
+    factor = tensor::ExtractOp::create(b, loc, descale, ValueRange{});
+  SmallVector<OpFoldResult> shape{dimFold(b, loc, tile, 0), dimFold(b, loc, tile, 1)};
+  Value empty = tensor::EmptyOp::create(b, loc, shape, f32);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{tile}, ValueRange{empty},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value x = arith::ExtFOp::create(nb, l, f32, args[0]);
+               if (factor)
+                 x = arith::MulFOp::create(nb, l, x, factor);
+               linalg::YieldOp::create(nb, l, x);
+             })
+      .getResult(0);
+}
+
 struct FuseAttention : public OpRewritePattern<AttentionOp> {
   FuseAttention(MLIRContext *ctx, int64_t blockQ, int64_t blockKV)
       : OpRewritePattern(ctx), optBlockQ(blockQ), optBlockKV(blockKV) {}
@@ -179,6 +203,9 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
       kvLead.back() =
           arith::DivUIOp::create(rewriter, loc, leadIvs.back(), group).getResult();
     Value qTile = sliceTile(rewriter, loc, q, qLead, qStart, bq, rewriter.getIndexAttr(0), d);
+    bool fp8 = op.hasFP8Inputs();
+    if (fp8)
+      qTile = dequantizeTile(rewriter, loc, qTile, op.getQueryDescale());
 
     Type accT = getAccumulatorType(resultType.getElementType());
     Value acc = filledTensor(rewriter, loc, {bq, dv}, accT, 0.0);
@@ -208,6 +235,10 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
                               rewriter.getIndexAttr(0), d);
       Value vTile = sliceTile(rewriter, loc, v, kvLead, kvStart, bkv,
                               rewriter.getIndexAttr(0), dv);
+      if (fp8) {
+        kTile = dequantizeTile(rewriter, loc, kTile, op.getKeyDescale());
+        vTile = dequantizeTile(rewriter, loc, vTile, op.getValueDescale());
+      }
       Value maskTile;
       if (mask)
         maskTile = sliceMask(rewriter, loc, mask, leadIvs, qStart, bq, kvStart, bkv);

@@ -63,7 +63,8 @@ public:
     Value keep = keysMask(rewriter, op);
     // The causal diagonal is per sequence, so it is in the mask.
     rewriter.replaceOpWithNewOp<AttentionOp>(op, op.getResult().getType(), op.getQuery(), key,
-                                             value, keep, op.getScaleAttr(), /*causal=*/nullptr);
+                                             value, keep, /*descale=*/ValueRange(),
+                                             op.getScaleAttr(), /*causal=*/nullptr);
     return success();
   }
 

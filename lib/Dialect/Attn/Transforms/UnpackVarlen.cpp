@@ -149,7 +149,8 @@ Value UnpackVarlenAttention::attendNonEmpty(Builder &m, VarlenAttentionOp op, Va
   // The per-sequence causal diagonal is the op's, on this sequence's
   // Lq_b x Lk_b scores.
   Value out = AttentionOp::create(m.b, m.loc, outType, q, k, v, /*mask=*/Value(),
-                                  op.getScaleAttr(), op.getCausalAttr());
+                                  /*descale=*/ValueRange(), op.getScaleAttr(),
+                                  op.getCausalAttr());
   Value rows = m.transpose(out, qType.getElementType());
   SmallVector<OpFoldResult> offsets{qStart, m.b.getIndexAttr(0), m.b.getIndexAttr(0)};
   SmallVector<OpFoldResult> strides(3, m.b.getIndexAttr(1));

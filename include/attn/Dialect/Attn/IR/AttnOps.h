@@ -60,8 +60,12 @@ KernelConfig getKernelConfig(KernelConfigAttr attr);
 
 /// The type attention accumulates scores, row statistics and the output in
 /// for inputs of `elementType`: f64 for f64, f32 for every narrower float
-/// (f16/bf16/f32). The one place this decision is made.
+/// (f16/bf16/f32, the 8-bit floats). The one place this decision is made.
 FloatType getAccumulatorType(Type elementType);
+
+/// Whether `t` is one of the 8-bit floats attention reads (f8E4M3FN,
+/// f8E5M2), whose real values carry a descale factor.
+bool isFP8Type(Type t);
 
 /// Why no GPU kernel takes `op` in any configuration (operand forms the
 /// kernels are not built for: a score_mod region that reads tensors, dynamic shapes, ranks

@@ -9,6 +9,11 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Attn_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Attn_MaskTensor : RankedTensorOf<[F16, BF16, F32, F64, I1]>;
+// What attn.attention reads: the float types above and the two 8-bit floats
+// of FP8 inference (OCP's E4M3 without infinities, and E5M2), whose real
+// values are the stored ones times a per-tensor descale factor.
+def Attn_InputTensor : RankedTensorOf<[F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
+def Attn_DescaleTensor : 0DTensorOf<[F32]>;
 
 //===----------------------------------------------------------------------===//
 // Graph primitives
@@ -112,7 +117,7 @@ def Attn_SoftmaxOp : Attn_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 // The exact fused semantic op
 //===----------------------------------------------------------------------===//
 
-def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
+def Attn_AttentionOp : Attn_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention: softmax(Q·Kᵀ·scale + M)·V";
   let description = [{
     The exact fused attention op. With Q: [b…, Hq, Lq, d], K: [b…, Hkv, Lk, d]
@@ -149,6 +154,18 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
       defined above it with `tensor.extract` (a T5 relative-position bias). A
       score it sets to -inf removes that key.
 
+    * FP8 inputs (`f8E4M3FN`, `f8E5M2`; Q, K and V of one type) with
+      `descale(%q_descale, %k_descale, %v_descale : …)`, three 0-d f32 tensors:
+      the real Q is q_descale·Q, likewise K and V (FlashAttention-3's FP8
+      forward), so that
+
+        S = Q · Kᵀ · (scale · q_descale · k_descale),   O = softmax(S) · V · v_descale
+
+      Without `descale` the factors are 1; only FP8 inputs take them. The
+      result is f16, bf16 or f32 (an FP8 result would need a scale of its
+      own); for every other input type it is the inputs' type. Products are
+      accumulated in f32.
+
     The op says nothing about *how* to compute: the Lq×Lk matrix S is never a
     value. `--attn-fuse` turns it into the tiled online-softmax recurrence.
 
@@ -166,17 +183,24 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
       attn.yield %y : f32
     } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> tensor<2x8x128x64xf16>
+    // FP8 inputs, bf16 output.
+    %f = attn.attention %q8, %k8, %v8
+        descale(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) scale(1.250000e-01)
+        : tensor<2x8x128x64xf8E4M3FN>, tensor<2x2x128x64xf8E4M3FN>,
+          tensor<2x2x128x64xf8E4M3FN> -> tensor<2x8x128x64xbf16>
     ```
   }];
-  let arguments = (ins Attn_FloatTensor:$query, Attn_FloatTensor:$key,
-                       Attn_FloatTensor:$value,
+  let arguments = (ins Attn_InputTensor:$query, Attn_InputTensor:$key,
+                       Attn_InputTensor:$value,
                        Optional<Attn_MaskTensor>:$mask,
+                       Variadic<Attn_DescaleTensor>:$descale,
                        F64Attr:$scale,
                        OptionalAttr<Attn_CausalAlignment>:$causal);
   let results = (outs Attn_FloatTensor:$result);
   let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`descale` `(` $descale^ `:` type($descale) `)`)?
     `scale` `(` $scale `)` (`causal` `(` $causal^ `)`)?
     (`score_mod` $score_mod^)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
@@ -194,6 +218,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [Pure]> {
     bool isCausal() { return getCausal().has_value(); }
     /// Whether a score_mod region is present.
     bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// Whether Q, K and V are 8-bit floats (see `descale`).
+    bool hasFP8Inputs();
+    /// The descale factors of Q, K and V; null without `descale`.
+    ::mlir::Value getQueryDescale() { return getDescale().empty() ? nullptr : getDescale()[0]; }
+    ::mlir::Value getKeyDescale() { return getDescale().empty() ? nullptr : getDescale()[1]; }
+    ::mlir::Value getValueDescale() { return getDescale().empty() ? nullptr : getDescale()[2]; }
     /// The problem as the cost model sees it; failure for dynamic shapes.
     ::mlir::FailureOr<::mlir::attn::AttentionShape> getCostShape();
     /// The verifier's checks, on the types and the scale alone: for a caller

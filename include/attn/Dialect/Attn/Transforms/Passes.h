@@ -32,6 +32,10 @@ void populateAttnFusePatterns(RewritePatternSet &patterns, int64_t blockQ,
 /// attn ops (online_attention, attention, primitives) -> linalg on tensors.
 void populateAttnDecomposeToLinalgPatterns(RewritePatternSet &patterns);
 
+/// arith.extf from f8E4M3FN / f8E5M2 as integer and f16 arithmetic
+/// (--attn-expand-fp8).
+void populateAttnExpandFP8Patterns(RewritePatternSet &patterns);
+
 /// attn.paged_attention -> page gathers, a keep mask and attn.attention;
 /// `checkBounds` adds run-time asserts of the caller's contract.
 void populateAttnGatherPagedKVPatterns(RewritePatternSet &patterns, bool checkBounds);

@@ -326,6 +326,37 @@ def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AttnExpandFP8Pass : Pass<"attn-expand-fp8"> {
+  let summary = "Expand arith.extf from 8-bit floats into integer and f16 arithmetic";
+  let description = [{
+    LLVM has no 8-bit float types, so neither the LLVM nor the NVVM
+    conversion lowers `arith.extf` from `f8E4M3FN` or `f8E5M2` (FP8
+    attention's inputs; memrefs of them become i8 memory). This pass
+    rewrites each such extension, scalar or vector, into operations both
+    lower, exactly:
+
+    * E5M2 is the upper byte of an f16 (same exponent width and bias):
+      shift the byte into an i16 and bitcast.
+    * E4M3FN: its sign and 7 magnitude bits, placed in an f16 with the
+      magnitude shifted by 7, read as 2⁻⁸ times the E4M3 value (bias 15
+      against 7; subnormals map to subnormals); times 256 in f32 is exact.
+      The one NaN encoding (magnitude 0x7F; E4M3FN has no infinities)
+      gives NaN.
+
+    The result is then extended or rounded to the destination type, exactly,
+    since every E4M3/E5M2 value is representable in f16, bf16, f32 and f64.
+    Runs in `--attn-cpu-pipeline` before the conversion to LLVM, and on GPU
+    kernels before the conversion to NVVM.
+
+    ```mlir
+    %x = arith.extf %b : f8E4M3FN to f32
+    // becomes: bitcast to i8, zero-extend, shift and mask into f16 bits,
+    // f16 -> f32, times 256, NaN where the magnitude bits are 0x7F.
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 // The GPU passes (--attn-lower-to-gpu, --attn-dump-gpu-kernels) are in
 // include/attn/Conversion/Passes.td.
 
