@@ -18,6 +18,7 @@ std::optional<DType> mlir::attn::parseDType(llvm::StringRef name) {
       .Case("bf16", DType::BF16)
       .Case("f32", DType::F32)
       .Case("f64", DType::F64)
+      .Case("f8", DType::F8)
       .Default(std::nullopt);
 }
 
@@ -27,6 +28,7 @@ llvm::StringRef mlir::attn::stringifyDType(DType t) {
   case DType::BF16: return "bf16";
   case DType::F32: return "f32";
   case DType::F64: return "f64";
+  case DType::F8: return "f8";
   }
   llvm_unreachable("unknown dtype");
 }
@@ -37,6 +39,7 @@ int64_t mlir::attn::elementBytes(DType t) {
   case DType::BF16: return 2;
   case DType::F32: return 4;
   case DType::F64: return 8;
+  case DType::F8: return 1;
   }
   llvm_unreachable("unknown dtype");
 }
@@ -47,6 +50,7 @@ double TargetSpec::peakFor(DType t) const {
   case DType::BF16: return tensorBF16;
   case DType::F32: return tensorF32;
   case DType::F64: return tensorF64;
+  case DType::F8: return tensorF8;
   }
   llvm_unreachable("unknown dtype");
 }
@@ -68,6 +72,8 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
     t.tensorF16 = t.tensorBF16 = 312e12;
     t.tensorF32 = 156e12;
     t.tensorF64 = 19.5e12;
+    // Ampere has no FP8 tensor cores: FP8 converted to f16 runs at its peak.
+    t.tensorF8 = 312e12;
     t.scalarF32 = 19.5e12;
     return t;
   }
@@ -84,6 +90,8 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
     t.tensorF16 = t.tensorBF16 = 989.4e12;
     t.tensorF32 = 494.7e12;
     t.tensorF64 = 66.9e12;
+    // Same datasheet: 1,978.9 TFLOP/s dense FP8 (E4M3/E5M2) tensor.
+    t.tensorF8 = 1978.9e12;
     t.scalarF32 = 66.9e12;
     if (name == "h200") {
       // NVIDIA H200 SXM datasheet: same GH100 compute, 4.8 TB/s HBM3e. The
@@ -226,6 +234,7 @@ llvm::Error mlir::attn::validateTarget(const TargetSpec &t) {
                           {"peak-bf16", t.tensorBF16},
                           {"peak-f32", t.tensorF32},
                           {"peak-f64", t.tensorF64},
+                          {"peak-f8", t.tensorF8},
                           {"peak-scalar", t.scalarF32}})
     if (!(v > 0) || !std::isfinite(v))
       return bad(field, llvm::formatv("{0}", v).str());
@@ -288,7 +297,8 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   c.flops = s.causal ? fullFlops.value / 2 : fullFlops.value;
   c.expCount = s.causal ? scores.value / 2 : scores.value;
 
-  Checked qBytes = e * B * hq * lq * d, oBytes = e * B * hq * lq * dv;
+  Checked eOut = elementBytes(s.outputDType.value_or(s.dtype));
+  Checked qBytes = e * B * hq * lq * d, oBytes = eOut * B * hq * lq * dv;
   Checked kvBytes = e * B * hkv * lk * (d + dv);
   Checked naive = qBytes + kvBytes + oBytes + Checked(4) * e * scores;
 
@@ -425,7 +435,8 @@ llvm::json::Object mlir::attn::targetToJSON(const TargetSpec &t) {
       {"l2_bytes_per_s", t.l2BytesPerSec},
       {"peak_tensor_flops",
        llvm::json::Object{{"f16", t.tensorF16}, {"bf16", t.tensorBF16},
-                          {"f32", t.tensorF32}, {"f64", t.tensorF64}}},
+                          {"f32", t.tensorF32}, {"f64", t.tensorF64},
+                          {"f8", t.tensorF8}}},
       {"peak_scalar_f32_flops", t.scalarF32},
       {"ridge_bf16", t.ridge(DType::BF16)}};
 }

@@ -73,6 +73,7 @@ bool setIOCostOption(attn::AttnIOCostPassOptions &options, llvm::StringRef key,
       {"hbm_bandwidth", &Options::hbmBandwidth}, {"l2_bandwidth", &Options::l2Bandwidth},
       {"peak_f16", &Options::peakF16},           {"peak_bf16", &Options::peakBF16},
       {"peak_f32", &Options::peakF32},           {"peak_f64", &Options::peakF64},
+      {"peak_f8", &Options::peakF8},
       {"peak_scalar", &Options::peakScalar}};
   if (key == "target") {
     std::optional<llvm::StringRef> target = value.getAsString();

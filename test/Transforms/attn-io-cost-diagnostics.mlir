@@ -13,6 +13,7 @@
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="ctas-per-sm=-3" 2>&1 | FileCheck %s --check-prefix=CTAS
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="l2-bytes=0" 2>&1 | FileCheck %s --check-prefix=L20
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="peak-bf16=-inf" 2>&1 | FileCheck %s --check-prefix=PEAK
+// RUN: not attn-opt %s -split-input-file --attn-io-cost="peak-f8=0" 2>&1 | FileCheck %s --check-prefix=PEAKF8
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="block-q=-3" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: attn-opt %s -split-input-file --attn-io-cost="remarks=true sram-bytes=-1 hbm-bandwidth=-1" -verify-diagnostics
 // Extreme but valid counts: no signed overflow in the model (UBSan found
@@ -35,6 +36,7 @@
 // CTAS: error: attn-io-cost: target 'h200': ctas-per-sm must be a positive, finite number, got -3
 // L20: error: attn-io-cost: target 'h200': l2-bytes must be a positive, finite number, got 0
 // PEAK: error: attn-io-cost: target 'h200': peak-bf16 must be a positive, finite number, got -INF
+// PEAKF8: error: attn-io-cost: target 'h200': peak-f8 must be a positive, finite number, got 0.00
 // BLOCK: error: attn-io-cost: block-q and block-kv must be 0 (the chosen tiles) or positive, got -3 and 0
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=-1" 2>&1 | FileCheck %s --check-prefix=SPLITS
 // RUN: not attn-opt %s -split-input-file --attn-io-cost="kv-splits=70000" 2>&1 | FileCheck %s --check-prefix=SPLITS

@@ -146,7 +146,7 @@ const std::vector<OptionSpec> kIOCost = {
     {"l2-bytes", kSizes},    {"hbm-bandwidth", kRates},
     {"l2-bandwidth", kRates}, {"peak-f16", kRates},
     {"peak-bf16", kRates},   {"peak-f32", kRates},
-    {"peak-f64", kRates},    {"peak-scalar", kRates},
+    {"peak-f64", kRates},    {"peak-f8", kRates},    {"peak-scalar", kRates},
     {"block-q", kTiles},     {"block-kv", kTiles},
     {"kv-splits", kTiles},   {"kv-warps", kWarps},    {"kv-loads", kLoads},
     {"overlap-pv", kAutoOnOff}, {"remarks", kBools}};

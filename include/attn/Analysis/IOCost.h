@@ -34,9 +34,10 @@ namespace mlir {
 namespace attn {
 
 /// Element precision of an attention problem.
-enum class DType { F16, BF16, F32, F64 };
+/// F8: either 8-bit float (E4M3FN or E5M2): one byte, the FP8 tensor peak.
+enum class DType { F16, BF16, F32, F64, F8 };
 
-/// Parses "f16", "bf16", "f32", "f64".
+/// Parses "f16", "bf16", "f32", "f64", "f8".
 std::optional<DType> parseDType(llvm::StringRef name);
 llvm::StringRef stringifyDType(DType t);
 int64_t elementBytes(DType t);
@@ -61,8 +62,10 @@ struct TargetSpec {
   /// L2 -> SM bandwidth, bytes per second (from microbenchmarks; datasheets
   /// do not state it).
   double l2BytesPerSec = 0;
-  /// Dense tensor-core peaks in FLOP/s (f32 means TF32 inputs).
-  double tensorF16 = 0, tensorBF16 = 0, tensorF32 = 0, tensorF64 = 0;
+  /// Dense tensor-core peaks in FLOP/s (f32 means TF32 inputs; f8 the FP8
+  /// peak, or on a chip without FP8 tensor cores the f16 one, which a
+  /// kernel converting FP8 to f16 runs at best).
+  double tensorF16 = 0, tensorBF16 = 0, tensorF32 = 0, tensorF64 = 0, tensorF8 = 0;
   /// Peak non-tensor f32 FLOP/s (CUDA cores): softmax runs here.
   double scalarF32 = 0;
 
@@ -93,6 +96,9 @@ struct AttentionShape {
   int64_t headDim = 0;    // d
   int64_t headDimV = 0;   // dv
   DType dtype = DType::BF16;
+  /// The output's type where it differs from the inputs' (FP8 inputs give
+  /// an f16, bf16 or f32 output); O's bytes are counted in it.
+  std::optional<DType> outputDType;
   bool causal = false;
   /// With causal: true for the bottom-right diagonal (j <= i + Lk - Lq).
   bool causalBottomRight = false;

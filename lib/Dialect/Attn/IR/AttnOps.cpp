@@ -314,6 +314,8 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
   if (!dtype)
     return failure();
   s.dtype = *dtype;
+  if (getResult().getType().getElementType() != q.getElementType())
+    s.outputDType = costDType(getResult().getType().getElementType());
   s.causal = isCausal();
   s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
   return s;

@@ -8,6 +8,7 @@
 #define ATTN_LIB_DIALECT_ATTN_IR_VERIFIERHELPERS_H
 
 #include "attn/Analysis/IOCost.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -47,6 +48,8 @@ inline std::optional<DType> costDType(Type elt) {
     return DType::F32;
   if (elt.isF64())
     return DType::F64;
+  if (isFP8Type(elt))
+    return DType::F8;
   return std::nullopt;
 }
 

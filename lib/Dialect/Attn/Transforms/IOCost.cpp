@@ -36,6 +36,7 @@ std::optional<DType> dtypeOf(Type t) {
   if (t.isBF16()) return DType::BF16;
   if (t.isF32()) return DType::F32;
   if (t.isF64()) return DType::F64;
+  if (isFP8Type(t)) return DType::F8;
   return std::nullopt;
 }
 
@@ -183,6 +184,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
     over(t->tensorBF16, peakBF16);
     over(t->tensorF32, peakF32);
     over(t->tensorF64, peakF64);
+    over(t->tensorF8, peakF8);
     over(t->scalarF32, peakScalar);
     if (llvm::Error e = validateTarget(*t)) {
       diagnosticAnchor()->emitError("attn-io-cost: ")

@@ -127,6 +127,8 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "Override: dense tf32 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"peakF64", "peak-f64", "double", /*default=*/"-1",
            "Override: dense f64 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
+    Option<"peakF8", "peak-f8", "double", /*default=*/"-1",
+           "Override: dense FP8 tensor FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"peakScalar", "peak-scalar", "double", /*default=*/"-1",
            "Override: non-tensor f32 FLOP/s (-1: the preset's value; anything else must be positive and finite)">,
     Option<"mma", "mma", "::mlir::attn::TensorCoreFamilyOption",
