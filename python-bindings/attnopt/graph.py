@@ -20,6 +20,11 @@ from typing import Optional, Union
 DTYPES = ("f16", "bf16", "f32", "f64")
 """Element types the attn dialect's builders accept."""
 
+FP8_DTYPES = ("f8E4M3FN", "f8E5M2")
+"""8-bit float inputs `attention` also accepts (FP8 inference): the output
+is then `out_dtype` (f16, bf16 or f32), and `descale=True` adds the three
+per-tensor descale factors as f32 scalar arguments."""
+
 CAUSAL = (False, True, "top_left", "bottom_right")
 """Accepted values of `causal`: True means "top_left" (PyTorch's is_causal)."""
 
@@ -142,12 +147,28 @@ def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
               Lk: Optional[int] = None, dv: Optional[int] = None,
               hkv: Optional[int] = None, dtype: str = "bf16",
               causal: Union[bool, str] = False, scale: Optional[float] = None,
-              func_name: str = "attention") -> str:
+              func_name: str = "attention", out_dtype: Optional[str] = None,
+              descale: bool = False) -> str:
     """One attn.attention in a function. `causal` is False, True (=
     "top_left") or "bottom_right" (anything else raises); `scale` defaults
-    to 1/sqrt(d) and must be finite and positive; `hkv` must divide H."""
+    to 1/sqrt(d) and must be finite and positive; `hkv` must divide H.
+    FP8 (`dtype` in FP8_DTYPES): the output is `out_dtype` (default bf16;
+    f16, bf16 or f32) and `descale=True` appends the arguments %q_descale,
+    %k_descale, %v_descale (tensor<f32>). Other dtypes take neither."""
+    fp8 = isinstance(dtype, str) and dtype in FP8_DTYPES
+    if not isinstance(descale, bool):
+        raise TypeError("descale must be a bool, got %s %r" % (type(descale).__name__, descale))
+    if fp8:
+        out_dtype = check_choice("out_dtype", "bf16" if out_dtype is None else out_dtype,
+                                 ("f16", "bf16", "f32"))
+    elif descale or out_dtype is not None:
+        raise ValueError("out_dtype and descale apply to 8-bit float inputs (%s) only"
+                         % ", ".join(FP8_DTYPES))
+    in_dtype = dtype
     B, H, L, d, Lk, dv, dtype, align, scale, func_name = _checked_problem(
-        B, H, L, d, Lk, dv, dtype, causal, scale, func_name)
+        B, H, L, d, Lk, dv, out_dtype if fp8 else dtype, causal, scale, func_name)
+    if not fp8:
+        in_dtype = out_dtype = dtype
     if hkv is not None:
         hkv = check_int("hkv", hkv)
         if H is None:
@@ -158,14 +179,19 @@ def attention(B: Optional[int], H: Optional[int], L: int, d: int, *,
         raise ValueError("H (%d) must be a multiple of hkv (%d)" % (H, hkv))
     lead_q = [x for x in (B, H) if x is not None]
     lead_kv = [x for x in (B, hkv) if x is not None]
-    qt, kt = _tensor(lead_q, L, d, dtype), _tensor(lead_kv, Lk, d, dtype)
-    vt, ot = _tensor(lead_kv, Lk, dv, dtype), _tensor(lead_q, L, dv, dtype)
+    qt, kt = _tensor(lead_q, L, d, in_dtype), _tensor(lead_kv, Lk, d, in_dtype)
+    vt, ot = _tensor(lead_kv, Lk, dv, in_dtype), _tensor(lead_q, L, dv, out_dtype)
     c = " causal(%s)" % align if align else ""
+    scalars, op_descale = "", ""
+    if descale:
+        scalars = ", %q_descale: tensor<f32>, %k_descale: tensor<f32>, %v_descale: tensor<f32>"
+        op_descale = (" descale(%q_descale, %k_descale, %v_descale : tensor<f32>, tensor<f32>,"
+                      " tensor<f32>)")
     return (
-        "func.func @%s(%%q: %s, %%k: %s, %%v: %s) -> %s {\n"
-        "  %%o = attn.attention %%q, %%k, %%v scale(%s)%s : %s, %s, %s -> %s\n"
-        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, ot, mlir_float(scale), c,
-                                   qt, kt, vt, ot, ot))
+        "func.func @%s(%%q: %s, %%k: %s, %%v: %s%s) -> %s {\n"
+        "  %%o = attn.attention %%q, %%k, %%v%s scale(%s)%s : %s, %s, %s -> %s\n"
+        "  return %%o : %s\n}\n" % (func_name, qt, kt, vt, scalars, ot, op_descale,
+                                   mlir_float(scale), c, qt, kt, vt, ot, ot))
 
 
 def _one_op_function(func_name, op, scale, align, operands, result_type):

@@ -24,10 +24,12 @@ from collections import OrderedDict
 from typing import Any, Dict, Optional
 
 _DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
+           "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
            "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 # cuda.h: CUtensorMapDataType, CUtensorMapSwizzle, CUtensorMapL2promotion.
-_TENSOR_MAP_DTYPES = {"f16": 6, "bf16": 9}
+# (8-bit floats as UINT8: TMA copies bytes.)
+_TENSOR_MAP_DTYPES = {"f16": 6, "bf16": 9, "f8E4M3FN": 0, "f8E5M2": 0}
 _TENSOR_MAP_SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
 _TENSOR_MAP_L2_PROMOTION_256B = 3
 _TENSOR_MAP_BYTES = 128
@@ -273,7 +275,7 @@ class LoadedKernel:
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
                  check_bounds=False, score_mod_operands=(), cu_seqlens_q=None,
-                 cu_seqlens_k=None):
+                 cu_seqlens_k=None, descale=None):
         """Runs on PyTorch tensors (or CuPy arrays) of the manifest's shapes
         and dtype, contiguous, on the current stream; returns `out`. Kernels
         compiled with a mask tensor take it as `mask` (an additive mask in
@@ -297,11 +299,16 @@ class LoadedKernel:
         Kernels whose score_mod reads tensors (a relative-position bias
         table, ...) take them as `score_mod_operands`, in the order of the
         manifest's `score_mod_operand_<n>` params (the order the region
-        first reads them)."""
+        first reads them).
+
+        FP8 kernels (8-bit float q, k, v; `out` in the manifest's
+        `output_dtype`) compiled with descale factors take them as
+        `descale=(q_descale, k_descale, v_descale)`: float32 CUDA tensors of
+        shape () (the real Q is q_descale·q, likewise K and V)."""
         import torch
         if out is None:
             out = torch.empty(self.shapes[3], device=torch.device("cuda", self.device_index),
-                              dtype=self.torch_dtype)
+                              dtype=self._param_dtype("o"))
         kind = self.manifest.get("mask", "none")
         if (mask is None) != (kind == "none"):
             raise ValueError("this kernel takes %s" % ("no mask" if kind == "none"
@@ -312,7 +319,7 @@ class LoadedKernel:
                 "no block_table or seq_lens" if paged is None
                 else "block_table and seq_lens (a paged KV cache)"))
         tensors = [("q", q), ("k", k), ("v", v), ("o", out)]
-        dtypes = [self.torch_dtype] * 4
+        dtypes = [self._param_dtype(name) for name, _ in tensors]
         if mask is not None:
             tensors.append(("mask", mask))
             dtypes.append(self._param_dtype("mask"))
@@ -335,6 +342,17 @@ class LoadedKernel:
         for p, t in zip(wanted, score_mod_operands):
             tensors.append((p["name"], t))
             dtypes.append(self._param_dtype(p["name"]))
+        takes_descale = bool(self.manifest.get("descale"))
+        if (descale is not None) != takes_descale:
+            raise ValueError("this kernel takes %s" % (
+                "descale=(q_descale, k_descale, v_descale) (FP8 inputs)" if takes_descale
+                else "no descale"))
+        if takes_descale:
+            if len(descale) != 3:
+                raise ValueError("descale takes three factors (q, k, v), got %d" % len(descale))
+            for name, t in zip(("q_descale", "k_descale", "v_descale"), descale):
+                tensors.append((name, t))
+                dtypes.append(torch.float32)
         shapes = {p["name"]: tuple(p["shape"]) for p in self.manifest["params"]}
         pointers = {}
         alignment = self.manifest.get("tensor_alignment", 1)
@@ -419,11 +437,13 @@ def _check_cumulative_lengths(cu_q, cu_k, manifest):
 
 
 def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
-           check_bounds=False, score_mod_operands=(), cu_seqlens_q=None, cu_seqlens_k=None):
+           check_bounds=False, score_mod_operands=(), cu_seqlens_q=None, cu_seqlens_k=None,
+           descale=None):
     """Launches an `attnopt.Kernel` (from attnopt.compile) on q, k, v (and
     the mask tensor, for kernels compiled from an attention with one; the
     block table and sequence lengths, for a paged KV cache; the cumulative
-    sequence lengths, for a packed variable-length batch)."""
+    sequence lengths, for a packed variable-length batch; the descale
+    factors, for FP8 inputs compiled with them)."""
     import torch
     device = q.device if isinstance(q, torch.Tensor) else torch.device("cuda")
     # A module belongs to the context of the device it was loaded on.
@@ -434,4 +454,4 @@ def launch(kernel, q, k, v, out=None, mask=None, block_table=None, seq_lens=None
             loaded = loaded_by_device[device.index] = LoadedKernel(kernel.manifest, kernel.ptx)
         return loaded(q, k, v, out, mask=mask, block_table=block_table, seq_lens=seq_lens,
                       check_bounds=check_bounds, score_mod_operands=score_mod_operands,
-                      cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k)
+                      cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k, descale=descale)

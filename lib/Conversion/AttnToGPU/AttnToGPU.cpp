@@ -223,7 +223,7 @@ struct AttnLowerToGPUPass
       // Q, K, V (or the K/V page pools), as the kernel's first parameters.
       SmallVector<Value> inputs = llvm::map_to_vector(
           op->getOperands().take_front(3), [&](Value t) -> Value { return asBuffer(t); });
-      auto outType = MemRefType::get(spec->queryShape(spec->headDimV), spec->elementType);
+      auto outType = MemRefType::get(spec->queryShape(spec->headDimV), spec->outputType);
       Value out = memref::AllocOp::create(b, loc, outType);
       // Split-KV: the attention kernel writes the workspace (partial
       // outputs, log-sum-exps), the combine kernel reads it into `out`.
@@ -248,6 +248,9 @@ struct AttnLowerToGPUPass
       }
       for (Value t : spec->scoreModTensors)
         args.push_back(asBuffer(t, /*attentionOperand=*/false));
+      if (spec->descale)
+        for (Value t : attention.getDescale())
+          args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       if (spec->tensorMapLoads())
         for (Value kv : {inputs[1], inputs[2]})

@@ -1,9 +1,12 @@
 //===- GenericKernel.cpp - attention on CUDA cores, for any shape ---------===//
 //
 // The fallback kernel: what the tensor-core kernels do not take (f32
-// inputs, head dims that are not multiples of 8 or above 256, an additive
-// mask wider than the inputs) still runs fused on the GPU, exactly, with
-// f32 arithmetic on the CUDA cores instead of an error or the host.
+// inputs, 8-bit float inputs where no FP8 tensor-core kernel runs, head
+// dims that are not multiples of 8 or above 256, an additive mask wider
+// than the inputs) still runs fused on the GPU, exactly, with f32
+// arithmetic on the CUDA cores instead of an error or the host. (8-bit
+// floats are extended to f32 exactly; FP8's descale factors multiply the
+// score scale and the output.)
 //
 // Four warps per CTA, each with a few query rows (4 up to head dims of 128,
 // 2 up to 256, else 1: each K/V row it loads serves all of them, and their
@@ -79,6 +82,13 @@ private:
     KernelParameters p = KernelParameters::bind(entry, s);
     std::tie(Q, K, V, O, M) = std::tie(p.Q, p.K, p.V, p.O, p.M);
     scoreMods.buffers = p.scoreModTensors;
+    // FP8: the scores scaled by scale·q_descale·k_descale, O by v_descale.
+    scoreScale = k.f(s.scale);
+    if (s.descale) {
+      auto load = [&](Value m) { return memref::LoadOp::create(b, loc, m, ValueRange{}); };
+      scoreScale = k.fmul(scoreScale, k.fmul(load(p.qDescale), load(p.kDescale)));
+      outputScale = load(p.vDescale);
+    }
     return func;
   }
 
@@ -166,7 +176,7 @@ private:
       for (Value &partial : x)
         partial = k.fadd(partial, k.xorShuffle(partial, offset));
     for (int64_t i = 0; i < rows; ++i) {
-      x[i] = k.fmul(x[i], k.f(s.scale));
+      x[i] = k.fmul(x[i], scoreScale);
       if (s.scoreMod) {
         SmallVector<Value, 4> indices{batch, head, row[i], key};
         x[i] = scoreMods.copy(x[i], ArrayRef<Value>(indices).take_back(s.scoreModRank),
@@ -279,12 +289,14 @@ private:
       Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
       Value inv = arith::SelectOp::create(b, loc, none, k.f(0.0),
                                           arith::DivFOp::create(b, loc, k.f(1.0), l));
+      if (outputScale)
+        inv = k.fmul(inv, outputScale);
       Value isRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           k.add(firstRow, i), k.idx(s.seqQ));
       for (int64_t r = 0; r < oRegs; ++r) {
         Value o = k.fmul(rowState[2 + r], inv);
-        if (!s.elementType.isF32())
-          o = arith::TruncFOp::create(b, loc, s.elementType, o);
+        if (!s.outputType.isF32())
+          o = arith::TruncFOp::create(b, loc, s.outputType, o);
         Value stored = arith::AndIOp::create(b, loc, isRow, isColumn(r, s.headDimV));
         auto store = scf::IfOp::create(b, loc, stored, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard guard(b);
@@ -304,6 +316,8 @@ private:
   int64_t rows, keysPerStep, qRegs, oRegs;
   ScoreModCopier scoreMods;
   Value Q, K, V, O, M;
+  /// scale (·q_descale·k_descale), and v_descale (null without descale).
+  Value scoreScale, outputScale;
   Value lane, firstRow, batch, head, kvHead;
   /// The warp's query rows (clamped to Lq − 1), and their Q registers.
   SmallVector<Value> row;

@@ -28,6 +28,8 @@ namespace attn {
 struct KernelParameters {
   Value Q, K, V, O, LSE, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
   SmallVector<Value> scoreModTensors;
+  /// FP8: the descale factors of Q, K and V (0-d f32), or null.
+  Value qDescale, kDescale, vDescale;
   /// TMA loads: the K and V tensor maps (FlashKernelSpec::tensorMapLoads), last.
   Value kTensorMap, vTensorMap;
   /// The parameter types of `s`'s kernel.

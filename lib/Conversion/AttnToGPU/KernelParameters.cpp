@@ -3,7 +3,7 @@
 // The kernel's parameters in order: Q, K, V, O (split-KV: the f32 partial
 // outputs, then their log2-sum-exp), the mask tensor, the paged cache's
 // block table and lengths, varlen's cumulative lengths, the score_mod's
-// tensors, and the TMA tensor maps. LaunchManifest.cpp lists the same
+// tensors, FP8's descale factors, and the TMA tensor maps. LaunchManifest.cpp lists the same
 // names for the runtimes; both follow this order.
 //
 //===----------------------------------------------------------------------===//
@@ -18,7 +18,8 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
   Type T = s.elementType, f32 = b.getF32Type();
   auto buffer = [&](ArrayRef<int64_t> shape) { return MemRefType::get(shape, T); };
   SmallVector<Type> params{buffer(s.queryShape(s.headDim)), buffer(s.keyShape(s.headDim)),
-                           buffer(s.keyShape(s.headDimV)), buffer(s.queryShape(s.headDimV))};
+                           buffer(s.keyShape(s.headDimV)),
+                           MemRefType::get(s.queryShape(s.headDimV), s.outputType)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
     params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, f32));
@@ -37,6 +38,8 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
     auto type = cast<RankedTensorType>(t.getType());
     params.push_back(MemRefType::get(type.getShape(), type.getElementType()));
   }
+  if (s.descale)
+    params.append(3, MemRefType::get({}, f32));
   // The K and V CUtensorMaps, by generic pointers to global memory.
   if (s.tensorMapLoads())
     params.append(2, LLVM::LLVMPointerType::get(b.getContext()));
@@ -66,6 +69,11 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
   }
   for (size_t i = 0; i < s.scoreModTensors.size(); ++i)
     p.scoreModTensors.push_back(take());
+  if (s.descale) {
+    p.qDescale = take();
+    p.kDescale = take();
+    p.vDescale = take();
+  }
   if (s.tensorMapLoads()) {
     p.kTensorMap = take();
     p.vTensorMap = take();

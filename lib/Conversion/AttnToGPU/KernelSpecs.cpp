@@ -82,6 +82,9 @@ void setProblem(const AttentionShape &shape, Type elt, FlashKernelSpec &s) {
   s.headDim = shape.headDim;
   s.headDimV = shape.headDimV;
   s.elementType = elt;
+  // (An FP8 attention's output type is already in the spec: scoresSpec.)
+  if (!s.outputType)
+    s.outputType = elt;
   s.causal = shape.causal;
   s.causalBottomRight = shape.causalBottomRight;
 }
@@ -171,6 +174,8 @@ LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal) {
 FlashKernelSpec scoresSpec(AttentionOp op) {
   FlashKernelSpec s;
   s.scale = op.getScale().convertToDouble();
+  s.outputType = op.getResult().getType().getElementType();
+  s.descale = !op.getDescale().empty();
   if (Value mask = op.getMask()) {
     auto mt = cast<RankedTensorType>(mask.getType());
     s.maskElementType = mt.getElementType();
@@ -249,8 +254,8 @@ FailureOr<FlashKernelSpec> mlir::attn::genericSpecFor(AttentionOp op, Refusal &r
     return fail(*why);
   Type elt = op.getQuery().getType().getElementType();
   auto isKernelFloat = [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); };
-  if (!isKernelFloat(elt))
-    return fail("the GPU kernels need f16, bf16 or f32 inputs");
+  if (!isKernelFloat(elt) && !isFP8Type(elt))
+    return fail("the GPU kernels need f16, bf16, f32 or 8-bit float inputs");
   FlashKernelSpec s = scoresSpec(op);
   if (s.mask == FlashKernelSpec::Mask::Additive && !isKernelFloat(s.maskElementType))
     return fail("the GPU kernels add an f16, bf16 or f32 mask to the f32 scores");

@@ -120,7 +120,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   SmallVector<Attribute> params{param("q", dtype + "*", shape(s.queryShape(s.headDim))),
                                 param("k", dtype + "*", shape(s.keyShape(s.headDim))),
                                 param("v", dtype + "*", shape(s.keyShape(s.headDimV))),
-                                param("o", dtype + "*", shape(s.queryShape(s.headDimV)))};
+                                param("o", elementTypeName(s.outputType) + "*",
+                                      shape(s.queryShape(s.headDimV)))};
   // A keep mask is one byte per element (i1 in memory; torch.bool).
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(
@@ -144,6 +145,13 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     params.push_back(param(scoreModArgs.back(), elementTypeName(type.getElementType()) + "*",
                            shape(type.getShape())));
   }
+  // FP8's descale factors: one f32 each, in device memory.
+  SmallVector<StringRef> descaleArgs;
+  if (s.descale)
+    for (StringRef name : {"q_descale", "k_descale", "v_descale"}) {
+      params.push_back(param(name, "f32*", shape({})));
+      descaleArgs.push_back(name);
+    }
   // Buffers the runner allocates (uninitialized) and passes by name.
   SmallVector<Attribute> workspace;
   if (s.splitKV()) {
@@ -170,6 +178,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     attentionArgs.append({"cu_seqlens_q", "cu_seqlens_k"});
   for (const std::string &name : scoreModArgs)
     attentionArgs.push_back(name);
+  attentionArgs.append(descaleArgs.begin(), descaleArgs.end());
   // TMA loads: for each entry the runner encodes a CUtensorMap
   // (cuTensorMapEncodeTiled) over its tensor's address and shape
   // (contiguous, dims innermost first: {d, Lk, Hkv, B}), with the box and
@@ -223,6 +232,9 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"calling_convention",
        str("bare pointers; each launch takes its args, named from params and workspace")},
       {"dtype", str(dtype)},
+      // O's type: the inputs' unless they are 8-bit floats.
+      {"output_dtype", str(elementTypeName(s.outputType))},
+      {"descale", b.getBoolAttr(s.descale)},
       // q, k, v and o must start at a multiple of this many bytes: the
       // tensor-core kernels move Q and O in 16-byte vectors and TMA boxes
       // start on 16-byte addresses; the generic kernel reads elements.

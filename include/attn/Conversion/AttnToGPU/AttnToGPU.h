@@ -40,8 +40,16 @@ struct FlashKernelSpec {
   std::string name;
   int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 0, seqKV = 0;
   int64_t headDim = 0, headDimV = 0;
-  Type elementType;          // f16 or bf16
+  /// Q, K and V's type: f16 or bf16 (tensor cores); also f32 and the
+  /// 8-bit floats (the generic kernel).
+  Type elementType;
+  /// O's type: the inputs' unless they are 8-bit floats (f16, bf16 or f32).
+  Type outputType;
   double scale = 1.0;
+  /// FP8 inputs with descale factors (attn.attention's `descale`): three
+  /// f32 scalars in device memory, parameters after the score_mod's
+  /// tensors; the scores are scaled by q·k's and O by v's.
+  bool descale = false;
   bool causal = false;
   bool causalBottomRight = false;
   /// A mask tensor, the kernel's fifth parameter, as [MB, MH, MQ, MK] with
