@@ -87,7 +87,7 @@ func.func @d320(%q: tensor<1x2x10x320xbf16>) -> tensor<1x2x10x320xbf16> {
 // CHECK: attn.attention
 // CHECK-NOT: gpu.launch_func
 func.func @f64_inputs(%q: tensor<1x2x16x64xf64>) -> tensor<1x2x16x64xf64> {
-  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernels need f16, bf16 or f32 inputs; the attention stays unfused (strict=true makes this an error)}}
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernels need f16, bf16, f32 or 8-bit float inputs; the attention stays unfused (strict=true makes this an error)}}
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x16x64xf64>, tensor<1x2x16x64xf64>, tensor<1x2x16x64xf64> -> tensor<1x2x16x64xf64>
   return %o : tensor<1x2x16x64xf64>
 }
@@ -129,4 +129,36 @@ func.func @widest_for_registers(%q: tensor<1x1x2x2048xf32>, %v: tensor<1x1x2x8xf
   // expected-warning @+1 {{the generic GPU kernel runs it instead}}
   %o = attn.attention %q, %q, %v scale(1.0) : tensor<1x1x2x2048xf32>, tensor<1x1x2x2048xf32>, tensor<1x1x2x8xf32> -> tensor<1x1x2x8xf32>
   return %o : tensor<1x1x2x8xf32>
+}
+
+// -----
+
+// FP8 inputs with descale factors, on a chip without an FP8 tensor-core
+// kernel (mma.sync): the generic kernel reads the 8-bit floats, extends
+// them to f32 (exact; --attn-expand-fp8 lowers the extension), scales the
+// scores by scale·q_descale·k_descale and O by v_descale, and stores O in
+// the result's type (bf16). The factors are three f32 scalar parameters
+// after the tensors, and the launch passes the op's descale operands.
+// CHECK-LABEL: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv1_q24_k40_d32_v32_causal(
+// CHECK-SAME: %{{.*}}: memref<1x2x24x32xf8E4M3FN>, %{{.*}}: memref<1x1x40x32xf8E4M3FN>, %{{.*}}: memref<1x1x40x32xf8E4M3FN>, %{{.*}}: memref<1x2x24x32xbf16>, %[[QS:.*]]: memref<f32>, %[[KS:.*]]: memref<f32>, %[[VS:.*]]: memref<f32>)
+// CHECK-DAG: %[[KD:.*]] = memref.load %[[KS]][] : memref<f32>
+// CHECK-DAG: %[[QD:.*]] = memref.load %[[QS]][] : memref<f32>
+// CHECK: %[[QK:.*]] = arith.mulf %[[QD]], %[[KD]] : f32
+// CHECK: %[[SCALE:.*]] = arith.mulf %{{.*}}, %[[QK]] : f32
+// CHECK: %[[VD:.*]] = memref.load %[[VS]][] : memref<f32>
+// CHECK: arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK: arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[VD]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}} : memref<1x2x24x32xbf16>
+// CHECK-LABEL: func.func @fp8_descale
+// CHECK-SAME: %[[A:[^:]*]]: tensor<f32>, %[[B:[^:]*]]: tensor<f32>, %[[C:[^:]*]]: tensor<f32>)
+// CHECK-DAG: %[[AB:.*]] = bufferization.to_buffer %[[A]] : tensor<f32> to memref<f32>
+// CHECK-DAG: %[[BB:.*]] = bufferization.to_buffer %[[B]] : tensor<f32> to memref<f32>
+// CHECK-DAG: %[[CB:.*]] = bufferization.to_buffer %[[C]] : tensor<f32> to memref<f32>
+// CHECK: gpu.launch_func {{.*}} args(%{{.*}} : memref<1x2x24x32xf8E4M3FN>, %{{.*}} : memref<1x1x40x32xf8E4M3FN>, %{{.*}} : memref<1x1x40x32xf8E4M3FN>, %{{.*}} : memref<1x2x24x32xbf16>, %[[AB]] : memref<f32>, %[[BB]] : memref<f32>, %[[CB]] : memref<f32>)
+func.func @fp8_descale(%q: tensor<1x2x24x32xf8E4M3FN>, %k: tensor<1x1x40x32xf8E4M3FN>, %v: tensor<1x1x40x32xf8E4M3FN>, %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<1x2x24x32xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f8; the generic GPU kernel runs it instead}}
+  %o = attn.attention %q, %k, %v descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) causal(top_left) : tensor<1x2x24x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN> -> tensor<1x2x24x32xbf16>
+  return %o : tensor<1x2x24x32xbf16>
 }
