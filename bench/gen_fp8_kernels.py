@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""FP8 attention kernels (and bf16 twins for the speed comparison), built
+here by attn-opt's GPU pipeline for the H200 (sm_90a) or another chip, for
+bench/fp8_check.py on the GPU machine.
+
+    python3 bench/gen_fp8_kernels.py --out DIR [--attn-opt build/bin/attn-opt]
+        [--chip sm_90a] [--set check|speed|all]
+
+check: small shapes over both formats, GQA, both causal alignments, head
+       dims the tensor cores take and ones they do not, every output type,
+       with and without descale factors;
+speed: B·N = 16k tokens, H·d = 2048, d = 128, N = 2k..16k, causal and not
+       (issue 16's grid), each with a bf16 twin.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+CHECK = [
+    # (fmt, out, B, Hq, Hkv, Lq, Lk, d, dv, causal, descale)
+    ("f8E4M3FN", "bf16", 1, 4, 2, 200, 200, 64, 64, "top_left", True),
+    ("f8E4M3FN", "bf16", 2, 2, 2, 256, 256, 128, 128, None, True),
+    ("f8E4M3FN", "f16", 1, 2, 1, 100, 300, 128, 128, "bottom_right", True),
+    ("f8E4M3FN", "f32", 1, 3, 3, 77, 130, 96, 40, None, False),
+    ("f8E5M2", "bf16", 1, 2, 2, 129, 129, 128, 128, "top_left", True),
+    ("f8E5M2", "f16", 2, 4, 1, 64, 333, 256, 256, None, False),
+]
+
+
+def speed_cases():
+    out = []
+    for n in (2048, 4096, 8192, 16384):
+        for causal in (None, "top_left"):
+            b = 16384 // n
+            out.append(("f8E4M3FN", "bf16", b, 16, 16, n, n, 128, 128, causal, True))
+            out.append(("bf16", "bf16", b, 16, 16, n, n, 128, 128, causal, False))
+    return out
+
+
+def function(i, case):
+    fmt, out, B, hq, hkv, lq, lk, d, dv, causal, descale = case
+    t = lambda h, l, c, e: "tensor<%dx%dx%dx%dx%s>" % (B, h, l, c, e)
+    qt, kt, vt, ot = t(hq, lq, d, fmt), t(hkv, lk, d, fmt), t(hkv, lk, dv, fmt), t(hq, lq, dv, out)
+    args = "%%q: %s, %%k: %s, %%v: %s" % (qt, kt, vt)
+    op_descale = ""
+    if descale:
+        args += ", %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>"
+        op_descale = " descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>)"
+    c = " causal(%s)" % causal if causal else ""
+    scale = repr(1.0 / d ** 0.5)
+    return ("func.func @f%d(%s) -> %s {\n  %%o = attn.attention %%q, %%k, %%v%s scale(%s)%s"
+            " : %s, %s, %s -> %s\n  return %%o : %s\n}\n"
+            % (i, args, ot, op_descale, scale, c, qt, kt, vt, ot, ot))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--attn-opt", default="build/bin/attn-opt")
+    ap.add_argument("--chip", default="sm_90a")
+    ap.add_argument("--set", choices=("check", "speed", "all"), default="all")
+    a = ap.parse_args()
+    cases = (CHECK if a.set in ("check", "all") else []) + \
+        (speed_cases() if a.set in ("speed", "all") else [])
+    os.makedirs(a.out, exist_ok=True)
+    module = "".join(function(i, c) for i, c in enumerate(cases))
+    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s dump-dir=%s" % (a.chip, a.out),
+                          "-o", os.devnull], input=module, capture_output=True, text=True)
+    if run.returncode:
+        print(run.stderr[:4000])
+        return 1
+    # What took the generic kernel, and why (the pipeline's warnings).
+    for line in run.stderr.splitlines():
+        if "warning" in line:
+            print(line.split("warning: ", 1)[1][:160])
+    print("%d attentions, %d kernels in %s" % (len(cases),
+          len([f for f in os.listdir(a.out) if f.endswith(".ptx")]), a.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
