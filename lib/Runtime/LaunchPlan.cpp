@@ -29,7 +29,8 @@ struct ElementTypeInfo {
 };
 constexpr ElementTypeInfo kElementTypes[] = {
     {ElementType::BF16, "bf16", 2}, {ElementType::F16, "f16", 2}, {ElementType::F32, "f32", 4},
-    {ElementType::F64, "f64", 8},   {ElementType::I8, "i8", 1},   {ElementType::I16, "i16", 2},
+    {ElementType::F64, "f64", 8},   {ElementType::F8E4M3FN, "f8E4M3FN", 1},
+    {ElementType::F8E5M2, "f8E5M2", 1}, {ElementType::I8, "i8", 1},   {ElementType::I16, "i16", 2},
     {ElementType::I32, "i32", 4},   {ElementType::I64, "i64", 8}, {ElementType::Bool, "i1", 1}};
 
 const ElementTypeInfo &info(ElementType type) {
@@ -66,7 +67,8 @@ static bool fromJSON(const json::Value &v, ElementType &type, json::Path path) {
         type = i.type;
         return true;
       }
-  path.report("expected a pointer type: bf16*, f16*, f32*, f64*, i8*, i16*, i32*, i64* or i1*");
+  path.report("expected a pointer type: bf16*, f16*, f32*, f64*, f8E4M3FN*, f8E5M2*, i8*, i16*, "
+              "i32*, i64* or i1*");
   return false;
 }
 
@@ -167,7 +169,8 @@ static llvm::Error validate(const LaunchPlan &plan) {
   for (const TensorSpec &t : llvm::concat<const TensorSpec>(plan.params(), plan.workspace())) {
     if (!names.insert(t.name).second)
       return fail("the tensor name '" + t.name + "' appears twice");
-    if (t.shape.empty() || llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
+    // (An empty shape is a scalar: FP8's descale factors.)
+    if (llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
       return fail("'" + t.name + "' needs a shape of positive extents");
     int64_t elements = 1;
     for (int64_t e : t.shape)

@@ -80,6 +80,23 @@ TEST(LaunchPlan, OneLaunchSpelledAtTheTopLevel) {
   EXPECT_EQ(plan->params()[1].bytes(), 4u);
 }
 
+TEST(LaunchPlan, ReadsFP8KernelsWithScalarDescaleFactors) {
+  // FP8 inputs, a bf16 output and three f32 scalars (shape []).
+  auto plan = LaunchPlan::parse(R"({"kernel": "k", "params": [
+      {"name": "q", "type": "f8E4M3FN*", "shape": [1, 2, 4, 8]},
+      {"name": "v", "type": "f8E5M2*", "shape": [1, 2, 4, 8]},
+      {"name": "o", "type": "bf16*", "shape": [1, 2, 4, 8]},
+      {"name": "q_descale", "type": "f32*", "shape": []}],
+    "launches": [{"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+                  "args": ["q", "v", "o", "q_descale"]}]})");
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  EXPECT_EQ(plan->params()[0].bytes(), 64u);
+  EXPECT_EQ(elementTypeName(plan->params()[1].type), "f8E5M2");
+  EXPECT_EQ(plan->params()[2].bytes(), 128u);
+  EXPECT_EQ(plan->params()[3].numElements(), 1);
+  EXPECT_EQ(plan->params()[3].bytes(), 4u);
+}
+
 TEST(LaunchPlan, ReadsEveryScoreModOperandType) {
   // A score_mod's tensors may hold any integer or float up to 64 bits.
   for (auto [type, bytes] : {std::pair<const char *, size_t>{"f64", 8}, {"i64", 8},

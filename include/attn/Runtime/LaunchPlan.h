@@ -27,7 +27,8 @@ namespace runtime {
 /// What a manifest's pointer types name: the attention operands' floats,
 /// and what a score_mod's tensors may hold (any integer or float up to 64
 /// bits).
-enum class ElementType { BF16, F16, F32, F64, I8, I16, I32, I64, Bool };
+/// F8E4M3FN, F8E5M2: FP8 attention's inputs (one byte each).
+enum class ElementType { BF16, F16, F32, F64, F8E4M3FN, F8E5M2, I8, I16, I32, I64, Bool };
 
 size_t elementBytes(ElementType type);
 llvm::StringRef elementTypeName(ElementType type);
