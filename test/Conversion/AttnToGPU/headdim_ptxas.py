@@ -73,14 +73,20 @@ SCORE_MOD_TENSORS = {"relbias": ", %table: tensor<4x639xf32>"}
 def attention(d, dv, causal, mod=None, dtype="bf16"):
     q = "tensor<1x4x320x%dx%s>" % (d, dtype)
     v = "tensor<1x4x320x%dx%s>" % (dv, dtype)
+    o = v
     attrs = " scale(0.125)" + (" causal(bottom_right)" if causal else "")
+    extra = SCORE_MOD_TENSORS.get(mod, "")
+    if dtype.startswith("f8"):
+        # FP8: a bf16 result and the three descale factors.
+        o = "tensor<1x4x320x%dxbf16>" % dv
+        extra += ", %qd: tensor<f32>, %kd: tensor<f32>, %vd: tensor<f32>"
+        attrs = (" descale(%qd, %kd, %vd : tensor<f32>, tensor<f32>, tensor<f32>)" + attrs)
     if mod:
         attrs += (" score_mod {\n  ^bb0(%%s: f32, %%b: index, %%h: index, %%i: index, %%j: index):"
                   "%s\n    attn.yield %%y : f32\n  }" % SCORE_MODS[mod])
     return ("func.func @a(%%q: %s, %%k: %s, %%v: %s%s) -> %s {\n"
             "  %%o = attn.attention %%q, %%k, %%v%s : %s, %s, %s -> %s\n"
-            "  return %%o : %s\n}\n" % (q, q, v, SCORE_MOD_TENSORS.get(mod, ""), v, attrs,
-                                         q, q, v, v, v))
+            "  return %%o : %s\n}\n" % (q, q, v, extra, o, attrs, q, q, v, o, o))
 
 
 def main():
@@ -101,6 +107,10 @@ def main():
         cases = [(d, dv, CHIPS[i % 3], i % 2 == 1, [None, *SCORE_MODS][i % 5], dtype)
                  for i, (d, dv) in enumerate(GENERIC_DIMS) for dtype in ("f32", "f16", "bf16")
                  if dtype == "f32" or (d, dv) not in TENSOR_CORE_DIMS]
+        # FP8 (no tensor-core kernel yet: every head dim, both formats).
+        cases += [(d, dv, CHIPS[i % 3], i % 2 == 0, [None, *SCORE_MODS][(i + 2) % 5], fmt)
+                  for i, (d, dv) in enumerate(GENERIC_DIMS)
+                  for fmt in ("f8E4M3FN", "f8E5M2")]
     with tempfile.TemporaryDirectory() as tmp:
         for d, dv, chip, causal, mod, dtype in cases:
             if True:
