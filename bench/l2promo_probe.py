@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The TMA tensor maps' L2 promotion (none, 64 B, 128 B, 256 B: the
-runtime's fixed 256 B) on dumped kernels, interleaved CUDA-event medians:
-a probe of the load pattern, not a product option.
+"""The TMA tensor maps' L2 promotion (none, 64 B, 128 B, 256 B; the
+manifest's `l2_promotion` overridden per copy of the kernel) on dumped
+kernels, interleaved CUDA-event medians: the probe behind NOTES v36e/v36f
+(where the runtime still encoded a fixed 256 B).
 
     python3 bench/l2promo_probe.py bench/kernels_ncu36 [rounds]
 """
@@ -10,9 +11,9 @@ import sys
 
 import torch
 
-from attn_run import Kernel, bench, interleaved, runtime
+from attn_run import Kernel, interleaved
 
-PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
+PROMOTIONS = ("none", "64B", "128B", "256B")
 
 
 def main():
@@ -20,9 +21,10 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 9
     for name in sorted(f for f in os.listdir(kdir) if f.startswith("attn_") and f.endswith(".json")):
         calls = {}
-        for label, promo in PROMOTIONS.items():
-            runtime._TENSOR_MAP_L2_PROMOTION_256B = promo
+        for label in PROMOTIONS:
             kern = Kernel(os.path.join(kdir, name))  # fresh map cache per promotion
+            for m in kern.tensor_maps:
+                m["l2_promotion"] = label
             q, k, v, o = kern.inputs()
             kern(q, k, v, o)  # encodes (and caches) this promotion's maps
             calls[label] = (lambda kern=kern, q=q, k=k, v=v, o=o: kern(q, k, v, o))

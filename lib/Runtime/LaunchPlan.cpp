@@ -80,6 +80,7 @@ static bool fromJSON(const json::Value &v, TensorSpec &t, json::Path path) {
 static bool fromJSON(const json::Value &v, TensorMapSpec &m, json::Path path) {
   json::ObjectMapper o(v, path);
   return o && o.map("arg", m.arg) && o.map("tensor", m.tensor) && o.map("box", m.box) &&
+         o.mapOptional("l2_promotion", m.l2Promotion) &&
          o.map("swizzle", m.swizzle);
 }
 
@@ -191,6 +192,9 @@ static llvm::Error validate(const LaunchPlan &plan) {
     if (!llvm::is_contained({"none", "32B", "64B", "128B"}, m.swizzle))
       return fail("tensor map '" + m.arg + "' has swizzle '" + m.swizzle +
                   "'; expected none, 32B, 64B or 128B");
+    if (!llvm::is_contained({"none", "64B", "128B", "256B"}, m.l2Promotion))
+      return fail("tensor map '" + m.arg + "' has l2_promotion '" + m.l2Promotion +
+                  "'; expected none, 64B, 128B or 256B");
     if (!names.insert(m.arg).second)
       return fail("the name '" + m.arg + "' appears twice");
   }

@@ -122,13 +122,18 @@ static llvm::Error encodeTensorMap(const TensorMapSpec &m, const TensorArg &t, C
                      .Case("64B", CU_TENSOR_MAP_SWIZZLE_64B)
                      .Case("128B", CU_TENSOR_MAP_SWIZZLE_128B)
                      .Default(CU_TENSOR_MAP_SWIZZLE_NONE);
+  auto promotion = llvm::StringSwitch<CUtensorMapL2promotion>(m.l2Promotion)
+                       .Case("64B", CU_TENSOR_MAP_L2_PROMOTION_L2_64B)
+                       .Case("128B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B)
+                       .Case("256B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+                       .Default(CU_TENSOR_MAP_L2_PROMOTION_NONE);
   return checkCuda(
       cuTensorMapEncodeTiled(&map,
                              t.type == ElementType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                              cuuint32_t(rank), reinterpret_cast<void *>(t.address), dims, strides,
                              box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                             promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
       "cuTensorMapEncodeTiled(" + m.arg + ")");
 }
 

@@ -31,7 +31,8 @@ _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 # (8-bit floats as UINT8: TMA copies bytes.)
 _TENSOR_MAP_DTYPES = {"f16": 6, "bf16": 9, "f8E4M3FN": 0, "f8E5M2": 0}
 _TENSOR_MAP_SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
-_TENSOR_MAP_L2_PROMOTION_256B = 3
+# The manifest's `l2_promotion` of each map (the compiler's choice: none).
+_TENSOR_MAP_L2_PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
 _TENSOR_MAP_BYTES = 128
 # Tensor-map buffers kept per loaded kernel (one per distinct K/V address
 # pair): a serving loop reuses a few cache tensors.
@@ -146,12 +147,13 @@ class _Function:
             raise CudaError(self.driver.describe("cuLaunchKernel", status))
 
 
-def encode_tensor_map(driver, dtype: str, address: int, shape, box, swizzle: str) -> bytes:
+def encode_tensor_map(driver, dtype: str, address: int, shape, box, swizzle: str,
+                      l2_promotion: str = "none") -> bytes:
     """A CUtensorMap (128 bytes) over the contiguous tensor of `shape` at
     `address`: dims innermost first, byte strides of the outer dims, the
     box in elements, zero fill out of bounds."""
     rank = len(shape)
-    elem = 2
+    elem = 1 if dtype.startswith("f8") else 2
     dims = list(reversed([int(x) for x in shape]))
     strides, step = [], elem
     for x in dims[:-1]:
@@ -171,7 +173,7 @@ def encode_tensor_map(driver, dtype: str, address: int, shape, box, swizzle: str
     status = encode(aligned, _TENSOR_MAP_DTYPES[dtype], rank, address, u64s(*dims),
                     (ctypes.c_uint64 * max(1, rank - 1))(*strides),
                     u32s(*[int(x) for x in box]), u32s(*([1] * rank)), 0,
-                    _TENSOR_MAP_SWIZZLES[swizzle], _TENSOR_MAP_L2_PROMOTION_256B, 0)
+                    _TENSOR_MAP_SWIZZLES[swizzle], _TENSOR_MAP_L2_PROMOTIONS[l2_promotion], 0)
     if status != 0:
         raise CudaError(driver.describe("cuTensorMapEncodeTiled", status))
     return ctypes.string_at(aligned, _TENSOR_MAP_BYTES)
@@ -217,6 +219,11 @@ class LoadedKernel:
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
         self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
         self.tensor_maps = list(manifest.get("tensor_maps", []))
+        for m in self.tensor_maps:
+            if m.get("l2_promotion", "none") not in _TENSOR_MAP_L2_PROMOTIONS:
+                raise ValueError("tensor map %s: l2_promotion must be one of %s, got %r"
+                                 % (m.get("arg"), ", ".join(_TENSOR_MAP_L2_PROMOTIONS),
+                                    m.get("l2_promotion")))
         self._driver = driver
         self._map_buffers = OrderedDict()
         self._map_lock = threading.Lock()
@@ -256,7 +263,7 @@ class LoadedKernel:
         for m in self.tensor_maps:
             image = bytearray(encode_tensor_map(
                 self._driver, self.manifest["dtype"], pointers[m["tensor"]], shapes[m["tensor"]],
-                m["box"], m["swizzle"]))
+                m["box"], m["swizzle"], m.get("l2_promotion", "none")))
             # (The caching allocator's blocks are 512-byte aligned.)
             buffers[m["arg"]] = torch.frombuffer(image, dtype=torch.uint8).to(device)
         with self._map_lock:

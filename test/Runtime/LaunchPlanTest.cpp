@@ -246,6 +246,8 @@ TEST(LaunchPlan, ReadsWhatTheCompilerWrites) {
       EXPECT_EQ(plan->tensorMaps()[0].tensor, "k");
       EXPECT_EQ(plan->tensorMaps()[1].tensor, "v");
       EXPECT_EQ(plan->tensorMaps()[0].swizzle, "128B");
+      // The compiler's L2 promotion (kTensorMapL2Promotion, NOTES v36e).
+      EXPECT_EQ(plan->tensorMaps()[0].l2Promotion, "none");
       const std::vector<std::string> &args = plan->launches()[0].args;
       EXPECT_EQ(std::vector<std::string>(args.end() - 2, args.end()),
                 (std::vector<std::string>{"k_tensor_map", "v_tensor_map"}));
@@ -280,7 +282,8 @@ TEST(LaunchPlan, TensorMaps) {
                   "args": ["q", "k", "v", "o", "k_tensor_map", "v_tensor_map"]}],
     "tensor_maps": [
       {"arg": "k_tensor_map", "tensor": "k", "box": [64, 64, 1, 1], "swizzle": "128B"},
-      {"arg": "v_tensor_map", "tensor": "v", "box": [64, 64, 1, 1], "swizzle": "SWIZZLE"}]})";
+      {"arg": "v_tensor_map", "tensor": "v", "box": [64, 64, 1, 1], "swizzle": "SWIZZLE",
+       "l2_promotion": "256B"}]})";
   auto parse = [](const std::string &text) { return LaunchPlan::parse(text); };
   llvm::Expected<LaunchPlan> bad = parse(manifest);
   ASSERT_FALSE(bool(bad));
@@ -291,6 +294,15 @@ TEST(LaunchPlan, TensorMaps) {
   ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
   ASSERT_EQ(plan->tensorMaps().size(), 2u);
   EXPECT_EQ(plan->tensorMaps()[1].box, (std::vector<int64_t>{64, 64, 1, 1}));
+  // l2_promotion: none when absent, else as given, and checked.
+  EXPECT_EQ(plan->tensorMaps()[0].l2Promotion, "none");
+  EXPECT_EQ(plan->tensorMaps()[1].l2Promotion, "256B");
+  std::string badPromotion = good;
+  badPromotion.replace(badPromotion.find("256B"), 4, "512B");
+  llvm::Expected<LaunchPlan> refused = parse(badPromotion);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("has l2_promotion '512B'"),
+            std::string::npos);
   std::vector<TensorArg> args;
   for (auto [i, name] : llvm::enumerate(std::vector<std::string>{"q", "k", "v", "o"}))
     args.push_back({name, 0x1000u * (i + 1), ElementType::BF16, {1, 2, 128, 64}});

@@ -63,6 +63,8 @@ struct TensorMapSpec {
   std::string arg, tensor;
   std::vector<int64_t> box;
   std::string swizzle;
+  /// none, 64B, 128B or 256B (the manifest's `l2_promotion`; none when absent).
+  std::string l2Promotion = "none";
 };
 
 struct TensorArg {

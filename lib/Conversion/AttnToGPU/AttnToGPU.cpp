@@ -38,7 +38,7 @@ namespace {
 
 /// A TMA tensor map over the [B, Hkv, L, d] buffer `kv` whose boxes are
 /// one 64-column atom of a `blockKV`-key tile, 128-byte swizzled, zero
-/// filled out of bounds: nvgpu's descriptor, built on the host by the CUDA
+/// filled out of bounds, without L2 promotion (kTensorMapL2Promotion): nvgpu's descriptor, built on the host by the CUDA
 /// runtime wrappers (cuTensorMapEncodeTiled, the map copied to device
 /// memory), passed to the kernel as the generic pointer it lowers to.
 Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
@@ -48,7 +48,8 @@ Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
                                                         gpu::AddressSpace::Workgroup));
   auto descType = nvgpu::TensorMapDescriptorType::get(
       b.getContext(), box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B, nvgpu::TensorMapOOBKind::OOB_ZERO,
+      *nvgpu::symbolizeTensorMapL2PromoKind(kTensorMapL2Promotion),
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
   Value unranked = memref::CastOp::create(
       b, loc, UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()), kv);

@@ -182,7 +182,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   // TMA loads: for each entry the runner encodes a CUtensorMap
   // (cuTensorMapEncodeTiled) over its tensor's address and shape
   // (contiguous, dims innermost first: {d, Lk, Hkv, B}), with the box and
-  // swizzle given here and zero fill out of bounds, and passes a pointer to
+  // swizzle and L2 promotion given here and zero fill out of bounds, and passes a pointer to
   // it in global memory (128 bytes, 64-byte aligned) as the argument `arg`.
   SmallVector<Attribute> tensorMaps;
   if (s.tensorMapLoads()) {
@@ -191,7 +191,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       tensorMaps.push_back(dict({{"arg", str(arg)},
                                  {"tensor", str(tensor)},
                                  {"box", shape({64, s.blockKV, 1, 1})},
-                                 {"swizzle", str("128B")}}));
+                                 {"swizzle", str("128B")},
+                                 {"l2_promotion", str(kTensorMapL2Promotion)}}));
     }
     attentionArgs.append({"k_tensor_map", "v_tensor_map"});
   }

@@ -29,7 +29,7 @@
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.return
 // CHECK-LABEL: func.func @prefill
-// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1{{.*}}, %c1{{.*}}, %c128{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<1x1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1{{.*}}, %c1{{.*}}, %c128{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<1x1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 // CHECK: nvgpu.tma.create.descriptor
 // CHECK: gpu.launch_func {{.*}} : !llvm.ptr, {{.*}} : !llvm.ptr)
 // cp.async: no maps, no mbarriers, each thread's copies.

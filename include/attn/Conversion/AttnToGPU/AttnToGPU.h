@@ -35,6 +35,15 @@ namespace attn {
 inline constexpr llvm::StringLiteral kLaunchManifestsAttrName =
     "attn.launch_manifests";
 
+/// The L2 promotion of every TMA tensor map the kernels read through: none.
+/// Each box row is one whole 128-byte line (a 64-column atom of 2-byte
+/// elements), so promoting a request to 256 bytes only makes L2 fetch the
+/// other half of a 256-byte K/V row early and apart from the box that wants
+/// it: measured 6.3-6.8% slower on the B >= 8 decode kernels, within noise
+/// on prefill (bench/NOTES.md v36e/v36f). The manifest states it per map
+/// (`l2_promotion`) for the runtimes, which encode the maps.
+inline constexpr llvm::StringLiteral kTensorMapL2Promotion = "none";
+
 /// What a kernel generator needs to know about one attention.
 struct FlashKernelSpec {
   std::string name;
