@@ -52,6 +52,19 @@ func.func @e4m3_to_f64(%x: f8E4M3FN) -> f64 {
 
 // -----
 
+// Tensors (elementwise arith on tensors, before linalg): the same ops on
+// tensors, constants as splats.
+// CHECK-LABEL: func.func @e4m3_tensor
+// CHECK: arith.bitcast %{{.*}} : tensor<4xf8E4M3FN> to tensor<4xi8>
+// CHECK: arith.extui %{{.*}} : tensor<4xi8> to tensor<4xi16>
+// CHECK: arith.select %{{.*}} : tensor<4xi1>, tensor<4xf32>
+func.func @e4m3_tensor(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
+  %y = arith.extf %x : tensor<4xf8E4M3FN> to tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // Negative: other extensions (and truncations) stay as they are.
 // CHECK-LABEL: func.func @other_floats
 // CHECK-NEXT: arith.extf %{{.*}} : f16 to f32

@@ -211,3 +211,16 @@ func.func @fp8_no_descale(%q: tensor<64x32xf8E5M2>) -> tensor<64x32xf32> {
   %o = attn.attention %q, %q, %q scale(0.125) : tensor<64x32xf8E5M2>, tensor<64x32xf8E5M2>, tensor<64x32xf8E5M2> -> tensor<64x32xf32>
   return %o : tensor<64x32xf32>
 }
+
+// -----
+
+// A result type less static than Q and V make it: the loops' result is
+// cast back to the op's type (the function's return stays valid).
+// CHECK-LABEL: func.func @result_more_dynamic
+// CHECK: %[[R:.+]] = scf.for
+// CHECK: %[[C:.+]] = tensor.cast %[[R]] : tensor<?x3xf16> to tensor<?x?xf16>
+// CHECK: return %[[C]] : tensor<?x?xf16>
+func.func @result_more_dynamic(%q: tensor<?x17xf16>, %k: tensor<8x17xf16>, %v: tensor<8x3xf16>) -> tensor<?x?xf16> {
+  %o = attn.attention %q, %k, %v scale(0.125) : tensor<?x17xf16>, tensor<8x17xf16>, tensor<8x3xf16> -> tensor<?x?xf16>
+  return %o : tensor<?x?xf16>
+}

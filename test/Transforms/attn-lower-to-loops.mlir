@@ -119,3 +119,34 @@ func.func @score_mod_from_above(%q: tensor<1x1x2x8xf32>, %k: tensor<1x1x4x8xf32>
   } : tensor<1x1x2x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x2x8xf32>
   return %o : tensor<1x1x2x8xf32>
 }
+
+// -----
+
+// The naive form, likewise cast back to a less static result type.
+// LINALG-LABEL: func.func @result_more_dynamic
+// LINALG: %[[C:.+]] = tensor.cast %{{.*}} : tensor<?x3xf16> to tensor<?x?xf16>
+// LINALG: return %[[C]] : tensor<?x?xf16>
+func.func @result_more_dynamic(%q: tensor<?x17xf16>, %k: tensor<8x17xf16>, %v: tensor<8x3xf16>) -> tensor<?x?xf16> {
+  %o = attn.attention %q, %k, %v scale(0.125) : tensor<?x17xf16>, tensor<8x17xf16>, tensor<8x3xf16> -> tensor<?x?xf16>
+  return %o : tensor<?x?xf16>
+}
+
+// -----
+
+// FP8: the scores scaled by scale·q_descale·k_descale; O times v_descale
+// before the fully masked rows are set to 0 (so they stay 0 even for a
+// v_descale of inf or NaN).
+// LINALG-LABEL: func.func @fp8_descale
+// LINALG: tensor.extract %{{.*}}[] : tensor<f32>
+// LINALG: tensor.extract %{{.*}}[] : tensor<f32>
+// LINALG: %[[QK:.+]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// LINALG: %[[S:.+]] = arith.mulf %{{.*}}, %[[QK]] : f32
+// LINALG: arith.mulf %{{.*}}, %[[S]] : f32
+// LINALG: %[[VD:.+]] = tensor.extract %{{.*}}[] : tensor<f32>
+// LINALG: %[[DIV:.+]] = arith.divf
+// LINALG-NEXT: %[[Y:.+]] = arith.mulf %[[DIV]], %[[VD]] : f32
+// LINALG-NEXT: arith.select %{{.*}}, %{{.*}}, %[[Y]] : f32
+func.func @fp8_descale(%q: tensor<4x8xf8E4M3FN>, %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<4x8xf32> {
+  %o = attn.attention %q, %q, %q descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) : tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN> -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}

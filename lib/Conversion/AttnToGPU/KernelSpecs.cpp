@@ -294,6 +294,11 @@ FailureOr<FlashKernelSpec> mlir::attn::genericSpecFor(AttentionOp op, Refusal &r
 /// chooser refuses element types itself.
 FailureOr<FlashKernelSpec> mlir::attn::specFor(AttentionOp op, const KernelOptions &options,
                                    Refusal &refusal) {
+  // (scoresSpec reads the mask as rank 4 at most: the form first.)
+  if (std::optional<std::string> why = whyNoGPUKernelForm(op)) {
+    refusal.why = *why;
+    return failure();
+  }
   return tensorCoreSpec(op, op.getCostShape(), getMaskReads(op), scoresSpec(op), options,
                         refusal, std::nullopt);
 }

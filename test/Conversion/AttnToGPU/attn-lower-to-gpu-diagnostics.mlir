@@ -53,6 +53,16 @@ func.func @rank5(%q: tensor<2x1x2x64x64xf16>) -> tensor<2x1x2x64x64xf16> {
 
 // -----
 
+// With a mask too (the mask's shape was read as rank 4 before the rank was
+// checked: a crash found by fuzzing).
+func.func @rank5_mask(%q: tensor<1x1x2x16x16xf16>, %m: tensor<1x1x1x16x16xi1>) -> tensor<1x1x2x16x16xf16> {
+  // expected-error @+1 {{attn-lower-to-gpu: the GPU kernel takes [L, d], [H, L, d] or [B, H, L, d], got rank 5}}
+  %o = attn.attention %q, %q, %q mask(%m : tensor<1x1x1x16x16xi1>) scale(0.25) : tensor<1x1x2x16x16xf16>, tensor<1x1x2x16x16xf16>, tensor<1x1x2x16x16xf16> -> tensor<1x1x2x16x16xf16>
+  return %o : tensor<1x1x2x16x16xf16>
+}
+
+// -----
+
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-q=96" 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 16, 32, 64 or 128, got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=8" 2>&1 | FileCheck %s --check-prefix=ROWS

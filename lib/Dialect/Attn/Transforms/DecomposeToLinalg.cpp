@@ -388,12 +388,18 @@ struct DecomposeAttention : public OpRewritePattern<AttentionOp> {
                           Value zero = floatConst(nb, nl, accT, 0.0);
                           Value empty = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                                               a[1], zero);
-                          Value y = arith::SelectOp::create(
-                              nb, nl, empty, zero, arith::DivFOp::create(nb, nl, a[0], a[1]));
+                          Value y = arith::DivFOp::create(nb, nl, a[0], a[1]);
+                          // (Before the select: a dead row stays 0 even
+                          // for a v_descale of inf or NaN.)
                           if (valueDescale)
                             y = arith::MulFOp::create(nb, nl, y, valueDescale);
+                          y = arith::SelectOp::create(nb, nl, empty, zero, y);
                           linalg::YieldOp::create(nb, nl, castFloat(nb, nl, y, outElt));
                         });
+    // The extents came from Q and V; the op's result type may be less
+    // static than they are.
+    if (out.getType() != op.getType())
+      out = tensor::CastOp::create(b, loc, op.getType(), out);
     b.replaceOp(op, out);
     return success();
   }

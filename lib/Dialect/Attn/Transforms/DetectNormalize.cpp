@@ -29,6 +29,17 @@ namespace detect {
 // Layer 1: normalization
 //===----------------------------------------------------------------------===//
 
+/// A conversion detection looks through: float extensions (exact) and
+/// truncations, which the raised attention's own rounding stands for — but
+/// never one to an 8-bit float, whose 2-3 mantissa bits are a quantization
+/// the program asked for (fake-quantized FP8); raising through it would drop
+/// it and change the result by percents.
+static bool isValueCast(Operation *op) {
+  if (!isa<arith::ExtFOp, arith::TruncFOp, tosa::CastOp>(op))
+    return false;
+  return !isFP8Type(getElementTypeOrSelf(op->getResult(0).getType()));
+}
+
 int64_t rankOf(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t ? t.getRank() : 0;
@@ -263,7 +274,7 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
   Operation *def = y.getDefiningOp();
   if (!def || !g->isAncestor(def))
     return n;
-  if (isa<arith::ExtFOp, arith::TruncFOp>(def)) {
+  if (isValueCast(def)) {
     if (auto o = payloadOperand(def->getOperand(0), g); o && o->value) {
       n.kind = NodeKind::Cast;
       n.operands = {*o};
@@ -363,7 +374,7 @@ Node classifyReduction(linalg::LinalgOp g) {
   // The payload combines the input element (casts allowed) and the accumulator.
   bool usesIn = false, usesAcc = false;
   for (Value v : def->getOperands()) {
-    while (v.getDefiningOp<arith::ExtFOp>() || v.getDefiningOp<arith::TruncFOp>())
+    while (v.getDefiningOp() && isValueCast(v.getDefiningOp()))
       v = v.getDefiningOp()->getOperand(0);
     if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
       usesIn |= arg.getArgNumber() == 0;
@@ -548,7 +559,7 @@ Node classify(Value v) {
     return n;
   }
   // Elementwise arith/math directly on tensors.
-  if (isa<arith::ExtFOp, arith::TruncFOp, tensor::CastOp, tosa::CastOp>(def))
+  if (isa<tensor::CastOp>(def) || isValueCast(def))
     return unary(NodeKind::Cast, def->getOperand(0));
   if (isa<arith::AddFOp, tosa::AddOp>(def))
     return binary(NodeKind::Add, def->getOperand(0), def->getOperand(1));

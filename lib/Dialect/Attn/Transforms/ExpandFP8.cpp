@@ -24,18 +24,34 @@ using namespace mlir::attn;
 
 namespace {
 
-/// `like`'s shape (a vector's, or none for a scalar) with element type `elt`.
+/// `like`'s shape (a vector's or a tensor's; none for a scalar) with
+/// element type `elt`.
 Type withElementType(Type like, Type elt) {
-  if (auto vec = dyn_cast<VectorType>(like))
-    return vec.clone(elt);
+  if (auto shaped = dyn_cast<ShapedType>(like))
+    return shaped.clone(elt);
   return elt;
 }
 
-/// A constant of `type` (scalar or vector splat) holding `value`.
+/// A constant of `type` (scalar, or vector or tensor splat) holding `value`.
 Value splat(OpBuilder &b, Location loc, Type type, TypedAttr value) {
-  if (auto vec = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vec, value));
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shaped, value));
   return arith::ConstantOp::create(b, loc, value);
+}
+
+bool isFP8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t)); }
+
+/// An arith op on 8-bit float scalars or vectors that no pattern here
+/// expands (arith.truncf to them, arithmetic on them): LLVM cannot lower
+/// it, and left in place it would pass through the pipeline unlowered.
+/// Tensors and memrefs of them are fine (constants, buffers: bytes).
+bool needsUnsupportedFP8Arith(Operation *op) {
+  if (!isa<arith::ArithDialect>(op->getDialect()) ||
+      isa<arith::ExtFOp, arith::BitcastOp, arith::ConstantOp>(op))
+    return false;
+  auto scalarOrVector = [](Type t) { return isFP8(t) && !isa<TensorType, BaseMemRefType>(t); };
+  return llvm::any_of(op->getOperandTypes(), scalarOrVector) ||
+         llvm::any_of(op->getResultTypes(), scalarOrVector);
 }
 
 struct ExpandFP8ExtF : public OpRewritePattern<arith::ExtFOp> {
@@ -93,6 +109,17 @@ struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP
     populateAttnExpandFP8Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    WalkResult unsupported = getOperation()->walk([](Operation *op) {
+      if (!needsUnsupportedFP8Arith(op))
+        return WalkResult::advance();
+      op->emitError("attn-expand-fp8: ")
+          << op->getName()
+          << " on 8-bit floats has no lowering (LLVM has no 8-bit float types; only "
+             "arith.extf from them is expanded)";
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      signalPassFailure();
   }
 };
 

@@ -296,7 +296,14 @@ struct FuseAttention : public OpRewritePattern<AttentionOp> {
         offsets, sizes, strides);
     scf::YieldOp::create(rewriter, loc, inserted);
 
-    rewriter.replaceOp(op, loops.empty() ? qLoop.getResult(0) : loops.front().getResult(0));
+    Value result = loops.empty() ? qLoop.getResult(0) : loops.front().getResult(0);
+    // The extents came from Q and V; the op's result type may be less
+    // static than they are.
+    if (result.getType() != op.getType()) {
+      rewriter.setInsertionPointAfter(result.getDefiningOp());
+      result = tensor::CastOp::create(rewriter, loc, op.getType(), result);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 

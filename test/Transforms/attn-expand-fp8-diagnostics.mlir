@@ -1,0 +1,27 @@
+// RUN: attn-opt %s -split-input-file --attn-expand-fp8 -verify-diagnostics
+// What --attn-expand-fp8 cannot lower is an error at the op, not IR left
+// for the LLVM conversion to pass through unlowered (found by fuzzing: a
+// fake-quantized program exited 0 from --attn-cpu-pipeline with an
+// arith.truncf in its LLVM IR).
+
+func.func @truncf_to_fp8(%x: f32) -> f8E4M3FN {
+  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering (LLVM has no 8-bit float types; only arith.extf from them is expanded)}}
+  %y = arith.truncf %x : f32 to f8E4M3FN
+  return %y : f8E4M3FN
+}
+
+// -----
+
+func.func @arithmetic_on_fp8(%x: vector<2xf8E5M2>) -> vector<2xf8E5M2> {
+  // expected-error @+1 {{attn-expand-fp8: arith.addf on 8-bit floats has no lowering}}
+  %y = arith.addf %x, %x : vector<2xf8E5M2>
+  return %y : vector<2xf8E5M2>
+}
+
+// -----
+
+// Tensors and buffers of 8-bit floats are bytes: nothing to do, no error.
+func.func @fp8_tensor_constant() -> tensor<2xf8E4M3FN> {
+  %c = arith.constant dense<[1.0, -2.0]> : tensor<2xf8E4M3FN>
+  return %c : tensor<2xf8E4M3FN>
+}
