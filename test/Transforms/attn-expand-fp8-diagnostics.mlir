@@ -1,12 +1,13 @@
 // RUN: attn-opt %s -split-input-file --attn-expand-fp8 -verify-diagnostics
 // What --attn-expand-fp8 cannot lower is an error at the op, not IR left
 // for the LLVM conversion to pass through unlowered (found by fuzzing: a
-// fake-quantized program exited 0 from --attn-cpu-pipeline with an
-// arith.truncf in its LLVM IR).
+// program with arithmetic on 8-bit floats exited 0 from
+// --attn-cpu-pipeline with the op in its LLVM IR).
 
-func.func @truncf_to_fp8(%x: f32) -> f8E4M3FN {
-  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering (LLVM has no 8-bit float types; only arith.extf from them is expanded)}}
-  %y = arith.truncf %x : f32 to f8E4M3FN
+// From f64 the rounding would happen twice (through f32): not expanded.
+func.func @truncf_from_f64(%x: f64) -> f8E4M3FN {
+  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering (LLVM has no 8-bit float types; only arith.extf from them and arith.truncf to them from f32, f16 and bf16 are expanded)}}
+  %y = arith.truncf %x : f64 to f8E4M3FN
   return %y : f8E4M3FN
 }
 

@@ -65,6 +65,42 @@ func.func @e4m3_tensor(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
 
 // -----
 
+// truncf to E4M3FN from f32: the exponent re-biased in place (−120 << 23),
+// round to nearest even on the 20 dropped bits; subnormals through the f32
+// adder (+2^23 − 2^23); past 0x7E NaN (0x7F); the sign or'ed back; a byte.
+// CHECK-LABEL: func.func @truncf_to_e4m3
+// CHECK-DAG: arith.constant 1006632960 : i32
+// CHECK-DAG: arith.constant 524287 : i32
+// CHECK-DAG: arith.constant 0x4B000000 : f32
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.subi
+// CHECK: arith.addf
+// CHECK: arith.subf
+// CHECK: arith.fptoui
+// CHECK: arith.cmpi ugt
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK-NOT: arith.truncf
+func.func @truncf_to_e4m3(%x: f32) -> f8E4M3FN {
+  %y = arith.truncf %x : f32 to f8E4M3FN
+  return %y : f8E4M3FN
+}
+
+// -----
+
+// From bf16 (vectors too): extended to f32 first, one rounding; past 0x7B
+// E5M2 gives inf (0x7C).
+// CHECK-LABEL: func.func @truncf_bf16_to_e5m2
+// CHECK-DAG: arith.constant dense<124> : vector<2xi32>
+// CHECK: arith.extf %{{.*}} : vector<2xbf16> to vector<2xf32>
+// CHECK: arith.bitcast %{{.*}} : vector<2xi8> to vector<2xf8E5M2>
+func.func @truncf_bf16_to_e5m2(%x: vector<2xbf16>) -> vector<2xf8E5M2> {
+  %y = arith.truncf %x : vector<2xbf16> to vector<2xf8E5M2>
+  return %y : vector<2xf8E5M2>
+}
+
+// -----
+
 // Negative: other extensions (and truncations) stay as they are.
 // CHECK-LABEL: func.func @other_floats
 // CHECK-NEXT: arith.extf %{{.*}} : f16 to f32

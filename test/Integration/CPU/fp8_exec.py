@@ -15,6 +15,7 @@ Two modes:
 """
 import argparse
 import math
+import os
 import re
 import subprocess
 import sys
@@ -138,6 +139,86 @@ def check_encodings(a):
     return 0 if ok else 1
 
 
+def truncation_inputs(fmt, src, rng):
+    """f32 values that exercise rounding to `fmt`: every finite value, the
+    midpoints between neighbours (ties) and one f32 ulp either side, the
+    overflow and underflow boundaries, specials, and random magnitudes
+    across and beyond the format's range; representable in `src`."""
+    t = table(fmt)
+    finite = np.sort(np.unique(t[np.isfinite(t)]))
+    pos = finite[finite > 0]
+    mids = (pos[:-1] + pos[1:]) / 2
+    mids = np.concatenate([mids, [pos[0] / 2, pos[-1] + (pos[-1] - pos[-2]) / 2]])
+    m32 = mids.astype(np.float32)
+    values = [finite, m32, np.nextafter(m32, np.float32(np.inf)), np.nextafter(m32, np.float32(0)),
+              [0.0, -0.0, np.inf, -np.inf, np.nan, 3.4e38, 1e-45, 1e-40, pos[-1] * 2]]
+    mags = np.exp2(rng.uniform(-20, 20, 4000))
+    values.append(mags * rng.choice([-1.0, 1.0], mags.shape))
+    x = np.concatenate([np.asarray(v, dtype=np.float64) for v in values]).astype(np.float32)
+    x = np.concatenate([x, -x[np.isfinite(x)]])
+    if src == "f16":
+        x = x.astype(np.float16).astype(np.float32)
+    elif src == "bf16":
+        x = (x.view(np.uint32) & 0xFFFF0000).view(np.float32)
+    return x
+
+
+def check_truncations(a):
+    """arith.truncf to an 8-bit float through the CPU pipeline (so
+    --attn-expand-fp8's integer rounding), against the same op lowered to
+    MLIR's APFloat runtime (--convert-arith-to-apfloat: LLVM's APFloat,
+    what arith.truncf means), on the same inputs; NaN codes compared as
+    NaN."""
+    fmt, src = a.truncations, a.source
+    rng = np.random.default_rng(a.seed)
+    x = truncation_inputs(fmt, src, rng)
+    n = len(x)
+    st, t8, ti = ttype([n], src), ttype([n], fmt), ttype([n], "i32")
+    literal = 'dense<"0x%s">' % x.astype("<f4").tobytes().hex().upper()
+    ir = ["func.func private @printMemrefI32(memref<*xi32>)",
+          "func.func @round(%%x: %s) -> %s {" % (st, ti),
+          "  %%t = arith.truncf %%x : %s to %s" % (st, t8),
+          "  %%i = arith.bitcast %%t : %s to %s" % (t8, ttype([n], "i8")),
+          "  %%e = arith.extui %%i : %s to %s" % (ttype([n], "i8"), ti),
+          "  return %%e : %s\n}" % ti,
+          "func.func @main() {",
+          "  %%c32 = arith.constant %s : %s" % (literal, ttype([n], "f32")),
+          # (@round takes the values as an argument: nothing folds there.)
+          ("  %%c = arith.truncf %%c32 : %s to %s" % (ttype([n], "f32"), st)) if src != "f32"
+          else "  %c = tensor.cast %c32 : " + st + " to " + st,
+          "  %%r = call @round(%%c) : (%s) -> %s" % (st, ti),
+          "  %%b = bufferization.to_buffer %%r : %s to memref<%dxi32>" % (ti, n),
+          "  %%u = memref.cast %%b : memref<%dxi32> to memref<*xi32>" % n,
+          "  call @printMemrefI32(%u) : (memref<*xi32>) -> ()", "  return\n}"]
+    module = "\n".join(ir) + "\n"
+    oracle_flag = ("--pass-pipeline=builtin.module(func.func(convert-elementwise-to-linalg),"
+                   "one-shot-bufferize{bufferize-function-boundaries},"
+                   "func.func(convert-linalg-to-loops),convert-arith-to-apfloat,"
+                   "convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,"
+                   "convert-to-llvm,reconcile-unrealized-casts)")
+    apfloat = os.path.join(os.path.dirname(a.shared_libs.split(",")[0]),
+                           "libmlir_apfloat_wrappers.so")
+    got, _ = lower_and_run(a.attn_opt, a.runner, a.shared_libs, module, "--attn-cpu-pipeline")
+    want, _ = lower_and_run(a.attn_opt, a.runner, a.shared_libs + "," + apfloat, module,
+                            oracle_flag)
+    if got is None or want is None:
+        return 1
+    codes = [np.array([int(v) for v in re.findall(r"-?\d+", out.split("data =", 1)[1])])
+             for out in (got, want)]
+    def is_nan(c):
+        return (c & 0x7F) == 0x7F if fmt == "f8E4M3FN" else ((c & 0x7C) == 0x7C) & ((c & 3) != 0)
+    g, w = codes
+    same = (g == w) | (is_nan(g) & is_nan(w))
+    bad = np.flatnonzero(~same)
+    for i in bad[:10]:
+        print("FAIL: %s %r -> %s: 0x%02X, APFloat 0x%02X" % (src, float(x[i]), fmt, g[i], w[i]))
+    print("%s -> %s: %d of %d as APFloat rounds them (%d to NaN%s)"
+          % (src, fmt, int(same.sum()), len(same), int(is_nan(w).sum()),
+             "" if fmt == "f8E4M3FN" else ", %d to inf" % int(((w & 0x7F) == 0x7C).sum())))
+    print("PASS" if len(bad) == 0 and len(g) == n else "FAIL")
+    return 0 if len(bad) == 0 else 1
+
+
 def attention_module(shapes, fmt, out_elt, scale, causal, mask_type):
     (qs, ks, vs, os_) = shapes
     qt, kt, vt = ttype(qs, fmt), ttype(ks, fmt), ttype(vs, fmt)
@@ -243,6 +324,9 @@ def check_attention(a):
 def main():
     ap = exec_arguments(__doc__)
     ap.add_argument("--encodings", choices=("f8E4M3FN", "f8E5M2"))
+    ap.add_argument("--truncations", choices=("f8E4M3FN", "f8E5M2"),
+                    help="check arith.truncf to this format against APFloat")
+    ap.add_argument("--source", choices=("f32", "f16", "bf16"), default="f32")
     ap.add_argument("--format", choices=("f8E4M3FN", "f8E5M2"), default="f8E4M3FN")
     ap.add_argument("--out", choices=("f16", "bf16", "f32"), default="f32")
     ap.add_argument("--B", type=int, default=1)
@@ -256,6 +340,8 @@ def main():
     ap.add_argument("--dead-row", action="store_true", help="a keep mask with a row that sees nothing")
     ap.add_argument("--spread", type=float, default=2.0, help="std of the real Q, K, V values")
     a = ap.parse_args()
+    if a.truncations:
+        return check_truncations(a)
     return check_encodings(a) if a.encodings else check_attention(a)
 
 

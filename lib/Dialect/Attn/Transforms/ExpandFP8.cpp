@@ -1,8 +1,9 @@
 //===- ExpandFP8.cpp - --attn-expand-fp8 -----------------------------------===//
 //
-// arith.extf from the 8-bit floats as integer and f16 arithmetic, which the
-// LLVM and NVVM conversions lower (LLVM has no 8-bit float types). The pass
-// description in Passes.td derives the bit manipulation.
+// arith.extf from the 8-bit floats and arith.truncf to them as integer and
+// f16/f32 arithmetic, which the LLVM and NVVM conversions lower (LLVM has no
+// 8-bit float types). The pass description in Passes.td derives the bit
+// manipulation.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/Transforms/Passes.h"
@@ -10,6 +11,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
 #include <limits>
 
 namespace mlir {
@@ -42,12 +44,12 @@ Value splat(OpBuilder &b, Location loc, Type type, TypedAttr value) {
 bool isFP8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t)); }
 
 /// An arith op on 8-bit float scalars or vectors that no pattern here
-/// expands (arith.truncf to them, arithmetic on them): LLVM cannot lower
+/// expands (arithmetic on them, arith.truncf from f64): LLVM cannot lower
 /// it, and left in place it would pass through the pipeline unlowered.
 /// Tensors and memrefs of them are fine (constants, buffers: bytes).
 bool needsUnsupportedFP8Arith(Operation *op) {
   if (!isa<arith::ArithDialect>(op->getDialect()) ||
-      isa<arith::ExtFOp, arith::BitcastOp, arith::ConstantOp>(op))
+      isa<arith::ExtFOp, arith::BitcastOp, arith::ConstantOp, arith::SelectOp>(op))
     return false;
   auto scalarOrVector = [](Type t) { return isFP8(t) && !isa<TensorType, BaseMemRefType>(t); };
   return llvm::any_of(op->getOperandTypes(), scalarOrVector) ||
@@ -103,6 +105,72 @@ struct ExpandFP8ExtF : public OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// arith.truncf to an 8-bit float, from f32 (or f16/bf16, extended to f32
+/// first: exact, so there is one rounding), as integer arithmetic on the f32
+/// bits, rounding to nearest even as arith.truncf does (APFloat's
+/// conversion): normal results by re-biasing the exponent in place and
+/// rounding the dropped mantissa bits (a carry runs into the exponent);
+/// results below the smallest normal by scaling |x| to units of the
+/// smallest subnormal and rounding with the f32 adder (+2^23 − 2^23); past
+/// the largest finite value inf for E5M2 and NaN for E4M3FN, which has no
+/// inf; NaN stays NaN; the sign is copied (−0 stays −0). f64 sources are
+/// not expanded (f64 → f32 → 8 bits would round twice).
+struct ExpandFP8TruncF : public OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op, PatternRewriter &b) const override {
+    Type dstElt = getElementTypeOrSelf(op.getType());
+    bool e4m3 = isa<Float8E4M3FNType>(dstElt);
+    if (!e4m3 && !isa<Float8E5M2Type>(dstElt))
+      return b.notifyMatchFailure(op, "not to an 8-bit float");
+    Type srcElt = getElementTypeOrSelf(op.getIn().getType());
+    if (!srcElt.isF32() && !srcElt.isF16() && !srcElt.isBF16())
+      return b.notifyMatchFailure(op, "f64 would round twice through f32");
+    Location loc = op.getLoc();
+    Type like = op.getIn().getType();
+    Type i32 = withElementType(like, b.getI32Type()), f32 = withElementType(like, b.getF32Type());
+    auto c32 = [&](int64_t v) { return splat(b, loc, i32, b.getI32IntegerAttr(int32_t(v))); };
+    Value x = op.getIn();
+    if (!srcElt.isF32())
+      x = arith::ExtFOp::create(b, loc, f32, x);
+    // Exponent bias and mantissa bits of the destination.
+    const int64_t bias = e4m3 ? 7 : 15, mant = e4m3 ? 3 : 2, drop = 23 - mant;
+    Value bits = arith::BitcastOp::create(b, loc, i32, x);
+    Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, c32(24)),
+                                       c32(0x80));
+    Value mag = arith::AndIOp::create(b, loc, bits, c32(0x7FFFFFFF));
+    // Normal: the exponent re-biased in place, then round to nearest even.
+    Value rebiased = arith::SubIOp::create(b, loc, mag, c32((127 - bias) << 23));
+    Value lsb = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rebiased, c32(drop)),
+                                      c32(1));
+    Value rounded = arith::AddIOp::create(
+        b, loc, rebiased, arith::AddIOp::create(b, loc, c32((1 << (drop - 1)) - 1), lsb));
+    Value normal = arith::ShRUIOp::create(b, loc, rounded, c32(drop));
+    // Below the smallest normal: |x| in units of the smallest subnormal
+    // (exact: a power of two), rounded to an integer by the f32 adder.
+    Value units = arith::MulFOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, f32, mag),
+        splat(b, loc, f32, b.getF32FloatAttr(std::ldexp(1.0f, int(bias + mant - 1)))));
+    Value magic = splat(b, loc, f32, b.getF32FloatAttr(8388608.0f));
+    Value subnormal = arith::FPToUIOp::create(
+        b, loc, i32,
+        arith::SubFOp::create(b, loc, arith::AddFOp::create(b, loc, units, magic), magic));
+    using P = arith::CmpIPredicate;
+    Value isSubnormal = arith::CmpIOp::create(b, loc, P::ult, mag, c32((127 - bias + 1) << 23));
+    Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+    // Past the largest finite value; NaN in.
+    int64_t maxFinite = e4m3 ? 0x7E : 0x7B, overflow = e4m3 ? 0x7F : 0x7C;
+    code = arith::SelectOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, P::ugt, code, c32(maxFinite)), c32(overflow), code);
+    Value isNaN = arith::CmpIOp::create(b, loc, P::ugt, mag, c32(0x7F800000));
+    code = arith::SelectOp::create(b, loc, isNaN, c32(e4m3 ? 0x7F : 0x7E), code);
+    code = arith::OrIOp::create(b, loc, code, sign);
+    Value byte = arith::TruncIOp::create(b, loc, withElementType(like, b.getI8Type()), code);
+    b.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), byte);
+    return success();
+  }
+};
+
 struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP8Pass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -115,7 +183,8 @@ struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP
       op->emitError("attn-expand-fp8: ")
           << op->getName()
           << " on 8-bit floats has no lowering (LLVM has no 8-bit float types; only "
-             "arith.extf from them is expanded)";
+             "arith.extf from them and arith.truncf to them from f32, f16 and bf16 are "
+             "expanded)";
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
@@ -126,5 +195,5 @@ struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP
 } // namespace
 
 void mlir::attn::populateAttnExpandFP8Patterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandFP8ExtF>(patterns.getContext());
+  patterns.add<ExpandFP8ExtF, ExpandFP8TruncF>(patterns.getContext());
 }

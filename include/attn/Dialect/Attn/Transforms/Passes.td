@@ -329,24 +329,34 @@ def AttnLowerToLoopsPass : Pass<"attn-lower-to-loops", "ModuleOp"> {
 }
 
 def AttnExpandFP8Pass : Pass<"attn-expand-fp8"> {
-  let summary = "Expand arith.extf from 8-bit floats into integer and f16 arithmetic";
+  let summary = "Expand arith.extf from and arith.truncf to 8-bit floats into integer arithmetic";
   let description = [{
     LLVM has no 8-bit float types, so neither the LLVM nor the NVVM
     conversion lowers `arith.extf` from `f8E4M3FN` or `f8E5M2` (FP8
-    attention's inputs; memrefs of them become i8 memory). This pass
-    rewrites each such extension, scalar or vector, into operations both
-    lower, exactly:
+    attention's inputs; memrefs of them become i8 memory) nor
+    `arith.truncf` to them (fake-quantized programs). This pass rewrites
+    each, scalar, vector or tensor, into operations both lower, exactly:
 
-    * E5M2 is the upper byte of an f16 (same exponent width and bias):
-      shift the byte into an i16 and bitcast.
-    * E4M3FN: its sign and 7 magnitude bits, placed in an f16 with the
-      magnitude shifted by 7, read as 2⁻⁸ times the E4M3 value (bias 15
-      against 7; subnormals map to subnormals); times 256 in f32 is exact.
-      The one NaN encoding (magnitude 0x7F; E4M3FN has no infinities)
-      gives NaN.
+    * extf from E5M2: it is the upper byte of an f16 (same exponent width
+      and bias): shift the byte into an i16 and bitcast.
+    * extf from E4M3FN: its sign and 7 magnitude bits, placed in an f16
+      with the magnitude shifted by 7, read as 2⁻⁸ times the E4M3 value
+      (bias 15 against 7; subnormals map to subnormals); times 256 in f32
+      is exact. The one NaN encoding (magnitude 0x7F; E4M3FN has no
+      infinities) gives NaN. The result is then extended or rounded to the
+      destination type, exactly: every E4M3/E5M2 value is an f16, bf16,
+      f32 and f64 value.
+    * truncf from f32 (f16 and bf16 extended to f32 first, exactly):
+      round to nearest even as APFloat does — normal results by re-biasing
+      the f32 exponent in place and rounding off the dropped mantissa bits
+      (a carry runs into the exponent), smaller ones by scaling |x| to units
+      of the smallest subnormal (a power of two, exact) and rounding with
+      the f32 adder; beyond the largest finite value inf for E5M2 and NaN
+      for E4M3FN (no inf); NaN stays NaN and the sign is kept. From f64 it
+      would round twice, so it is not expanded.
 
-    The result is then extended or rounded to the destination type, exactly,
-    since every E4M3/E5M2 value is representable in f16, bf16, f32 and f64.
+    Any other arith op on 8-bit float scalars or vectors (arithmetic on
+    them, truncf from f64) is an error at the op: LLVM cannot lower it.
     Runs in `--attn-cpu-pipeline` before the conversion to LLVM, and on GPU
     kernels before the conversion to NVVM.
 
