@@ -37,11 +37,10 @@ def quantize(x, dtype):
     return (x * scale).to(dtype), (1.0 / scale).float().reshape(())
 
 
-def attention64(q, k, v, causal, scale):
-    """fp64 attention, GQA by repeating K/V; top-left or bottom-right causal."""
-    hq, hkv = q.shape[1], k.shape[1]
-    k = k.repeat_interleave(hq // hkv, dim=1)
-    v = v.repeat_interleave(hq // hkv, dim=1)
+def masked_scores(q, k, causal, scale):
+    """S = Q·Kᵀ·scale in q's precision, GQA by repeating K, -inf above the
+    causal diagonal (top-left or bottom-right)."""
+    k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
     lq, lk = s.shape[-2], s.shape[-1]
     if causal != "none":
@@ -49,6 +48,13 @@ def attention64(q, k, v, causal, scale):
         i = torch.arange(lq, device=q.device)[:, None]
         j = torch.arange(lk, device=q.device)[None, :]
         s = s.masked_fill(j > i + shift, float("-inf"))
+    return s
+
+
+def attention64(q, k, v, causal, scale):
+    """fp64 attention (inputs already fp64); rows that see no key give 0."""
+    s = masked_scores(q, k, causal, scale)
+    v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
     m = s.amax(-1, keepdim=True)
     dead = torch.isneginf(m)
     p = torch.exp(s - torch.where(dead, torch.zeros_like(m), m))
@@ -58,18 +64,9 @@ def attention64(q, k, v, causal, scale):
 
 def fp8_chain(q, k, v, causal, scale, out_dtype):
     """The unfused FP8 chain: f32 scores, P stored as e4m3, f32 P·V."""
-    hq, hkv = q.shape[1], k.shape[1]
-    k = k.repeat_interleave(hq // hkv, dim=1)
-    v = v.repeat_interleave(hq // hkv, dim=1)
-    s = torch.matmul(q, k.transpose(-1, -2)) * scale
-    lq, lk = s.shape[-2], s.shape[-1]
-    if causal != "none":
-        shift = lk - lq if causal == "bottom_right" else 0
-        i = torch.arange(lq, device=q.device)[:, None]
-        j = torch.arange(lk, device=q.device)[None, :]
-        s = s.masked_fill(j > i + shift, float("-inf"))
-    p = torch.softmax(s, -1).nan_to_num(0.0)
+    p = torch.softmax(masked_scores(q, k, causal, scale), -1).nan_to_num(0.0)
     p = p.to(torch.float8_e4m3fn).float()
+    v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
     return torch.matmul(p, v).to(out_dtype).float()
 
 
