@@ -170,8 +170,11 @@ static llvm::Error validate(const LaunchPlan &plan) {
   for (const TensorSpec &t : llvm::concat<const TensorSpec>(plan.params(), plan.workspace())) {
     if (!names.insert(t.name).second)
       return fail("the tensor name '" + t.name + "' appears twice");
-    // (An empty shape is a scalar: FP8's descale factors.)
-    if (llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
+    // (An empty shape is a scalar: FP8's descale factors; never an
+    // attention tensor.)
+    bool attentionTensor = llvm::is_contained({"q", "k", "v", "o"}, t.name);
+    if ((attentionTensor && t.shape.empty()) ||
+        llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
       return fail("'" + t.name + "' needs a shape of positive extents");
     int64_t elements = 1;
     for (int64_t e : t.shape)

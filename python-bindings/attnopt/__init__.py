@@ -98,6 +98,7 @@ _OVERRIDES = {
     "sram_bytes": int, "sm_count": int, "ctas_per_sm": int, "l2_bytes": int,
     "hbm_bandwidth": float, "l2_bandwidth": float,
     "peak_f16": float, "peak_bf16": float, "peak_f32": float, "peak_f64": float,
+    "peak_f8": float,
     "peak_scalar": float,
     "block_q": int, "block_kv": int,
 }

@@ -6,9 +6,18 @@
 
 // From f64 the rounding would happen twice (through f32): not expanded.
 func.func @truncf_from_f64(%x: f64) -> f8E4M3FN {
-  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering (LLVM has no 8-bit float types; only arith.extf from them and arith.truncf to them from f32, f16 and bf16 are expanded)}}
+  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering (LLVM has no 8-bit float types; only arith.extf from them and arith.truncf to them from f32, f16 and bf16, rounding to nearest even, are expanded)}}
   %y = arith.truncf %x : f64 to f8E4M3FN
   return %y : f8E4M3FN
+}
+
+// -----
+
+// Another rounding mode than to-nearest-even: not expanded either.
+func.func @truncf_rounding_down(%x: f32) -> f8E5M2 {
+  // expected-error @+1 {{attn-expand-fp8: arith.truncf on 8-bit floats has no lowering}}
+  %y = arith.truncf %x downward : f32 to f8E5M2
+  return %y : f8E5M2
 }
 
 // -----

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,6 +42,15 @@ namespace {
 /// filled out of bounds, without L2 promotion (kTensorMapL2Promotion): nvgpu's descriptor, built on the host by the CUDA
 /// runtime wrappers (cuTensorMapEncodeTiled, the map copied to device
 /// memory), passed to the kernel as the generic pointer it lowers to.
+/// The manifest's L2 promotion names (none, 64B, 128B, 256B) as nvgpu's.
+nvgpu::TensorMapL2PromoKind l2PromotionKind(StringRef promotion) {
+  return llvm::StringSwitch<nvgpu::TensorMapL2PromoKind>(promotion)
+      .Case("64B", nvgpu::TensorMapL2PromoKind::L2PROMO_64B)
+      .Case("128B", nvgpu::TensorMapL2PromoKind::L2PROMO_128B)
+      .Case("256B", nvgpu::TensorMapL2PromoKind::L2PROMO_256B)
+      .Default(nvgpu::TensorMapL2PromoKind::L2PROMO_NONE);
+}
+
 Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
   auto type = cast<MemRefType>(kv.getType());
   auto box = MemRefType::get({1, 1, blockKV, 64}, type.getElementType(), MemRefLayoutAttrInterface(),
@@ -48,7 +58,7 @@ Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
                                                         gpu::AddressSpace::Workgroup));
   auto descType = nvgpu::TensorMapDescriptorType::get(
       b.getContext(), box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      *nvgpu::symbolizeTensorMapL2PromoKind(kTensorMapL2Promotion),
+      l2PromotionKind(kTensorMapL2Promotion),
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
   Value unranked = memref::CastOp::create(

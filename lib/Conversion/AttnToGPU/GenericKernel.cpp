@@ -287,10 +287,12 @@ private:
       ValueRange rowState = loop.getResults().slice(i * stride(), stride());
       Value l = rowState[1];
       Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, k.f(0.0));
-      Value inv = arith::SelectOp::create(b, loc, none, k.f(0.0),
-                                          arith::DivFOp::create(b, loc, k.f(1.0), l));
+      // (v_descale before the select: a row that sees no key stays 0 even
+      // for an inf or NaN factor, as in the CPU lowerings.)
+      Value inv = arith::DivFOp::create(b, loc, k.f(1.0), l);
       if (outputScale)
         inv = k.fmul(inv, outputScale);
+      inv = arith::SelectOp::create(b, loc, none, k.f(0.0), inv);
       Value isRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           k.add(firstRow, i), k.idx(s.seqQ));
       for (int64_t r = 0; r < oRegs; ++r) {

@@ -198,6 +198,18 @@ FlashKernelSpec scoresSpec(AttentionOp op) {
   return s;
 }
 
+/// FP8's output type and descale factors in the kernel name: attentions
+/// that differ only in them need kernels of their own (their parameters
+/// differ).
+std::string fp8Suffix(const FlashKernelSpec &s) {
+  std::string out;
+  if (s.outputType != s.elementType) {
+    llvm::raw_string_ostream os(out);
+    os << "_o" << s.outputType;
+  }
+  return out + (s.descale ? "_descale" : "");
+}
+
 /// The widest head dim (d or dv) the generic kernel takes.
 constexpr int64_t kGenericKernelMaxHeadDim = 2048;
 
@@ -284,7 +296,7 @@ FailureOr<FlashKernelSpec> mlir::attn::genericSpecFor(AttentionOp op, Refusal &r
                          s.batch, s.headsQ, s.headsKV, s.seqQ, s.seqKV, s.headDim, s.headDimV,
                          (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal"))
                .str() +
-           maskSuffix(s) + scoreModSuffix(s);
+           maskSuffix(s) + scoreModSuffix(s) + fp8Suffix(s);
   if (failed(checkGridLimits(s, refusal)))
     return failure();
   return s;

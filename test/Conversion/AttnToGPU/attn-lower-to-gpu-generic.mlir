@@ -139,7 +139,7 @@ func.func @widest_for_registers(%q: tensor<1x1x2x2048xf32>, %v: tensor<1x1x2x8xf
 // scores by scale·q_descale·k_descale and O by v_descale, and stores O in
 // the result's type (bf16). The factors are three f32 scalar parameters
 // after the tensors, and the launch passes the op's descale operands.
-// CHECK-LABEL: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv1_q24_k40_d32_v32_causal(
+// CHECK-LABEL: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv1_q24_k40_d32_v32_causal_obf16_descale(
 // CHECK-SAME: %{{.*}}: memref<1x2x24x32xf8E4M3FN>, %{{.*}}: memref<1x1x40x32xf8E4M3FN>, %{{.*}}: memref<1x1x40x32xf8E4M3FN>, %{{.*}}: memref<1x2x24x32xbf16>, %[[QS:.*]]: memref<f32>, %[[KS:.*]]: memref<f32>, %[[VS:.*]]: memref<f32>)
 // CHECK-DAG: %[[KD:.*]] = memref.load %[[KS]][] : memref<f32>
 // CHECK-DAG: %[[QD:.*]] = memref.load %[[QS]][] : memref<f32>
@@ -161,4 +161,22 @@ func.func @fp8_descale(%q: tensor<1x2x24x32xf8E4M3FN>, %k: tensor<1x1x40x32xf8E4
   // expected-warning @+1 {{attn-lower-to-gpu: mma.sync needs f16 or bf16 inputs, got f8; the generic GPU kernel runs it instead}}
   %o = attn.attention %q, %k, %v descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) causal(top_left) : tensor<1x2x24x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN> -> tensor<1x2x24x32xbf16>
   return %o : tensor<1x2x24x32xbf16>
+}
+
+// -----
+
+// FP8 attentions that differ only in their output type or in having
+// descale factors take kernels of their own (their parameters differ; found
+// by review: they shared one name, and the second launch failed to verify).
+// CHECK-DAG: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv2_q16_k16_d32_v32_obf16(
+// CHECK-DAG: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv2_q16_k16_d32_v32_of32_descale(
+// CHECK-LABEL: func.func @fp8_twins
+// CHECK: gpu.launch_func @attn_generic_f8E4M3FN_b1_h2_kv2_q16_k16_d32_v32_obf16_module
+// CHECK: gpu.launch_func @attn_generic_f8E4M3FN_b1_h2_kv2_q16_k16_d32_v32_of32_descale_module
+func.func @fp8_twins(%q: tensor<1x2x16x32xf8E4M3FN>, %s: tensor<f32>) -> (tensor<1x2x16x32xbf16>, tensor<1x2x16x32xf32>) {
+  // expected-warning @+1 {{the generic GPU kernel runs it instead}}
+  %a = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN> -> tensor<1x2x16x32xbf16>
+  // expected-warning @+1 {{the generic GPU kernel runs it instead}}
+  %b = attn.attention %q, %q, %q descale(%s, %s, %s : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) : tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN>, tensor<1x2x16x32xf8E4M3FN> -> tensor<1x2x16x32xf32>
+  return %a, %b : tensor<1x2x16x32xbf16>, tensor<1x2x16x32xf32>
 }

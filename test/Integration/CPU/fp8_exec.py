@@ -303,12 +303,19 @@ def check_attention(a):
     fused, unfused = outputs["fused"], outputs["unfused"]
     ef, eu = rel(fused), rel(unfused)
     print("%s -> %s: fused-vs-fp64 %.3e  unfused-vs-fp64 %.3e" % (fmt, a.out, ef, eu))
-    if not np.all(np.isfinite(fused)):
-        print("FAIL: fused output has NaN/inf")
-        ok = False
-    # The output's own rounding (bf16, f16) bounds both errors from below.
+    for name, out in (("fused", fused), ("unfused", unfused)):
+        if not np.all(np.isfinite(out)):
+            print("FAIL: %s output has NaN/inf" % name)
+            ok = False
+    # The output's own rounding (bf16, f16) bounds both errors from below;
+    # both must also be at that rounding's level, so that a mistake the two
+    # lowerings share (a descale factor dropped by both) cannot pass.
     if not ef <= 2 * eu + 1e-6:
         print("FAIL: fused error above 2x the unfused error")
+        ok = False
+    level = {"bf16": 2.0 ** -7, "f16": 2.0 ** -10, "f32": 1e-5}[a.out]
+    if not max(ef, eu) <= level:
+        print("FAIL: error above the %s output's rounding (%.1e)" % (a.out, level))
         ok = False
     if dead.any():
         rows = np.repeat(dead.reshape(-1), dv)

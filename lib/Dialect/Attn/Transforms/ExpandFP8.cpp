@@ -126,6 +126,10 @@ struct ExpandFP8TruncF : public OpRewritePattern<arith::TruncFOp> {
     Type srcElt = getElementTypeOrSelf(op.getIn().getType());
     if (!srcElt.isF32() && !srcElt.isF16() && !srcElt.isBF16())
       return b.notifyMatchFailure(op, "f64 would round twice through f32");
+    // Only the default rounding; another mode is left for the pass's error.
+    if (std::optional<arith::RoundingMode> mode = op.getRoundingmode();
+        mode && *mode != arith::RoundingMode::to_nearest_even)
+      return b.notifyMatchFailure(op, "a rounding mode other than to-nearest-even");
     Location loc = op.getLoc();
     Type like = op.getIn().getType();
     Type i32 = withElementType(like, b.getI32Type()), f32 = withElementType(like, b.getF32Type());
@@ -183,8 +187,8 @@ struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP
       op->emitError("attn-expand-fp8: ")
           << op->getName()
           << " on 8-bit floats has no lowering (LLVM has no 8-bit float types; only "
-             "arith.extf from them and arith.truncf to them from f32, f16 and bf16 are "
-             "expanded)";
+             "arith.extf from them and arith.truncf to them from f32, f16 and bf16, "
+             "rounding to nearest even, are expanded)";
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
