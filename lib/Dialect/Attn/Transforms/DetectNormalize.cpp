@@ -5,7 +5,7 @@
 // end here: every op is read as a Node whose tensor operands carry the map
 // through which the node reads them.
 //
-// Why one file of ~720 lines: it is one function per kind of IR that the
+// Why one file of ~730 lines: it is one function per kind of IR that the
 // detector reads (attn primitives, linalg named ops and generics with their
 // payloads, tosa, tensor reshapes), all producing the same Node and sharing
 // the map-composition helpers at the top; splitting it by dialect would
