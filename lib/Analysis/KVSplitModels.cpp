@@ -92,6 +92,11 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
 
+/// One SM's share of DRAM bandwidth, bytes per second.
+double dramShare(const TargetSpec &target) {
+  return target.hbmBytesPerSec / double(target.smCount);
+}
+
 /// Seconds one CTA takes to stream one K/V tile pair of `c` on `s`.
 double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   const double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * 2;
@@ -103,13 +108,14 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   return seconds + kPageLookupSec * double(llvm::divideCeil(pages, c.kvWarps));
 }
 
-/// Predicted time of a memory-bound small-query kernel (decode): K/V is
-/// streamed by CTAs that each move one tile pair per tileStreamSeconds; the
-/// SM with the most CTAs finishes last, at the lesser of its CTAs' rate and
-/// its share of DRAM bandwidth; CTAs beyond what an SM holds run in
-/// further rounds, each paying the pipeline fill.
-double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
-                              const TargetSpec &target) {
+/// How `c`'s CTAs stream K/V on the busiest SM: the bytes each streams,
+/// its tiles' bytes and seconds, how many the SM is given and holds at once,
+/// in how many rounds, and the bytes per second they ask for together.
+struct SmStream {
+  double perCta, tileSec, rounds, together, demand;
+};
+
+SmStream smStream(const KernelConfig &c, const AttentionShape &s, const TargetSpec &target) {
   const double bytesPerElement = 2;
   int64_t group = s.headsQ / s.headsKV;
   int64_t heads = c.packKVGroups ? s.headsKV : s.headsQ;
@@ -119,17 +125,29 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
   // Every CTA streams its K/V head's keys of its split.
   double kvBytes = ctas / double(c.kvSplits) * double(s.seqKV) *
                    double(s.headDim + s.headDimV) * bytesPerElement;
-  double perCta = kvBytes / ctas;
   double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * bytesPerElement;
-  double tileSec = tileStreamSeconds(c, s);
+  SmStream m;
+  m.perCta = kvBytes / ctas;
+  m.tileSec = tileStreamSeconds(c, s);
   double perSm = std::ceil(ctas / double(target.smCount));
   // (Small-query mma.sync kernels take no launch bound, mask or not.)
   double resident = double(residentCTAsPerSM(c, s, target, /*readsMaskTensor=*/false));
-  double rounds = std::ceil(perSm / resident);
-  double together = std::min(perSm, resident);
-  double smRate = std::min(together * tileBytes / tileSec,
-                           target.hbmBytesPerSec / double(target.smCount));
-  double seconds = rounds * (together * perCta / smRate + tileSec);
+  m.rounds = std::ceil(perSm / resident);
+  m.together = std::min(perSm, resident);
+  m.demand = m.together * tileBytes / m.tileSec;
+  return m;
+}
+
+/// Predicted time of a memory-bound small-query kernel (decode): K/V is
+/// streamed by CTAs that each move one tile pair per tileStreamSeconds; the
+/// SM with the most CTAs finishes last, at the lesser of its CTAs' rate and
+/// its share of DRAM bandwidth; CTAs beyond what an SM holds run in
+/// further rounds, each paying the pipeline fill.
+double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
+                              const TargetSpec &target) {
+  SmStream m = smStream(c, s, target);
+  double smRate = std::min(m.demand, dramShare(target));
+  double seconds = m.rounds * (m.together * m.perCta / smRate + m.tileSec);
   if (c.kvSplits > 1)
     seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
                                        double(s.headsQ) * double(s.seqQ) *
@@ -199,12 +217,19 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
   for (const Candidate &cand : candidates)
     fastest = std::min(fastest, cand.seconds);
   const Candidate *pick = nullptr;
-  auto simpler = [](const KernelConfig &a, const KernelConfig &b) {
-    return std::make_tuple(a.kvSplits, -a.blockKV, a.kvWarps) <
-           std::make_tuple(b.kvSplits, -b.blockKV, b.kvWarps);
+  // Then the larger tile; then fewer warps, except where contiguous K/V's
+  // SM asks for its whole DRAM share: the model predicts the share for any
+  // warps there, but measured, CTAs whose demand barely exceeds it stream
+  // slower (B = 64, 128-key tiles: 2 warps 3789-4395 GB/s, 4 warps
+  // 4519-4523, cuDNN 4465; bench/NOTES.md v36k), so more warps. (Paged
+  // K/V keeps v27b's proven rule.)
+  auto rank = [&](const KernelConfig &c) {
+    bool atShare = s.pageSize == 0 && smStream(c, s, target).demand >= dramShare(target);
+    int64_t warps = atShare ? -c.kvWarps : c.kvWarps;
+    return std::make_tuple(c.kvSplits, -c.blockKV, warps);
   };
   for (const Candidate &cand : candidates)
-    if (cand.seconds <= 1.03 * fastest && (!pick || simpler(cand.config, pick->config)))
+    if (cand.seconds <= 1.03 * fastest && (!pick || rank(cand.config) < rank(pick->config)))
       pick = &cand;
   return pick->config;
 }

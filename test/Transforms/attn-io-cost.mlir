@@ -61,13 +61,15 @@ func.func @seed_n16384(%q: tensor<16384x64xf16>) -> tensor<16384x64xf16> {
 // kernel packs the 8 query heads of each K/V head into one 16-row tile and
 // splits the keys 16 ways (8 CTAs would leave most of the 132 SMs idle;
 // the streaming model of KVSplitModels.cpp), each CTA's 64-key tiles
-// divided between 2 key warps; the splits' f32 partial outputs, written
+// divided between 4 key warps (where a CTA streams at its SM's DRAM share,
+// the chooser takes more warps: bench/NOTES.md v36m); the splits' f32
+// partial outputs, written
 // and read back (16·64·129·4 B each way), bring the intensity to 7.51.
 // On the H200 (sm_90a) TMA boxes fill the stages (tma_loads).
 // CHECK-LABEL: func.func @decode_gqa
 // CHECK: intensity_fused = 7.512{{[0-9]*}} : f64
 // CHECK-SAME: bound_naive = "memory", bound_fused = "memory"
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 16, pack_kv_groups = true, kv_warps = 2, tma_loads = true>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 16, pack_kv_groups = true, kv_warps = 4, tma_loads = true>
 func.func @decode_gqa(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.088)
       : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16>
