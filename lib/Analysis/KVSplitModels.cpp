@@ -108,9 +108,9 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   return seconds + kPageLookupSec * double(llvm::divideCeil(pages, c.kvWarps));
 }
 
-/// How `c`'s CTAs stream K/V on the busiest SM: the bytes each streams,
-/// its tiles' bytes and seconds, how many the SM is given and holds at once,
-/// in how many rounds, and the bytes per second they ask for together.
+/// How `c`'s CTAs stream K/V on the busiest SM: the bytes each CTA
+/// streams, the seconds per tile pair, the rounds of CTAs the SM runs, how
+/// many it runs at once, and the bytes per second those ask for together.
 struct SmStream {
   double perCta, tileSec, rounds, together, demand;
 };
@@ -161,8 +161,9 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
 /// streaming model: every legal (block_kv, kv_warps, S) whose registers fit
 /// the family's budget, with S up to half the tiles, the fastest
 /// prediction, then the fewest splits (then the larger tile, then the
-/// fewer warps) within 3% of it: the model does not resolve differences
-/// that small.
+/// fewer warps, or the more where contiguous K/V streams at the SM's DRAM
+/// share) within 3% of it: the model does not resolve differences that
+/// small.
 llvm::Expected<KernelConfig>
 mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
                                                    const TargetSpec &target,
