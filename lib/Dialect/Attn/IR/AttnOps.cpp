@@ -310,12 +310,12 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
   s.headDim = q.getDimSize(r - 1);
   s.seqKV = k.getDimSize(r - 2);
   s.headDimV = v.getDimSize(r - 1);
-  std::optional<DType> dtype = costDType(q.getElementType());
+  std::optional<DType> dtype = getCostDType(q.getElementType());
   if (!dtype)
     return failure();
   s.dtype = *dtype;
   if (getResult().getType().getElementType() != q.getElementType())
-    s.outputDType = costDType(getResult().getType().getElementType());
+    s.outputDType = getCostDType(getResult().getType().getElementType());
   s.causal = isCausal();
   s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
   return s;
@@ -427,6 +427,20 @@ KernelConfig mlir::attn::getKernelConfig(KernelConfigAttr attr) {
 }
 
 bool mlir::attn::isFP8Type(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+std::optional<DType> mlir::attn::getCostDType(Type elementType) {
+  if (elementType.isF16())
+    return DType::F16;
+  if (elementType.isBF16())
+    return DType::BF16;
+  if (elementType.isF32())
+    return DType::F32;
+  if (elementType.isF64())
+    return DType::F64;
+  if (isFP8Type(elementType))
+    return DType::F8;
+  return std::nullopt;
+}
 
 FloatType mlir::attn::getAccumulatorType(Type elementType) {
   if (elementType.isF64())

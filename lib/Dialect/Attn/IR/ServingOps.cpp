@@ -81,7 +81,7 @@ FailureOr<AttentionShape> PagedAttentionOp::getCostShape() {
   if (!llvm::all_of(getOperandTypes(),
                     [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }))
     return failure();
-  std::optional<DType> dtype = costDType(q.getElementType());
+  std::optional<DType> dtype = getCostDType(q.getElementType());
   if (!dtype)
     return failure();
   AttentionShape s;
@@ -172,7 +172,7 @@ FailureOr<AttentionShape> VarlenAttentionOp::getCostShape() {
                     [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); }) ||
       getNumSequences() < 1)
     return failure();
-  std::optional<DType> dtype = costDType(q.getElementType());
+  std::optional<DType> dtype = getCostDType(q.getElementType());
   if (!dtype)
     return failure();
   AttentionShape s;

@@ -38,21 +38,6 @@ inline std::optional<std::string> emptyDimError(llvm::StringRef name, RankedTens
   return std::nullopt;
 }
 
-/// The cost model's name for an element type, if it has one.
-inline std::optional<DType> costDType(Type elt) {
-  if (elt.isF16())
-    return DType::F16;
-  if (elt.isBF16())
-    return DType::BF16;
-  if (elt.isF32())
-    return DType::F32;
-  if (elt.isF64())
-    return DType::F64;
-  if (isFP8Type(elt))
-    return DType::F8;
-  return std::nullopt;
-}
-
 } // namespace attn
 } // namespace mlir
 

@@ -31,15 +31,6 @@ using namespace mlir::attn;
 
 namespace {
 
-std::optional<DType> dtypeOf(Type t) {
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF32()) return DType::F32;
-  if (t.isF64()) return DType::F64;
-  if (isFP8Type(t)) return DType::F8;
-  return std::nullopt;
-}
-
 /// Bytes of a statically shaped tensor value, or nullopt.
 std::optional<int64_t> tensorBytes(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
@@ -74,7 +65,7 @@ std::optional<ChainOpCost> costChainOp(Operation *op) {
   if (!resultType || !resultType.hasStaticShape())
     return std::nullopt;
   ChainOpCost c;
-  std::optional<DType> dt = dtypeOf(resultType.getElementType());
+  std::optional<DType> dt = getCostDType(resultType.getElementType());
   if (!dt)
     return std::nullopt;
   c.dtype = *dt;

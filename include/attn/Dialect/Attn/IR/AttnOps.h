@@ -67,6 +67,11 @@ FloatType getAccumulatorType(Type elementType);
 /// f8E5M2), whose real values carry a descale factor.
 bool isFP8Type(Type t);
 
+/// The cost model's name (DType) for an element type, if it has one: the
+/// one mapping the verifiers' cost checks and --attn-io-cost's chain
+/// counts share.
+std::optional<DType> getCostDType(Type elementType);
+
 /// Why no GPU kernel takes `op` in any configuration (operand forms the
 /// kernels are not built for: a score_mod region that reads tensors, dynamic shapes, ranks
 /// other than 3 and 4, an additive mask wider than the inputs), or nullopt.
