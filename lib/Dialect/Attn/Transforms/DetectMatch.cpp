@@ -76,8 +76,11 @@ public:
     if (!matchScores(x, rank, m))
       return fail();
     // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
-    m.v = foldHeadRepeat(strip(pv.operands[1].value));
-    m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false);
+    // Q, K and V stop at roundings (strip): the op reads what the program
+    // rounded them to.
+    m.v = foldHeadRepeat(strip(pv.operands[1].value, nullptr, true, /*throughRoundings=*/false));
+    m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false,
+                        /*throughRoundings=*/false);
     if (pv.rhsTransposed)
       return fail("P·V's V operand is stored transposed; not supported yet");
     return m;
@@ -432,6 +435,13 @@ private:
           // select(c, S, 0), say: a modification, not a mask.
           return matchScoreMod(x, rank, m);
         }
+        // A fill the scores can outgrow (-1e4) replaces them by a value that
+        // neither a mask nor the causal diagonal stands for (a row whose kept
+        // scores are below it puts its weight on the filled keys): kept as
+        // written, in the region.
+        if (!absorbsScores(*(keepWhereTrue ? f : t).scalar,
+                           getElementTypeOrSelf(chainOp->value.getType())))
+          return matchScoreMod(x, rank, m);
         if (!readsElementwise(*chainOp))
           return failB("the scores are read through a broadcast or transpose");
         if (!std::isinf(*(keepWhereTrue ? f : t).scalar)) {
@@ -639,10 +649,12 @@ private:
   bool matchQK(const Node &s, AttentionMatch &m) {
     // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
     m.q = peelScale(s.operands[0].value, m);
-    m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false);
-    m.kAtMatmul = strip(s.operands[1].value, nullptr, /*throughReshapes=*/false);
+    m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false,
+                        /*throughRoundings=*/false);
+    m.kAtMatmul = strip(s.operands[1].value, nullptr, /*throughReshapes=*/false,
+                        /*throughRoundings=*/false);
     m.qkRhsTransposed = s.rhsTransposed;
-    Value rhs = strip(s.operands[1].value);
+    Value rhs = strip(s.operands[1].value, nullptr, true, /*throughRoundings=*/false);
     if (s.rhsTransposed) {
       m.k = foldHeadRepeat(peelScale(rhs, m));
       return true;
@@ -668,7 +680,7 @@ private:
   /// Q·c or Q/c: the constant joins the scale (also splits like √s on Q and K).
   Value peelScale(Value v, AttentionMatch &m) {
     for (int depth = 0; depth < 4; ++depth) {
-      v = strip(v);
+      v = strip(v, nullptr, true, /*throughRoundings=*/false);
       Node n = classify(v);
       if (n.kind != NodeKind::Mul && n.kind != NodeKind::Div)
         return v;

@@ -29,15 +29,27 @@ namespace detect {
 // Layer 1: normalization
 //===----------------------------------------------------------------------===//
 
-/// A conversion detection looks through: float extensions (exact) and
-/// truncations, which the raised attention's own rounding stands for — but
+/// A conversion between float types that detection reads as a cast: float
+/// extensions (exact) and truncations (roundings, see isRoundingCast) — but
 /// never one to an 8-bit float, whose 2-3 mantissa bits are a quantization
 /// the program asked for (fake-quantized FP8); raising through it would drop
-/// it and change the result by percents.
+/// it and change the result by percents. A tosa.cast from or to an integer
+/// rounds or saturates: no cast to look through.
 static bool isValueCast(Operation *op) {
   if (!isa<arith::ExtFOp, arith::TruncFOp, tosa::CastOp>(op))
     return false;
-  return !isFP8Type(getElementTypeOrSelf(op->getResult(0).getType()));
+  Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type to = getElementTypeOrSelf(op->getResult(0).getType());
+  return isa<FloatType>(from) && isa<FloatType>(to) && !isFP8Type(to);
+}
+
+bool isRoundingCast(Operation *op) {
+  if (!isValueCast(op))
+    return false;
+  auto from = cast<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+  // Wider in both exponent and mantissa is exact (f16/bf16 -> f32 -> f64).
+  return to.getWidth() <= from.getWidth() && to != from;
 }
 
 int64_t rankOf(Value v) {
@@ -163,17 +175,43 @@ arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
   }
 }
 
+/// Whether an index of loop extent `extent` plus `plus` (computed in
+/// `index`, then cast to a `width`-bit integer if narrower) reaches the
+/// comparison without wrapping: every value in [plus, extent - 1 + plus]
+/// fits a signed `width`-bit integer, and none is negative where the
+/// comparison is unsigned. A dynamic extent is that of a tensor that
+/// exists, below 2^48 elements.
+static bool comparedWithoutWrap(int64_t extent, int64_t plus, unsigned width,
+                                bool isUnsigned) {
+  if (ShapedType::isDynamic(extent))
+    extent = int64_t(1) << 48;
+  if (width == 0 || (isUnsigned && plus < 0))
+    return false;
+  if (width >= 64)
+    return std::abs(plus) < (int64_t(1) << 48);
+  int64_t limit = int64_t(1) << (width - 1);
+  int64_t hi;
+  if (llvm::AddOverflow(extent - 1, plus, hi))
+    return false;
+  return plus >= -limit && hi < limit;
+}
+
 /// Reads `keep iff j <= i + offset` out of an index comparison, where i and
-/// j are linalg.index of the last two loop dims (possibly plus constants).
-std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWhenTrue) {
+/// j are linalg.index of the last two loop dims (possibly plus constants,
+/// possibly cast to a narrower integer): only where no value wraps in the
+/// comparison's type (`loopRanges`: the generic's static loop extents), so
+/// that the comparison means on every index what it means on small ones.
+std::optional<int64_t> causalFromCompare(Value cond, ArrayRef<int64_t> loopRanges,
+                                         bool &keepWhenTrue) {
   auto cmp = cond.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return std::nullopt;
+  unsigned rank = loopRanges.size();
   // An index expression: linalg.index d, optionally +/- a constant.
   auto indexOf = [](Value v, int64_t &plus) -> std::optional<unsigned> {
     plus = 0;
-    if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
-      v = cast.getIn();
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
     if (auto add = v.getDefiningOp<arith::AddIOp>()) {
       APInt c;
       if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
@@ -190,19 +228,27 @@ std::optional<int64_t> causalFromCompare(Value cond, unsigned rank, bool &keepWh
   };
   int64_t pl = 0, pr = 0;
   std::optional<unsigned> l = indexOf(cmp.getLhs(), pl), r = indexOf(cmp.getRhs(), pr);
-  if (!l || !r)
+  if (!l || !r || *l >= rank || *r >= rank)
+    return std::nullopt;
+  unsigned width = cmp.getLhs().getType().isIndex()
+                       ? 64
+                       : cmp.getLhs().getType().getIntOrFloatBitWidth();
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+  if (!comparedWithoutWrap(loopRanges[*l], pl, width, isUnsigned) ||
+      !comparedWithoutWrap(loopRanges[*r], pr, width, isUnsigned))
     return std::nullopt;
   unsigned qDim = rank - 2, kDim = rank - 1;
   // Normalize to "lhs = j (key), rhs = i (query)".
-  using P = arith::CmpIPredicate;
-  P pred = cmp.getPredicate();
   if (*l == qDim && *r == kDim) {
     std::swap(pl, pr);
     pred = swapOperands(pred);
   } else if (!(*l == kDim && *r == qDim)) {
     return std::nullopt;
   }
-  // Now: cmp(j + pl, i + pr).
+  // Now: cmp(j + pl, i + pr), both sides in range (no wrap, and not
+  // negative for the unsigned predicates, which then order as signed).
   switch (pred) {
   case P::sle: case P::ule: keepWhenTrue = true; return pr - pl;      // j <= i + (pr-pl)
   case P::slt: case P::ult: keepWhenTrue = true; return pr - pl - 1;  // j <  i + ..
@@ -252,7 +298,6 @@ std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
 Node classifyPayload(Value y, linalg::LinalgOp g) {
   Node n;
   n.op = g;
-  unsigned rank = g.getNumLoops();
   if (auto arg = dyn_cast<BlockArgument>(y)) {
     // A copy or broadcast of an input: a cast when the map is the identity,
     // a transpose when it is a permutation.
@@ -277,6 +322,7 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
   if (isValueCast(def)) {
     if (auto o = payloadOperand(def->getOperand(0), g); o && o->value) {
       n.kind = NodeKind::Cast;
+      n.rounds = isRoundingCast(def);
       n.operands = {*o};
     }
     return n;
@@ -288,7 +334,7 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
       return n;
     NodeOperand cond;
     bool keepWhenTrue = true;
-    if (auto c = causalFromCompare(sel.getCondition(), rank, keepWhenTrue)) {
+    if (auto c = causalFromCompare(sel.getCondition(), g.getStaticLoopRanges(), keepWhenTrue)) {
       cond.causalOffset = *c;
     } else if (auto o = payloadOperand(sel.getCondition(), g); o && o->value) {
       cond = *o;
@@ -559,8 +605,10 @@ Node classify(Value v) {
     return n;
   }
   // Elementwise arith/math directly on tensors.
-  if (isa<tensor::CastOp>(def) || isValueCast(def))
+  if (isa<tensor::CastOp>(def) || isValueCast(def)) {
+    n.rounds = isRoundingCast(def);
     return unary(NodeKind::Cast, def->getOperand(0));
+  }
   if (isa<arith::AddFOp, tosa::AddOp>(def))
     return binary(NodeKind::Add, def->getOperand(0), def->getOperand(1));
   if (isa<arith::SubFOp, tosa::SubOp>(def))
@@ -637,7 +685,8 @@ bool reshapeOnlyUnitDims(Value from, Value to) {
 
 /// Looks through casts, copies and (unless told not to) batch reshapes;
 /// records the ops passed.
-Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) {
+Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes,
+            bool throughRoundings) {
   while (v) {
     if (Operation *def = v.getDefiningOp();
         throughReshapes && def &&
@@ -649,7 +698,7 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) 
       continue;
     }
     Node n = classify(v);
-    if (n.kind != NodeKind::Cast || !n.operands[0].value)
+    if (n.kind != NodeKind::Cast || !n.operands[0].value || (n.rounds && !throughRoundings))
       return v;
     if (chain)
       chain->insert(n.op);
@@ -663,14 +712,7 @@ Value strip(Value v, SmallPtrSetImpl<Operation *> *chain, bool throughReshapes) 
 /// correct, only slower.
 constexpr int64_t kMaxFoldedMaskElements = int64_t(1) << 22;
 
-/// Whether adding `d` to a score of type `elt` drops it as -inf would: d is
-/// -inf, or within a factor 2 of the type's lowest value (finfo.min, what
-/// frontends fill with), which every score below 2^(emax - p) (1e31 in f32)
-/// rounds into, so exp gives 0 as for -inf. A merely large negative value
-/// (-1e4, -1e9) is a bias: the scores can outgrow it. The fuzzer's oracle
-/// found a -1e4 causal fill under a scale of 8.5e35 raised as a causal mask,
-/// where the original kept every key.
-static bool absorbsScores(double d, Type elt) {
+bool absorbsScores(double d, Type elt) {
   if (std::isinf(d) && d < 0)
     return true;
   auto ft = dyn_cast<FloatType>(elt);

@@ -50,6 +50,8 @@ struct Node {
   bool keepWhereTrue = true;
   /// Select: index of the operand that continues the chain.
   unsigned chainOperand = 0;
+  /// Cast: a rounding (isRoundingCast), not an exact conversion.
+  bool rounds = false;
 };
 
 /// Rank of a ranked tensor, else 0.
@@ -68,10 +70,23 @@ linalg::LinalgOp enclosingElementwise(Value v);
 Node classify(Value v);
 /// Whether a reshape only adds or drops unit dims.
 bool reshapeOnlyUnitDims(Value from, Value to);
-/// Looks through casts, copies and (unless told not to) batch reshapes;
-/// records the ops passed.
+/// Whether adding `d` to a score of type `elt` drops it as -inf would: d is
+/// -inf, or within a factor 2 of the type's lowest value (finfo.min, what
+/// frontends fill with), which every score below 2^(emax - p) (1e31 in f32)
+/// rounds into, so exp gives 0 as for -inf. A merely large negative value
+/// (-1e4, -1e9) is a bias: the scores can outgrow it. The fuzzer's oracle
+/// found a -1e4 causal fill under a scale of 8.5e35 raised as a causal mask,
+/// where the original kept every key.
+bool absorbsScores(double d, Type elt);
+/// Whether `op` converts floats to a type that is not wider in both range
+/// and precision (truncf, f16 <-> bf16): a rounding the program asked for.
+bool isRoundingCast(Operation *op);
+/// Looks through casts, copies and (unless told not to) batch reshapes and
+/// roundings; records the ops passed. Operands of the raised op stop at a
+/// rounding (`throughRoundings` false): the op then reads the rounded
+/// values, exactly as the program did.
 Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
-            bool throughReshapes = true);
+            bool throughReshapes = true, bool throughRoundings = true);
 /// The offset of a tensor that is the causal pattern j <= i + offset.
 std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false);
 

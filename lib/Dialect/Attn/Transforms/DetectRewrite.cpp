@@ -191,7 +191,7 @@ public:
   FailureOr<AttentionPlan> plan() {
     AttentionPlan p;
     if (failed(checkChainIsClosed()) || failed(planOperands(p)) ||
-        failed(planCausal(p)) || failed(planMask(p)) || failed(planScoreMod(p)) ||
+        failed(checkRoundings(p)) || failed(planCausal(p)) || failed(planMask(p)) || failed(planScoreMod(p)) ||
         failed(verify(p)))
       return failure();
     return p;
@@ -238,6 +238,38 @@ private:
     return success();
   }
 
+  /// The raised op accumulates in f32 (f64) and rounds only its result: a
+  /// rounding inside the chain to a type narrower than one of Q, K and V
+  /// (an f32 program's scores or weights rounded to bf16 and back) is one
+  /// it would drop, so it is refused. A rounding to the inputs' own type is
+  /// a bf16/f16 program's storage precision (P stored as bf16 for P·V, as
+  /// FlashAttention does), which the raised op's kernels keep or exceed
+  /// (README: "The raised op computes in the widest of ..."); roundings
+  /// that a score_mod region copies are kept there.
+  LogicalResult checkRoundings(const AttentionPlan &p) {
+    SmallPtrSet<Operation *, 16> inRegion;
+    std::string ignored;
+    if (m.scoreMod)
+      (void)captureScoreMod(m.scoreMod->top, m.scoreMod->rank, inRegion, ignored);
+    unsigned width = 0;
+    for (Value x : {p.q, p.k, p.v})
+      width = std::max(width, cast<RankedTensorType>(x.getType()).getElementTypeBitWidth());
+    for (Operation *op : m.chain) {
+      if (inRegion.contains(op))
+        continue;
+      WalkResult walk = op->walk([&](Operation *inner) {
+        if (!isRoundingCast(inner))
+          return WalkResult::advance();
+        auto to = cast<FloatType>(getElementTypeOrSelf(inner->getResult(0).getType()));
+        return to.getWidth() < width ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return fail("the chain rounds an intermediate to a type narrower than Q, K or V; "
+                    "the raised op would not round it");
+    }
+    return success();
+  }
+
   /// Q, K, V, their element type and the result's type; the pairings the
   /// verifier does not check (V's rows with K's keys, batch dims).
   LogicalResult planOperands(AttentionPlan &p) {
@@ -268,6 +300,10 @@ private:
     // and of P·V's result. An f32 chain over f16 inputs that returns f32
     // then stays f32 (extending f16 is exact); computing in f16 and
     // extending the result would round what the original never rounded.
+    for (Value x : {p.q, p.k, p.v, Value(pv->getResult(0))})
+      if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType()))
+        return fail("Q, K, V and P·V must be floats (an integer product is no softmax "
+                    "attention's)");
     p.elt = cast<RankedTensorType>(pv->getResult(0).getType()).getElementType();
     for (Value x : {p.q, p.k, p.v}) {
       Type e = cast<RankedTensorType>(x.getType()).getElementType();
