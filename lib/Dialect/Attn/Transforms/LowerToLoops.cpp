@@ -9,6 +9,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -51,6 +52,10 @@ void buildBufferizeToLoops(OpPassManager &pm) {
   fpm.addPass(bufferization::createBufferHoistingPass());
   fpm.addPass(bufferization::createBufferLoopHoistingPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The deallocation pipeline copies a buffer it cannot prove unaliased
+  // (bufferization.clone: a matmul into a function argument, returned);
+  // no LLVM lowering takes clones, memref's alloc + copy do.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
 }
 
