@@ -151,8 +151,10 @@ static int64_t powerOfTwoIn(int64_t v, int64_t lo, int64_t hi) {
 TileSizes mlir::attn::chooseTileSizes(const AttentionShape &shape,
                                       const TargetSpec &target) {
   int64_t e = elementBytes(shape.dtype);
-  int64_t d = std::max<int64_t>(shape.headDim, 1);
-  int64_t dv = std::max<int64_t>(shape.headDimV, 1);
+  // (Clamped: this runs before the shape is validated, and any head dim
+  // beyond 2^40 gives the same 16-row tiles.)
+  int64_t d = std::clamp<int64_t>(shape.headDim, 1, int64_t(1) << 40);
+  int64_t dv = std::clamp<int64_t>(shape.headDimV, 1, int64_t(1) << 40);
   int64_t mElems = std::max<int64_t>(target.sramBytesPerBlock / e, 1);
   // Step 1: FlashAttention's Bc = ceil(M/4d), Br = min(Bc, d).
   int64_t bc = ceilDiv(mElems, 4 * d);
@@ -265,6 +267,33 @@ OpCost mlir::attn::rooflineOp(llvm::StringRef name, int64_t flops,
   return c;
 }
 
+llvm::Error mlir::attn::checkCountableShape(const AttentionShape &s) {
+  constexpr int64_t kMaxExtent = int64_t(1) << 40, kMaxElements = int64_t(1) << 62;
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  for (auto [name, v] : {std::pair<const char *, int64_t>{"batch", s.batch},
+                         {"Hq", s.headsQ}, {"Hkv", s.headsKV}, {"Lq", s.seqQ},
+                         {"Lk", s.seqKV}, {"d", s.headDim}, {"dv", s.headDimV}})
+    if (v > kMaxExtent)
+      return fail(llvm::Twine(name) + " = " + llvm::Twine(v) +
+                  " exceeds 2^40, beyond what the cost model counts");
+  // Q and O, K and V, and the scores each count at most 2^62 elements.
+  auto fits = [&](std::initializer_list<int64_t> extents) {
+    int64_t n = 1;
+    for (int64_t e : extents)
+      if (llvm::MulOverflow(n, e, n))
+        return false;
+    return n <= kMaxElements;
+  };
+  int64_t width = std::max(s.headDim, s.headDimV);
+  if (!fits({s.batch, s.headsQ, s.seqQ, width}) || !fits({s.batch, s.headsKV, s.seqKV, width}) ||
+      !fits({s.batch, s.headsQ, s.seqQ, s.seqKV}))
+    return fail("the attention's tensors exceed 2^62 elements, beyond what the cost "
+                "model counts");
+  return llvm::Error::success();
+}
+
 llvm::Expected<AttentionCost>
 mlir::attn::computeAttentionCost(const AttentionShape &s,
                                  const TargetSpec &target,
@@ -280,6 +309,8 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
   if (s.headsQ % s.headsKV != 0)
     return fail("Hq (" + llvm::Twine(s.headsQ) +
                 ") must be a multiple of Hkv (" + llvm::Twine(s.headsKV) + ")");
+  if (llvm::Error e = checkCountableShape(s))
+    return std::move(e);
   if (llvm::Error e = validateTarget(target))
     return std::move(e);
 

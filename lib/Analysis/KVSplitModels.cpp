@@ -232,6 +232,9 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
   for (const Candidate &cand : candidates)
     if (cand.seconds <= 1.03 * fastest && (!pick || rank(cand.config) < rank(pick->config)))
       pick = &cand;
+  if (!pick)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the streaming model predicts no finite time for this shape");
   return pick->config;
 }
 

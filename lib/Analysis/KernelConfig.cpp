@@ -213,7 +213,7 @@ llvm::Error checkShapeExtents(const AttentionShape &s) {
   if (s.headsQ % s.headsKV != 0)
     return reason("Hq (" + llvm::Twine(s.headsQ) + ") must be a multiple of Hkv (" +
                   llvm::Twine(s.headsKV) + ")");
-  return llvm::Error::success();
+  return checkCountableShape(s);
 }
 
 /// Rows are copied in 16-byte chunks of 8 elements and P·V's output

@@ -196,10 +196,17 @@ TEST(IOCost, RejectsBadShapesAndOverflow) {
   ASSERT_FALSE(static_cast<bool>(z));
   llvm::consumeError(z.takeError());
 
+  // Tensors no machine holds: refused by their element count.
   AttentionShape huge = square(int64_t(1) << 30, 64, int64_t(1) << 24, 128, DType::F32);
   auto h = computeAttentionCost(huge, *getTargetPreset("h200"));
   ASSERT_FALSE(static_cast<bool>(h));
-  EXPECT_NE(llvm::toString(h.takeError()).find("overflow"), std::string::npos);
+  EXPECT_NE(llvm::toString(h.takeError()).find("2^62 elements"), std::string::npos);
+  // Countable extents whose bytes and FLOPs still overflow int64 (2^61 f32
+  // elements of Q): an error, not a wrapped number.
+  AttentionShape wide = square(1, 1, int64_t(1) << 30, int64_t(1) << 31, DType::F32);
+  auto w = computeAttentionCost(wide, *getTargetPreset("h200"));
+  ASSERT_FALSE(static_cast<bool>(w));
+  EXPECT_NE(llvm::toString(w.takeError()).find("overflow"), std::string::npos);
 }
 
 } // namespace

@@ -86,12 +86,12 @@ func.func @dynamic(%q: tensor<?x64xf16>, %k: tensor<128x64xf16>) -> tensor<?x64x
 // -----
 
 // Byte counts that do not fit int64 are an error, not a wrapped number.
-func.func @overflow(%q: tensor<1x1x4294967296x65536xf32>) -> tensor<1x1x4294967296x65536xf32> {
+func.func @overflow(%q: tensor<1x1x1073741824x2147483648xf32>) -> tensor<1x1x1073741824x2147483648xf32> {
   // expected-error @+1 {{io-cost failed: byte or FLOP count overflows int64 for this shape}}
   %o = attn.attention %q, %q, %q scale(0.125)
-      : tensor<1x1x4294967296x65536xf32>, tensor<1x1x4294967296x65536xf32>, tensor<1x1x4294967296x65536xf32>
-      -> tensor<1x1x4294967296x65536xf32>
-  return %o : tensor<1x1x4294967296x65536xf32>
+      : tensor<1x1x1073741824x2147483648xf32>, tensor<1x1x1073741824x2147483648xf32>, tensor<1x1x1073741824x2147483648xf32>
+      -> tensor<1x1x1073741824x2147483648xf32>
+  return %o : tensor<1x1x1073741824x2147483648xf32>
 }
 
 // (At the end, so that the line numbers above stay put.) mma is an enum option: the option parser rejects other values, listing the

@@ -123,6 +123,12 @@ struct TileSizes {
   bool packKVGroups = false;
 };
 
+/// Whether the models can count `shape` (its extents positive): every
+/// extent at most 2^40 and every tensor's element count at most 2^62, so
+/// that no product of the cost model or the config chooser overflows. A
+/// tensor beyond that exists on no machine; the error says which extent.
+llvm::Error checkCountableShape(const AttentionShape &shape);
+
 /// The rule, documented in the `--attn-io-cost` pass description:
 ///  1. FlashAttention's start: Bc = ⌈M / (4·d·e)⌉, Br = min(Bc, d), with M in
 ///     bytes and e the element size (the paper counts M in elements).

@@ -300,8 +300,10 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
     return failure();
   int64_t r = getRank();
   AttentionShape s;
+  // (A product past int64 saturates; checkCountableShape refuses it.)
   for (int64_t i = 0; i < getNumBatchDims(); ++i)
-    s.batch *= q.getDimSize(i);
+    if (llvm::MulOverflow(s.batch, q.getDimSize(i), s.batch))
+      s.batch = std::numeric_limits<int64_t>::max();
   if (hasHeadDim()) {
     s.headsQ = q.getDimSize(r - 3);
     s.headsKV = k.getDimSize(r - 3);
