@@ -176,10 +176,12 @@ static llvm::Error validate(const LaunchPlan &plan) {
     if ((attentionTensor && t.shape.empty()) ||
         llvm::any_of(t.shape, [](int64_t e) { return e < 1; }))
       return fail("'" + t.name + "' needs a shape of positive extents");
-    int64_t elements = 1;
+    int64_t elements = 1, bytes;
     for (int64_t e : t.shape)
       if (llvm::MulOverflow(elements, e, elements))
         return fail("'" + t.name + "' has more elements than an int64 counts");
+    if (llvm::MulOverflow(elements, int64_t(elementBytes(t.type)), bytes))
+      return fail("'" + t.name + "' has more bytes than an int64 counts");
   }
   for (const TensorMapSpec &m : plan.tensorMaps()) {
     const TensorSpec *t = plan.findParam(m.tensor);
@@ -217,7 +219,36 @@ static llvm::Error validate(const LaunchPlan &plan) {
   return llvm::Error::success();
 }
 
+/// The deepest nesting of arrays and objects in `text` (outside strings).
+/// llvm::json::parse recurses once per level, so a hostile manifest nested
+/// 50,000 deep would overflow the stack before any field is read.
+static int64_t nestingDepth(llvm::StringRef text) {
+  int64_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 llvm::Expected<LaunchPlan> LaunchPlan::parse(llvm::StringRef manifestJSON) {
+  // A manifest nests 4 levels; 64 leaves room for any future field.
+  if (int64_t depth = nestingDepth(manifestJSON); depth > 64)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "manifest: nested " + llvm::Twine(depth) +
+                                       " levels deep (at most 64)");
   llvm::Expected<json::Value> root = json::parse(manifestJSON);
   if (!root)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -143,6 +143,13 @@ TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
   EXPECT_NE(errorOf(empty).find("positive extents"), std::string::npos);
   std::string noLaunch = R"({"kernel": "k", "params": []})";
   EXPECT_NE(errorOf(noLaunch).find("manifest.grid"), std::string::npos) << errorOf(noLaunch);
+  // Found by a hostile-manifest campaign: each crashed attn-run.
+  std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  EXPECT_NE(errorOf(deep).find("nested 50000 levels deep"), std::string::npos) << errorOf(deep);
+  std::string wraps = kSplitKV;
+  wraps.replace(wraps.find("[1, 32, 1, 128]"), 15, "[1073741824, 1073741824, 1, 4]");
+  EXPECT_NE(errorOf(wraps).find("'q' has more bytes than an int64 counts"), std::string::npos)
+      << errorOf(wraps);
 }
 
 TEST(LaunchPlan, ChecksTheCallersTensors) {

@@ -143,6 +143,10 @@ static llvm::Error run() {
   if (!kernel)
     return kernel.takeError();
   const LaunchPlan &plan = (*kernel)->plan();
+  const TensorSpec *o = plan.findParam("o");
+  if (!outputPath.empty() && !o)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--out: the manifest has no param 'o' to copy back");
   auto files = inputFiles(plan);
   if (!files)
     return files.takeError();
@@ -154,7 +158,6 @@ static llvm::Error run() {
     status = checkCuda(cuCtxSynchronize(), "the kernels");
   }
   if (!status && !outputPath.empty()) {
-    const TensorSpec *o = plan.findParam("o");
     std::vector<char> host(o->bytes());
     auto out = llvm::find_if(args, [](const TensorArg &a) { return a.name == "o"; });
     status = checkCuda(cuMemcpyDtoH(host.data(), out->address, host.size()), "cuMemcpyDtoH(o)");
