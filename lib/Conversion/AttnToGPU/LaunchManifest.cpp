@@ -350,6 +350,14 @@ struct AttnDumpGPUKernelsPass
           manifests ? manifests.getAs<DictionaryAttr>(binary.getSymName()) : nullptr;
       StringAttr kernelName = manifest ? manifest.getAs<StringAttr>("kernel") : nullptr;
       std::string kernel = (kernelName ? kernelName : binary.getSymNameAttr()).str();
+      // The name becomes a file name inside dump-dir: a symbol's characters
+      // only (what the compiler's own names use), never a path.
+      if (kernel.empty() || kernel.front() == '.' ||
+          !llvm::all_of(kernel, [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$'; })) {
+        binary.emitError("attn-dump-gpu-kernels: the kernel name '")
+            << kernel << "' is no file name (letters, digits, '_', '.', '$'; not starting with '.')";
+        return WalkResult::interrupt();
+      }
       for (Attribute obj : binary.getObjects()) {
         auto object = cast<gpu::ObjectAttr>(obj);
         if (object.getFormat() != gpu::CompilationTarget::Assembly) {
