@@ -188,6 +188,31 @@ func.func @score_mod_powf(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
 
 // -----
 
+// Types and ops NVPTX has no registers or instructions for (an i128, a
+// float remainder, which is a libcall there): the host runs them (the
+// backend aborted on the i128 before).
+// CHECK-LABEL: func.func @score_mod_i128_and_remf
+// CHECK-NOT: gpu.launch_func
+func.func @score_mod_i128_and_remf(%q: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>) {
+  // expected-warning @+1 {{attn-lower-to-gpu: 'arith.fptosi' in a score_mod has no GPU lowering (integers up to 64 bits, f16, bf16, f32 and f64 arithmetic only); the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %x = arith.fptosi %s : f32 to i128
+    %y = arith.sitofp %x : i128 to f32
+    attn.yield %y : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  %c = arith.constant 3.0 : f32
+  // expected-warning @+1 {{attn-lower-to-gpu: 'arith.remf' in a score_mod has no GPU lowering (integers up to 64 bits, f16, bf16, f32 and f64 arithmetic only); the attention stays unfused}}
+  %r = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %y = arith.remf %s, %c : f32
+    attn.yield %y : f32
+  } : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o, %r : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>
+}
+
+// -----
+
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

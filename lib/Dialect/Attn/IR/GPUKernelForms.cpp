@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -115,6 +116,23 @@ std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
         !kernelMath.contains(inner->getName().getStringRef())) {
       why = "'" + inner->getName().getStringRef().str() +
             "' in a score_mod has no GPU lowering without libdevice";
+      return WalkResult::interrupt();
+    }
+    // NVPTX has registers for integers up to 64 bits and f16/bf16/f32/f64,
+    // and no instruction for a float remainder (llvm.frem is a libcall
+    // there): others would abort the backend, not fall back.
+    auto kernelType = [](Type type) {
+      Type t = getElementTypeOrSelf(type); // (a tensor the region reads elements of)
+      if (auto i = dyn_cast<IntegerType>(t))
+        return i.getWidth() <= 64;
+      return t.isIndex() || t.isF16() || t.isBF16() || t.isF32() || t.isF64();
+    };
+    if (!llvm::all_of(inner->getOperandTypes(), kernelType) ||
+        !llvm::all_of(inner->getResultTypes(), kernelType) || isa<arith::RemFOp>(inner) ||
+        (inner->getDialect() && inner->getDialect()->getNamespace() == "complex")) {
+      why = "'" + inner->getName().getStringRef().str() +
+            "' in a score_mod has no GPU lowering (integers up to 64 bits, f16, bf16, f32 "
+            "and f64 arithmetic only)";
       return WalkResult::interrupt();
     }
     if (inner->getNumRegions() != 0) {
