@@ -47,11 +47,17 @@ bool isFP8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(getElementType
 /// expands (arithmetic on them, arith.truncf from f64): LLVM cannot lower
 /// it, and left in place it would pass through the pipeline unlowered.
 /// Tensors and memrefs of them are fine (constants, buffers: bytes).
+/// Floats narrower than 16 bits other than f8E4M3FN and f8E5M2 (the FNUZ
+/// variants, f8E8M0FNU, the 6- and 4-bit floats) have no expansion at all.
 bool needsUnsupportedFP8Arith(Operation *op) {
   if (!isa<arith::ArithDialect>(op->getDialect()) ||
-      isa<arith::ExtFOp, arith::BitcastOp, arith::ConstantOp, arith::SelectOp>(op))
+      isa<arith::BitcastOp, arith::ConstantOp, arith::SelectOp>(op) ||
+      (isa<arith::ExtFOp>(op) && isFP8(op->getOperand(0).getType())))
     return false;
-  auto scalarOrVector = [](Type t) { return isFP8(t) && !isa<TensorType, BaseMemRefType>(t); };
+  auto scalarOrVector = [](Type t) {
+    auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+    return f && f.getWidth() < 16 && !isa<TensorType, BaseMemRefType>(t);
+  };
   return llvm::any_of(op->getOperandTypes(), scalarOrVector) ||
          llvm::any_of(op->getResultTypes(), scalarOrVector);
 }
@@ -187,8 +193,8 @@ struct AttnExpandFP8Pass : public attn::impl::AttnExpandFP8PassBase<AttnExpandFP
       op->emitError("attn-expand-fp8: ")
           << op->getName()
           << " on 8-bit floats has no lowering (LLVM has no 8-bit float types; only "
-             "arith.extf from them and arith.truncf to them from f32, f16 and bf16, "
-             "rounding to nearest even, are expanded)";
+             "arith.extf from f8E4M3FN and f8E5M2 and arith.truncf to them from f32, f16 "
+             "and bf16, rounding to nearest even, are expanded)";
       return WalkResult::interrupt();
     });
     if (unsupported.wasInterrupted())
