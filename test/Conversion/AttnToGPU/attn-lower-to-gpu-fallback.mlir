@@ -213,6 +213,19 @@ func.func @score_mod_i128_and_remf(%q: tensor<1x2x64x64xf16>) -> (tensor<1x2x64x
 
 // -----
 
+// Static Q, K, V and a result type less static than they imply (legal IR):
+// the kernel's buffers are static, so the host runs it (it produced invalid
+// IR before).
+// CHECK-LABEL: func.func @dynamic_result_static_inputs
+// CHECK-NOT: gpu.launch_func
+func.func @dynamic_result_static_inputs(%q: tensor<2x128x64xf16>) -> tensor<2x?x64xf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the GPU kernel needs static shapes; the attention stays unfused}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<2x128x64xf16>, tensor<2x128x64xf16>, tensor<2x128x64xf16> -> tensor<2x?x64xf16>
+  return %o : tensor<2x?x64xf16>
+}
+
+// -----
+
 // A recorded kernel_config naming a kernel that cannot run an op the
 // chooser's own pick could run is wrong IR, not a missing feature: an error.
 func.func @recorded_config_illegal(%q: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {

@@ -38,6 +38,20 @@ func.func @score_mod_yield_type(%q: tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16
 
 // -----
 
+// A whole attention (or any tensor computation) per score is no score
+// modification; the lowerings would bufferize it inside their loops.
+func.func @score_mod_computes_a_tensor(%q: tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16> {
+  // expected-error @+1 {{score_mod must compute scalars, got 'attn.attention' yielding a 'tensor<1x2x8x16xf16>'}}
+  %o = attn.attention %q, %q, %q scale(1.0) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %inner = attn.attention %q, %q, %q scale(1.0) : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+    attn.yield %s : f32
+  } : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+  return %o : tensor<1x2x8x16xf16>
+}
+
+// -----
+
 func.func @score_mod_effects(%q: tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16> {
   // expected-error @+1 {{score_mod must be free of side effects, got 'memref.alloc'}}
   %o = attn.attention %q, %q, %q scale(1.0) score_mod {

@@ -89,11 +89,21 @@ static LogicalResult verifyScoreMod(Operation *op, Region &region, Type elt,
     return op->emitOpError("score_mod must yield ") << score << ", got "
                                                     << yield.getScore().getType();
   WalkResult effects = region.walk([&](Operation *inner) {
-    if (isMemoryEffectFree(inner))
-      return WalkResult::advance();
-    op->emitOpError("score_mod must be free of side effects, got '")
-        << inner->getName() << "'";
-    return WalkResult::interrupt();
+    // It computes one score from scalars: tensors from above are read an
+    // element at a time (tensor.extract), never computed inside (a whole
+    // attention or linalg op per score is no modification of it, and the
+    // lowerings would bufferize it inside the loop).
+    if (!isMemoryEffectFree(inner)) {
+      op->emitOpError("score_mod must be free of side effects, got '")
+          << inner->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    if (llvm::any_of(inner->getResultTypes(), llvm::IsaPred<ShapedType>)) {
+      op->emitOpError("score_mod must compute scalars, got '")
+          << inner->getName() << "' yielding a " << inner->getResult(0).getType();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(effects.wasInterrupted());
 }

@@ -148,9 +148,11 @@ std::optional<std::string> mlir::attn::whyNoGPUScoreMod(Region &scoreMod) {
 /// What neither kind of GPU kernel takes: dynamic shapes, a rank above
 /// 4, a score_mod the kernels cannot copy, an empty packed batch.
 static std::optional<std::string> whyNoKernelOperands(Operation *op) {
-  if (!llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<RankedTensorType>(t).hasStaticShape();
-      }))
+  // (The result too: a result type less static than Q and V imply is
+  // legal IR, and the host's lowering casts to it.)
+  auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
+  if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+      !llvm::all_of(op->getResultTypes(), isStatic))
     return std::string("the GPU kernel needs static shapes");
   if (auto varlen = dyn_cast<VarlenAttentionOp>(op)) {
     // (Nothing to compute: the result is empty or 0.)
