@@ -352,10 +352,13 @@ struct AttnDumpGPUKernelsPass
       std::string kernel = (kernelName ? kernelName : binary.getSymNameAttr()).str();
       // The name becomes a file name inside dump-dir: a symbol's characters
       // only (what the compiler's own names use), never a path.
-      if (kernel.empty() || kernel.front() == '.' ||
-          !llvm::all_of(kernel, [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$'; })) {
+      auto symbolChar = [](char c) {
+        return llvm::isAlnum(c) || llvm::StringRef("_.$").contains(c);
+      };
+      if (kernel.empty() || kernel.front() == '.' || !llvm::all_of(kernel, symbolChar)) {
         binary.emitError("attn-dump-gpu-kernels: the kernel name '")
-            << kernel << "' is no file name (letters, digits, '_', '.', '$'; not starting with '.')";
+            << kernel
+            << "' is no file name (letters, digits, '_', '.', '$'; not starting with '.')";
         return WalkResult::interrupt();
       }
       for (Attribute obj : binary.getObjects()) {

@@ -66,6 +66,12 @@ SmallVector<AffineExpr> nonUnitReads(const NodeOperand &o);
 bool readsElementwise(const NodeOperand &o);
 /// The elementwise generic whose payload holds `v`, if any.
 linalg::LinalgOp enclosingElementwise(Value v);
+/// Reads `keep iff j <= i + offset` out of an index comparison, where i and
+/// j are linalg.index of the last two of `loopRanges`' loops (possibly plus
+/// constants, possibly cast to a narrower integer), only where no value
+/// wraps in the comparison's type (DetectIndexCompare.cpp).
+std::optional<int64_t> causalFromCompare(Value cond, ArrayRef<int64_t> loopRanges,
+                                         bool &keepWhenTrue);
 /// The normalization: one abstract node per value.
 Node classify(Value v);
 /// Whether a reshape only adds or drops unit dims.

@@ -190,8 +190,8 @@ public:
 
   FailureOr<AttentionPlan> plan() {
     AttentionPlan p;
-    if (failed(checkChainIsClosed()) || failed(planOperands(p)) ||
-        failed(checkRoundings(p)) || failed(planCausal(p)) || failed(planMask(p)) || failed(planScoreMod(p)) ||
+    if (failed(checkChainIsClosed()) || failed(planOperands(p)) || failed(checkRoundings(p)) ||
+        failed(planCausal(p)) || failed(planMask(p)) || failed(planScoreMod(p)) ||
         failed(verify(p)))
       return failure();
     return p;
