@@ -43,6 +43,16 @@ AXES = collections.OrderedDict([
     ("score_mod", ["none", "none", "none", "softcap", "softcap_fused", "alibi", "gate",
                    "abs_square", "window"]),
     ("mod_place", ["before_mask", "after_mask"]),
+    # How the row max is combined and subtracted: any finite row constant
+    # cancels in the softmax, wherever the chain subtracts it.
+    ("max_combiner", ["maximumf", "maximumf", "cmpf_ogt_select", "cmpf_olt_select"]),
+    ("shift", ["sub", "sub", "sub", "add_negated", "add_negated_payload", "max_from_zero",
+               "below_mask"]),
+    ("normalize", ["div", "div", "recip_payload"]),
+    ("acc_init", ["fill", "fill", "splat", "neg_zero_splat"]),
+    # V given as [.., dv, Lk] (P·V reads it through its map), or P·V's
+    # result written as Oᵀ [.., dv, Lq] by its output map.
+    ("pv_layout", ["plain", "plain", "v_transposed", "o_transposed"]),
 ])
 # Any tensor in the place of K or V still makes an attention, so a foreign
 # tensor goes in the place of an intermediate: the exp that is summed, or
@@ -98,6 +108,12 @@ class Fn:
     def empty(self, shape, elt):
         v = self.fresh()
         self.emit("%s = tensor.empty() : %s" % (v, tt(shape, elt)))
+        return v
+
+    def splat(self, value, shape, elt):
+        c = self.const(value, elt)
+        v = self.fresh()
+        self.emit("%s = tensor.splat %s : %s" % (v, c, tt(shape, elt)))
         return v
 
     def fill(self, value, shape, elt):
@@ -192,7 +208,7 @@ class Spelling:
             k = f.arg(self.lead + [D, LK], e)
         else:
             k = f.arg(self.lead + [LK, D], e)
-        v = f.arg(self.lead + [LK, DV], e)
+        v = f.arg(self.lead + ([DV, LK] if c["pv_layout"] == "v_transposed" else [LK, DV]), e)
         return q, k, v
 
     def permute(self, x, shape, perm, elt):
@@ -204,8 +220,18 @@ class Spelling:
         return v
 
     # --- matmuls ------------------------------------------------------------
-    def matmul(self, a, b, a_shape, b_shape, b_transposed, out_elt, in_elt, style):
-        """a [.., m, k] · b ([.., n, k] if b_transposed else [.., k, n])."""
+    def zeros(self, shape, elt):
+        """A matmul's accumulator: a fill or a splat, of 0 or -0."""
+        init = self.c["acc_init"]
+        value = "-0.0" if init == "neg_zero_splat" else "0.0"
+        if init == "fill":
+            return self.f.fill(value, shape, elt)
+        return self.f.splat(value, shape, elt)
+
+    def matmul(self, a, b, a_shape, b_shape, b_transposed, out_elt, in_elt, style,
+               out_transposed=False):
+        """a [.., m, k] · b ([.., n, k] if b_transposed else [.., k, n]);
+        written [.., n, m] if out_transposed (generic style only)."""
         f = self.f
         R = len(a_shape)
         m, kk = a_shape[-2], a_shape[-1]
@@ -216,7 +242,9 @@ class Spelling:
             n = R + 1
             ld = ["d%d" % i for i in range(R - 2)]
             mi, ni, ki = "d%d" % (R - 2), "d%d" % (R - 1), "d%d" % R
-            acc = f.fill("0.0", out_shape, out_elt)
+            if out_transposed:
+                out_shape = lead + [nn_, m]
+            acc = self.zeros(out_shape, out_elt)
 
             def body(x):
                 aa, bb = x[0], x[1]
@@ -227,7 +255,7 @@ class Spelling:
                 return [f.op("arith.addf %s, %s : %s" % (x[2], p, out_elt))]
             return f.generic([(a, a_shape, in_elt, ld + [mi, ki]),
                               (b, b_shape, in_elt, ld + ([ni, ki] if b_transposed else [ki, ni]))],
-                             [(acc, out_shape, out_elt, ld + [mi, ni])],
+                             [(acc, out_shape, out_elt, ld + ([ni, mi] if out_transposed else [mi, ni]))],
                              ["parallel"] * R + ["reduction"], body)
         # Named ops work on rank 2 or 3: collapse rank 4 around them.
         collapse = R == 4
@@ -238,7 +266,7 @@ class Spelling:
             b_shape = [b_shape[0] * b_shape[1]] + b_shape[2:]
         r = len(a_shape)
         o_shape = a_shape[:-2] + [m, nn_]
-        acc = f.fill("0.0", o_shape, out_elt)
+        acc = self.zeros(o_shape, out_elt)
         name = "linalg.matmul" if r == 2 else "linalg.batch_matmul"
         maps = ""
         if b_transposed:
@@ -471,14 +499,26 @@ class Spelling:
             ["d%d" % i for i in range(R) if i != axis]
         acc = f.fill(init, rshape, "f32")
         iters = ["reduction" if i == axis else "parallel" for i in range(R)]
+        if kind == "max" and self.c["shift"] == "max_from_zero":
+            init = "0.0"
         comb = "arith.maximumf" if kind == "max" else "arith.addf"
+
+        def combine(a, b):
+            form = self.c["max_combiner"]
+            if kind != "max" or form == "maximumf":
+                return f.op("%s %s, %s : f32" % (comb, a, b))
+            if form == "cmpf_ogt_select":  # select(a > b, a, b)
+                return f.op("arith.select %s, %s, %s : f32" % (
+                    f.op("arith.cmpf ogt, %s, %s : f32" % (a, b)), a, b))
+            return f.op("arith.select %s, %s, %s : f32" % (  # select(b < a, a, b)
+                f.op("arith.cmpf olt, %s, %s : f32" % (b, a)), a, b))
         if mode.startswith("argmax"):
             idx = f.fill("0", rshape, "i64")
 
             def body(a):
                 i = f.op("linalg.index %d : index" % axis)
                 ii = f.op("arith.index_cast %s : index to i64" % i)
-                mx = f.op("%s %s, %s : f32" % (comb, a[0], a[1]))
+                mx = combine(a[0], a[1])
                 gt = f.op("arith.cmpf ogt, %s, %s : f32" % (a[0], a[1]))
                 return [mx, f.op("arith.select %s, %s, %s : i64" % (gt, ii, a[2]))]
             r = f.generic([(x, shape, "f32", ["d%d" % i for i in range(R)])],
@@ -486,7 +526,7 @@ class Spelling:
         else:
             r = f.generic([(x, shape, "f32", ["d%d" % i for i in range(R)])],
                           [(acc, rshape, "f32", rres)], iters,
-                          lambda a: [f.op("%s %s, %s : f32" % (comb, a[0], a[1]))])
+                          lambda a: [combine(a[0], a[1])])
         # Rank-reduced statistics are expanded back to [.., L, 1] as torch does.
         if mode in ("drop_expand", "argmax_drop"):
             eshape = [1 if i == axis else s for i, s in enumerate(shape)]
@@ -542,8 +582,17 @@ class Spelling:
                 mshape, mres = [], []
             else:
                 mx, mshape, mres = self.reduce(x, "max", mode, axis)
-            ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.subf %s, %s : f32" % (a[0], a[1])))],
-                         extra=[(mx, mshape, "f32", mres)])
+            shift = c["shift"]
+            if shift == "add_negated":  # s + negate(max), the negation an op of its own
+                nm = self.ew(mx, mshape, lambda a: [f.op("arith.negf %s : f32" % a[0])])
+                ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.addf %s, %s : f32" % (a[1], a[0])))],
+                             extra=[(nm, mshape, "f32", mres)])
+            elif shift == "add_negated_payload":
+                ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.addf %s, %s : f32" % (
+                    a[0], f.op("arith.negf %s : f32" % a[1]))))], extra=[(mx, mshape, "f32", mres)])
+            else:
+                ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.subf %s, %s : f32" % (a[0], a[1])))],
+                             extra=[(mx, mshape, "f32", mres)])
         numer = ex
         if self.look in ("foreign_sum", "foreign_numerator"):
             other = self.ew(f.arg(shape, "f32"), shape, lambda a: [f.op("math.exp %s : f32" % a[0])])
@@ -564,6 +613,11 @@ class Spelling:
                            [(out, sshape, "f32", ["d%d" % i for i in range(R)])], ["parallel"] * R, rbody)
             return self.ew(numer, shape, lambda a: [f.op("arith.mulf %s, %s : f32" % (a[0], a[1]))],
                            extra=[(rc, sshape, "f32", sres)])
+        if c["normalize"] == "recip_payload":  # e · (1 / sum) in P's payload
+            def rpbody(a):
+                r = f.op("arith.divf %s, %s : f32" % (f.const("1.0", "f32"), a[1]))
+                return [f.op("arith.mulf %s, %s : f32" % (r, a[0]))]
+            return self.ew(numer, shape, rpbody, extra=[(sm_, sshape, "f32", sres)])
         return self.ew(numer, shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
                        extra=[(sm_, sshape, "f32", sres)])
 
@@ -604,6 +658,10 @@ class Spelling:
         s = self.scale_scores(s)
         if c["mod_place"] == "before_mask":
             s = self.score_mod(s)
+        if c["shift"] == "below_mask":  # exp(s − max(s) + M): the shift under the mask
+            mx, mshape, mres = self.reduce(s, "max", "drop_expand")
+            s = self.ew(s, self.s_shape(), lambda a: [f.op("arith.subf %s, %s : f32" % (a[0], a[1]))],
+                        extra=[(mx, mshape, "f32", mres)])
         s = self.mask(s)
         if c["mod_place"] == "after_mask":
             s = self.score_mod(s)
@@ -624,12 +682,18 @@ class Spelling:
         if c["dtype"] == "bf16":
             p = self.cast(p, shape, "f32", "bf16")
             pv_elt = "bf16"
-        v_shape = self.lead + [LK, DV]
+        layout = c["pv_layout"]
+        v_shape = self.lead + ([DV, LK] if layout == "v_transposed" else [LK, DV])
         if c["dtype"] == "f16_f32":
             v = self.cast(v, v_shape, "f16", "f32")
         style = "generic" if c["matmul"] == "generic" else "named"
-        o = self.matmul(p, v, shape, v_shape, False, pv_elt, pv_elt, style)
-        o_shape = self.lead + [LQ, DV]
+        if layout == "v_transposed" and style == "named":
+            style = "named_maps"
+        if layout == "o_transposed":
+            style = "generic"
+        o = self.matmul(p, v, shape, v_shape, layout == "v_transposed", pv_elt, pv_elt, style,
+                        out_transposed=layout == "o_transposed")
+        o_shape = self.lead + ([DV, LQ] if layout == "o_transposed" else [LQ, DV])
         if c["rank"] == "4d_bshd":
             o = self.permute(o, o_shape, [0, 2, 1, 3], pv_elt)
             o_shape = [B, LQ, H, DV]
@@ -649,6 +713,14 @@ def combos(n, seed):
         # Pre-transposed K has no [B, S, H, D] permuted form here.
         if combo["rank"] == "4d_bshd" and combo["matmul"] == "named_pre":
             combo["matmul"] = "named_maps"
+        # A shift other than the row max of the masked scores makes a fully
+        # masked row's result depend on it under a finite fill: refused.
+        if combo["shift"] == "below_mask":
+            combo.update(softmax="nomax", mod_place="before_mask", fill="neginf")
+        if combo["shift"] == "max_from_zero":
+            combo["fill"] = "neginf"
+        if combo["rank"] == "4d_bshd":  # its V and O are permuted already
+            combo["pv_layout"] = "plain"
         look = rng.choice(LOOKALIKES) if rng.random() < 0.15 else None
         if look == "query_axis" and combo["softmax"] == "global_max":
             combo["softmax"] = "keepdim"

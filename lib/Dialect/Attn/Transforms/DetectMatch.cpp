@@ -75,14 +75,19 @@ public:
       return fail();
     if (!matchScores(x, rank, m))
       return fail();
+    if (!m.rowShifts.empty() && sawFiniteFill)
+      return fail("a select with a finite fill under a softmax shift other than the "
+                  "row max of the masked scores: what a fully masked row gives "
+                  "depends on that shift");
     // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
     // Q, K and V stop at roundings (strip): the op reads what the program
     // rounded them to.
     m.v = foldHeadRepeat(strip(pv.operands[1].value, nullptr, true, /*throughRoundings=*/false));
     m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false,
                         /*throughRoundings=*/false);
-    if (pv.rhsTransposed)
-      return fail("P·V's V operand is stored transposed; not supported yet");
+    // Vᵀ and Oᵀ: the rewrite transposes them, as it does a stored Kᵀ.
+    m.vIsTransposed = pv.rhsTransposed;
+    m.outTransposed = pv.outTransposed;
     return m;
   }
 
@@ -282,14 +287,18 @@ private:
     }
     Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
     Node sub = classify(y);
-    if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar) {
-      if (!isPerRow(sub.operands[1], rank))
-        return failB("the value subtracted before exp varies along the key axis "
-                     "(a per-column max is not a softmax shift)");
-      if (!readsElementwise(sub.operands[0]))
+    NodeOperand minuend;
+    Value c; // the shift, when it is a tensor
+    if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar &&
+        !isPerRow(sub.operands[1], rank))
+      return failB("the value subtracted before exp varies along the key axis "
+                   "(a per-column max is not a softmax shift)");
+    if (readAsSubtraction(sub, rank, m, minuend, c)) {
+      if (!readsElementwise(minuend))
         return failB("the shift is applied to the scores read through a broadcast or transpose");
       m.chain.insert(sub.op);
-      if (Value c = sub.operands[1].value) {
+      Value shifted = strip(minuend.value, &m.chain);
+      if (c) {
         Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
         if (mx.kind == NodeKind::MaxReduce) {
           // A max over several dims (-1) is constant along the key axis
@@ -298,13 +307,68 @@ private:
             return failB("the max is taken over dim " + Twine(mx.axis) +
                          ", not the key axis " + Twine(rank - 1));
           m.chain.insert(mx.op);
-          m.rowMaxShift = mx.axis == rank - 1;
         }
+        // Only the row max of the very scores it shifts makes a row of
+        // equal (finite-filled) scores a uniform average. Under another max
+        // (global, of the unmasked scores), exp(fill − max) is 0 and a fully
+        // masked row 0/0, which the raised op's 0 stands for; any other
+        // shift (a row min) may make that row anything.
+        m.rowMaxShift = mx.kind == NodeKind::MaxReduce && mx.axis == rank - 1 &&
+                        strip(mx.operands[0].value) == shifted;
+        if (mx.kind != NodeKind::MaxReduce)
+          m.rowShifts.push_back(c);
       }
-      y = strip(sub.operands[0].value, &m.chain);
+      y = shifted;
     }
     x = y;
     return true;
+  }
+
+  /// x − c, or x + (−c) with the negation in the payload or an op of its
+  /// own, for c per row (a Sub's c is checked by the caller): the minuend
+  /// and c (null when a constant).
+  bool readAsSubtraction(const Node &n, int64_t rank, AttentionMatch &m, NodeOperand &minuend,
+                         Value &c) {
+    if (n.kind == NodeKind::Sub && n.operands[0].value && !n.operands[0].scalar) {
+      minuend = n.operands[0];
+      c = n.operands[1].value;
+      return true;
+    }
+    if (n.kind != NodeKind::Add)
+      return false;
+    for (unsigned side : {1u, 0u}) {
+      const NodeOperand &o = n.operands[side], &x = n.operands[1 - side];
+      if (!o.value || o.scalar || !x.value || x.scalar || !isPerRow(o, rank) || isPerRow(x, rank))
+        continue;
+      Node neg = classify(strip(o.value));
+      if (neg.kind != NodeKind::Neg || !neg.operands[0].value)
+        continue;
+      if (neg.op != n.op)
+        m.chain.insert(neg.op); // a negation of its own
+      minuend = x;
+      c = neg.operands[0].value;
+      return true;
+    }
+    return false;
+  }
+
+  /// The operand of S + c, c + S or S − c that is a row constant computed
+  /// from the scores (s + negate(max), a max subtracted below a mask, in a
+  /// generic of its own): softmax cancels it as it does the outermost
+  /// shift. A per-row tensor from elsewhere stays a mask: a row of -inf is
+  /// a fully masked row, not a shift.
+  std::optional<unsigned> rowShiftOperand(const Node &n, int64_t rank) {
+    for (unsigned side : {1u, 0u}) {
+      if (side == 0 && n.kind == NodeKind::Sub)
+        continue; // c − S negates the scores
+      const NodeOperand &c = n.operands[side], &s = n.operands[1 - side];
+      if (!c.value || c.scalar || !s.value || s.scalar || !isPerRow(c, rank) ||
+          isPerRow(s, rank) || !readsElementwise(s))
+        continue;
+      if (reachesMatmul(c.value) && reachesMatmul(s.value))
+        return side;
+    }
+    return std::nullopt;
   }
 
   /// A mask under a factor k of the softmax's argument, exp(k·(S + M)), is
@@ -382,7 +446,16 @@ private:
         m.chain.insert(n.op);
         x = strip(n.operands[0].value, &m.chain);
         continue;
+      case NodeKind::Sub:
       case NodeKind::Add: {
+        if (std::optional<unsigned> shift = rowShiftOperand(n, rank)) {
+          m.rowShifts.push_back(n.operands[*shift].value);
+          m.chain.insert(n.op);
+          x = strip(n.operands[1 - *shift].value, &m.chain);
+          continue;
+        }
+        if (n.kind == NodeKind::Sub)
+          return matchScoreMod(x, rank, m);
         int chainSide = reachesMatmul(n.operands[0].value) ? 0 : 1;
         const NodeOperand &mask = n.operands[1 - chainSide];
         // S + c with c != 0, or S + f(S): a modification, not a mask. (A
@@ -647,6 +720,8 @@ private:
   }
 
   bool matchQK(const Node &s, AttentionMatch &m) {
+    if (s.outTransposed)
+      return failB("Q·Kᵀ is written transposed: the softmax's rows would be keys");
     // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
     m.q = peelScale(s.operands[0].value, m);
     m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false,

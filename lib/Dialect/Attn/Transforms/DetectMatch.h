@@ -24,6 +24,8 @@ namespace detect {
 struct AttentionMatch {
   Value q, k, v;
   bool kIsTransposed = false; // k given as [.., d, Lk]
+  bool vIsTransposed = false; // v given as [.., dv, Lk]
+  bool outTransposed = false; // P·V written as [.., dv, Lq]
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
   /// A select's fill when finite (finfo.min): see matchScores in DetectMatch.cpp.
@@ -31,6 +33,12 @@ struct AttentionMatch {
   /// The softmax subtracts the row max: a fully masked row with a finite
   /// fill is then a uniform average; without it, exp underflows to 0/0.
   bool rowMaxShift = false;
+  /// Row constants the softmax cancels, other than a max subtracted last
+  /// (a row min, max(0, rowmax) in one generic, a max subtracted below a
+  /// mask, s + negate(max)): dropped with the ops that compute them
+  /// (DetectRewrite.cpp). With a finite mask fill, a fully masked row's
+  /// result would depend on them, so the matcher then refuses.
+  SmallVector<Value> rowShifts;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)
   /// The part of `scale` applied outside every mask, e.g. exp(k·(S + M)) or

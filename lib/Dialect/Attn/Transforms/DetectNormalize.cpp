@@ -62,6 +62,8 @@ std::optional<double> scalarConstant(Value v) {
   // A filled tensor is a splat whatever it overwrote.
   if (auto fill = v.getDefiningOp<linalg::FillOp>())
     return scalarConstant(fill.getInputs()[0]);
+  if (auto splat = v.getDefiningOp<tensor::SplatOp>())
+    return scalarConstant(splat.getInput());
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return std::nullopt;
@@ -168,11 +170,77 @@ linalg::LinalgOp enclosingElementwise(Value v) {
   return g;
 }
 
+/// Visits what a payload value is computed from: the block arguments and
+/// linalg.index ops in its backward slice inside `g`'s payload. False when
+/// the slice reaches something else (the output's old value, a nested
+/// region's argument, an op with regions).
+static bool forEachPayloadLeaf(Value inner, linalg::LinalgOp g,
+                               function_ref<void(BlockArgument)> onArg,
+                               function_ref<void(linalg::IndexOp)> onIndex) {
+  SmallVector<Value> work = {inner};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != g.getBlock() ||
+          arg.getArgNumber() >= static_cast<unsigned>(g.getNumDpsInputs()))
+        return false;
+      onArg(arg);
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!g->isAncestor(def))
+      continue; // captured from outside: the same at every point
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      onIndex(index);
+      continue;
+    }
+    if (def->getNumRegions() != 0)
+      return false;
+    llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+/// The loops a payload value varies along: those through which it reads the
+/// generic's inputs, and those of the linalg.index ops it reads. A value
+/// computed from row statistics alone (1 / sum, -max inside P's payload) is
+/// then per row, as it would be as a tensor of its own.
+static SmallVector<bool> payloadVaries(Value inner, linalg::LinalgOp g) {
+  unsigned loops = g.getNumLoops();
+  SmallVector<bool> varies(loops, false);
+  auto onArg = [&](BlockArgument arg) {
+    SmallVector<bool> read = variesByMap(g.getIndexingMapsArray()[arg.getArgNumber()]);
+    for (unsigned d = 0; d < loops; ++d)
+      varies[d] = varies[d] || read[d];
+  };
+  auto onIndex = [&](linalg::IndexOp index) { varies[index.getDim()] = true; };
+  if (!forEachPayloadLeaf(inner, g, onArg, onIndex))
+    return SmallVector<bool>(loops, true);
+  return varies;
+}
+
+SmallVector<Value> tensorsBehind(Value v) {
+  if (isa<ShapedType>(v.getType()))
+    return {v};
+  linalg::LinalgOp g = enclosingElementwise(v);
+  if (!g)
+    return {};
+  SmallVector<Value> tensors;
+  auto onArg = [&](BlockArgument arg) {
+    tensors.push_back(g.getDpsInputs()[arg.getArgNumber()]);
+  };
+  forEachPayloadLeaf(v, g, onArg, [](linalg::IndexOp) {});
+  return tensors;
+}
+
 /// An operand inside an elementwise generic's payload: block arguments are
 /// the generic's input tensors (with their broadcast), constants are
 /// scalars, and other payload values stay payload values, which vary along
-/// every loop. Elementwise fusion (sub+exp in one generic, say) therefore
-/// reads exactly like the unfused chain.
+/// the loops they read (payloadVaries). Elementwise fusion (sub+exp in one
+/// generic, say) therefore reads exactly like the unfused chain.
 std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
   NodeOperand o;
   if (auto arg = dyn_cast<BlockArgument>(inner)) {
@@ -190,7 +258,7 @@ std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
   if (!g->isAncestor(inner.getDefiningOp()))
     return std::nullopt; // captured from outside
   o.value = inner;
-  o.varies = SmallVector<bool>(g.getNumLoops(), true);
+  o.varies = payloadVaries(inner, g);
   return o;
 }
 
@@ -256,6 +324,7 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
   else if (isa<arith::DivFOp>(def)) kind = NodeKind::Div;
   else if (isa<math::ExpOp>(def)) kind = NodeKind::Exp;
   else if (isa<math::Exp2Op>(def)) kind = NodeKind::Exp2;
+  else if (isa<arith::NegFOp>(def)) kind = NodeKind::Neg;
   if (kind == NodeKind::Unknown)
     return n;
   for (Value operand : def->getOperands()) {
@@ -300,6 +369,49 @@ bool keepsInputOrder(AffineMap in, AffineMap out, ArrayRef<bool> reducedLoop) {
   return next == out.getNumResults();
 }
 
+/// Whether a reduction's combiner takes the larger (`larger`) or the smaller
+/// of its two operands: arith's max/min ops, or a select on their
+/// comparison, select(t > f, t, f) or select(f < t, t, f), strict or not,
+/// ordered or not. (On NaN they differ; a shift is only exact on finite
+/// scores anyway.)
+static bool takesExtreme(Operation *def, bool larger) {
+  if (larger ? isa<arith::MaximumFOp, arith::MaxNumFOp>(def)
+             : isa<arith::MinimumFOp, arith::MinNumFOp>(def))
+    return true;
+  auto sel = dyn_cast<arith::SelectOp>(def);
+  auto cmp = sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+  if (!cmp)
+    return false;
+  using Pred = arith::CmpFPredicate;
+  Pred pred = cmp.getPredicate();
+  bool greater = llvm::is_contained({Pred::OGT, Pred::OGE, Pred::UGT, Pred::UGE}, pred);
+  bool less = llvm::is_contained({Pred::OLT, Pred::OLE, Pred::ULT, Pred::ULE}, pred);
+  Value t = sel.getTrueValue(), f = sel.getFalseValue();
+  if (cmp.getLhs() == t && cmp.getRhs() == f)
+    return larger ? greater : less;
+  if (cmp.getLhs() == f && cmp.getRhs() == t)
+    return larger ? less : greater;
+  return false;
+}
+static bool isMaxCombiner(Operation *def) { return takesExtreme(def, /*larger=*/true); }
+
+bool reductionStartsFinite(Operation *op) {
+  auto g = dyn_cast<linalg::LinalgOp>(op);
+  if (!g || g.getNumReductionLoops() == 0 || !g.getBlock())
+    return true;
+  for (auto [init, yielded] :
+       llvm::zip(g.getDpsInits(), g.getBlock()->getTerminator()->getOperands())) {
+    std::optional<double> start = scalarConstant(init);
+    if (!start || std::isfinite(*start))
+      continue; // a run-time value, or finite
+    Operation *combiner = yielded.getDefiningOp();
+    bool identity = combiner && !std::isnan(*start) && takesExtreme(combiner, *start < 0);
+    if (!identity)
+      return false;
+  }
+  return true;
+}
+
 /// Row reduction (linalg.generic or linalg.reduce): one input read through a
 /// permutation, max or sum payload. One reduced dim gives `axis`; a max over
 /// several (a global max, used only as a softmax shift) has axis -1.
@@ -316,11 +428,16 @@ Node classifyReduction(linalg::LinalgOp g) {
       return n;
   Block *body = g.getBlock();
   Operation *def = body->getTerminator()->getOperand(0).getDefiningOp();
-  if (!def || def->getNumOperands() != 2)
+  if (!def)
     return n;
   // The payload combines the input element (casts allowed) and the accumulator.
+  SmallVector<Value, 2> combined(def->getOperands());
+  if (auto sel = dyn_cast<arith::SelectOp>(def))
+    combined = {sel.getTrueValue(), sel.getFalseValue()};
+  if (combined.size() != 2)
+    return n;
   bool usesIn = false, usesAcc = false;
-  for (Value v : def->getOperands()) {
+  for (Value v : combined) {
     while (v.getDefiningOp() && isValueCast(v.getDefiningOp()))
       v = v.getDefiningOp()->getOperand(0);
     if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
@@ -339,7 +456,7 @@ Node classifyReduction(linalg::LinalgOp g) {
     return n;
   // The accumulator's initial value must be neutral: -inf/lowest or 0.
   std::optional<double> init = scalarConstant(g.getDpsInits()[0]);
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(def)) {
+  if (isMaxCombiner(def)) {
     // Any init <= the row max keeps the result a per-row constant; -inf and
     // the lowest finite value are what frontends emit.
     if (!init || *init > -3.0e38)
@@ -388,8 +505,13 @@ Node classifyContraction(linalg::LinalgOp op) {
   for (auto [i, b] : llvm::enumerate(dims->batch))
     if (pos(lhs, b) != i || pos(rhs, b) != i || pos(out, b) != i)
       return n;
-  if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1 ||
-      pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
+  // The result [.., m, n], or its transpose [.., n, m] (Oᵀ written by the
+  // output map), which the rewrite transposes back.
+  if (pos(out, dims->m[0]) == r - 1 && pos(out, dims->n[0]) == r - 2)
+    n.outTransposed = true;
+  else if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1)
+    return n;
+  if (pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
     return n;
   if (pos(rhs, dims->k[0]) == r - 2 && pos(rhs, dims->n[0]) == r - 1)
     n.rhsTransposed = false;
@@ -524,6 +646,9 @@ Node classify(Value v) {
     return unary(NodeKind::Exp2, def->getOperand(0));
   if (isa<tosa::ReciprocalOp>(def))
     return unary(NodeKind::Reciprocal, def->getOperand(0));
+  // A float negate's zero points are 0: it is -x.
+  if (isa<arith::NegFOp, tosa::NegateOp>(def) && isa<FloatType>(getElementTypeOrSelf(v.getType())))
+    return unary(NodeKind::Neg, def->getOperand(0));
   if (auto sel = dyn_cast<tosa::SelectOp>(def)) {
     n.kind = NodeKind::Select;
     n.operands = {tensorOperand(sel->getOperand(0)), tensorOperand(sel->getOperand(1)),

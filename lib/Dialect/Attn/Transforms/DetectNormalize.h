@@ -20,7 +20,7 @@ namespace attn {
 namespace detect {
 
 enum class NodeKind {
-  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal,
+  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal, Neg,
   Select, MaxReduce, SumReduce, Cast, Transpose, CausalMask
 };
 
@@ -43,6 +43,7 @@ struct Node {
   SmallVector<NodeOperand> operands;
   int64_t axis = -1;          // reductions and softmax; -1: several dims
   bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
+  bool outTransposed = false; // matmul: the result is written [b.., n, m]
   SmallVector<int64_t> perm;  // transpose
   /// CausalMask: alignment of the diagonal.
   std::optional<CausalAlignment> causal;
@@ -64,6 +65,13 @@ AffineMap broadcastMap(Value v);
 SmallVector<AffineExpr> nonUnitReads(const NodeOperand &o);
 /// Whether a chain operand is read element for element.
 bool readsElementwise(const NodeOperand &o);
+/// The tensors `v` is computed from: itself when it is one; for a scalar in
+/// an elementwise generic's payload, the inputs its payload slice reads.
+SmallVector<Value> tensorsBehind(Value v);
+/// Whether a linalg reduction starts every accumulator from a finite value
+/// or from its combiner's identity (-inf for a max, +inf for a min): a min
+/// from -inf is -inf whatever it reads. True for anything else.
+bool reductionStartsFinite(Operation *op);
 /// The elementwise generic whose payload holds `v`, if any.
 linalg::LinalgOp enclosingElementwise(Value v);
 /// Reads `keep iff j <= i + offset` out of an index comparison, where i and

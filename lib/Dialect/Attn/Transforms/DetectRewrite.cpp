@@ -169,6 +169,8 @@ namespace {
 struct AttentionPlan {
   Value q, k, v;          // as matched, before casts
   bool kIsTransposed;     // k given as [.., d, Lk]
+  bool vIsTransposed;     // v given as [.., dv, Lk]
+  bool outTransposed;     // P·V's result is Oᵀ, [.., dv, Lq]
   double scale;
   Type elt;               // of Q, K, V and the result
   RankedTensorType resultType;
@@ -221,10 +223,45 @@ private:
     }
   }
 
+  /// The ops that compute a dropped row shift (a row min, max(0, rowmax),
+  /// -max in a generic of its own) read the scores: they go with the chain
+  /// when only the chain reads them and they have no side effects. An op is
+  /// revisited whenever one of its users joins, so the order of the walk
+  /// does not matter. A shift is dropped only where it is finite: a
+  /// reduction that starts from an infinity other than its identity (a
+  /// min from -inf) makes it infinite for every input, and the program
+  /// NaN, which the raise would not reproduce.
+  LogicalResult addShiftComputations() {
+    SmallVector<Operation *> work;
+    auto pushProducers = [&](ValueRange values) {
+      for (Value v : values)
+        for (Value t : detect::tensorsBehind(v))
+          if (Operation *def = t.getDefiningOp())
+            work.push_back(def);
+    };
+    for (Value c : m.rowShifts)
+      pushProducers(c);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (m.chain.contains(op) || !isMemoryEffectFree(op) ||
+          !llvm::all_of(op->getUsers(), [&](Operation *u) { return m.chain.contains(u); }))
+        continue;
+      if (!detect::reductionStartsFinite(op))
+        return fail("a row shift before the softmax is computed by a reduction "
+                    "that starts from an infinity other than its identity: it is "
+                    "infinite, and the program's result NaN, for every input");
+      m.chain.insert(op);
+      pushProducers(op->getOperands());
+    }
+    return success();
+  }
+
   /// Never drop a value someone reads: every chain op but P·V must be used
   /// only inside the chain.
   LogicalResult checkChainIsClosed() {
     addLookedThroughBroadcasts();
+    if (failed(addShiftComputations()))
+      return failure();
     for (Operation *op : m.chain) {
       if (op == pv)
         continue;
@@ -282,6 +319,8 @@ private:
     p.k = m.k;
     p.v = m.v;
     p.kIsTransposed = m.kIsTransposed;
+    p.vIsTransposed = m.vIsTransposed;
+    p.outTransposed = m.outTransposed;
     if ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
         rankOf(m.qAtMatmul) == rankOf(m.kAtMatmul) &&
         rankOf(m.qAtMatmul) == rankOf(m.vAtMatmul)) {
@@ -311,7 +350,9 @@ private:
         p.elt = e;
     }
     auto kShape = cast<RankedTensorType>(p.k.getType()).getShape();
-    auto vShape = cast<RankedTensorType>(p.v.getType()).getShape();
+    SmallVector<int64_t> vShape(cast<RankedTensorType>(p.v.getType()).getShape());
+    if (p.vIsTransposed)
+      std::swap(vShape[rank - 1], vShape[rank - 2]);
     int64_t lk = p.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
     if (!ShapedType::isDynamic(lk) && !ShapedType::isDynamic(vShape[rank - 2]) &&
         lk != vShape[rank - 2])
@@ -390,16 +431,20 @@ private:
       return RankedTensorType::get(cast<RankedTensorType>(x.getType()).getShape(),
                                    p.elt);
     };
-    // As castTensor and then transposeLastTwo will give K.
-    RankedTensorType kType = withElt(p.k);
-    if (p.kIsTransposed) {
-      bool needsCast = cast<RankedTensorType>(p.k.getType()).getElementType() != p.elt;
-      Value source = needsCast ? Value() : transposedSource(p.k);
-      SmallVector<int64_t> shape(kType.getShape());
+    // As castTensor and then transposeLastTwo will give K and V.
+    auto asRead = [&](Value x, bool transposed) {
+      RankedTensorType type = withElt(x);
+      if (!transposed)
+        return type;
+      bool needsCast = cast<RankedTensorType>(x.getType()).getElementType() != p.elt;
+      Value source = needsCast ? Value() : transposedSource(x);
+      SmallVector<int64_t> shape(type.getShape());
       std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-      kType = source ? cast<RankedTensorType>(source.getType())
-                     : RankedTensorType::get(shape, p.elt);
-    }
+      return source ? cast<RankedTensorType>(source.getType())
+                    : RankedTensorType::get(shape, p.elt);
+    };
+    RankedTensorType kType = asRead(p.k, p.kIsTransposed);
+    RankedTensorType vType = asRead(p.v, p.vIsTransposed);
     RankedTensorType maskType;
     if (p.mask) {
       maskType = p.maskExpansion.type;
@@ -408,7 +453,7 @@ private:
     }
     std::string message;
     if (succeeded(AttentionOp::verifyShapes(
-            withElt(p.q), kType, withElt(p.v), maskType, p.resultType, p.scale,
+            withElt(p.q), kType, vType, maskType, p.resultType, p.scale,
             [&](StringRef error) { message = error.str(); })))
       return success();
     return fail("the matched shapes do not form a valid attention: '" +
@@ -444,6 +489,8 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
   Value v = castTensor(b, loc, p.v, p.elt);
   if (p.kIsTransposed)
     k = transposeLastTwo(b, loc, k);
+  if (p.vIsTransposed)
+    v = transposeLastTwo(b, loc, v);
   CausalAlignmentAttr causalAttr;
   if (p.causal)
     causalAttr = CausalAlignmentAttr::get(b.getContext(), *p.causal);
@@ -457,6 +504,8 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
     attn.setScaleAttr(b.getF64FloatAttr(scale));
   }
   Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
+  if (p.outTransposed)
+    result = transposeLastTwo(b, loc, result);
   // The chain ran at another batch rank ([B·H, L, d] round trip).
   return reshapeToRank(b, loc, result, pvType);
 }

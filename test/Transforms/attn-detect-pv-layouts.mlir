@@ -1,0 +1,39 @@
+// P·V may read V stored as [.., dv, Lk] (its map, or a transposed-rhs
+// matmul) and write O as [.., dv, Lq] (its output map): the raised
+// attention reads V and writes O in its own layout, between transposes.
+// The inputs are spellings an adversarial helper wrote; each also runs on
+// the CPU before and after detection (detect-preserves-semantics.test).
+//
+// RUN: attn-opt %S/Inputs/detect-spellings/P28_v_given_transposed.mlir --attn-detect | FileCheck %s --check-prefix=VT
+// VT: %[[V:.*]] = linalg.transpose ins(%arg2 : tensor<2x4x6xf32>) outs({{.*}} : tensor<2x6x4xf32>) permutation = [0, 2, 1]
+// VT-NEXT: attn.attention %arg0, %arg1, %[[V]] scale
+// VT-NOT: linalg.generic
+//
+// RUN: attn-opt %S/Inputs/detect-spellings/P46_2d_matmul_transpose_maps_softmax_dim1.mlir --attn-detect | FileCheck %s --check-prefix=VT2
+// VT2-NOT: linalg.transpose
+// VT2: attn.attention %arg0, %arg1, %arg2 scale
+//
+// RUN: attn-opt %S/Inputs/detect-spellings/P29_output_transposed.mlir --attn-detect | FileCheck %s --check-prefix=OT
+// OT: %[[O:.*]] = attn.attention %arg0, %arg1, %arg2 scale
+// OT: %[[T:.*]] = linalg.transpose ins(%[[O]] : tensor<2x4x4xf32>) {{.*}} permutation = [0, 2, 1]
+// OT-NEXT: return %[[T]]
+//
+// Scores written transposed (Sᵀ by Q·Kᵀ's output map) are another
+// attention's rows: not raised.
+// RUN: attn-opt %s --attn-detect="explain=true" -verify-diagnostics | FileCheck %s --check-prefix=ST
+// ST-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mst = affine_map<(m, n, k) -> (n, m)>
+func.func @scores_written_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %st = linalg.matmul indexing_maps = [#mq, #mk, #mst] ins(%q, %k : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.softmax dimension(1) ins(%st : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{Q·Kᵀ is written transposed}}
+  %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oi : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
