@@ -48,7 +48,7 @@ AXES = collections.OrderedDict([
     ("max_combiner", ["maximumf", "maximumf", "cmpf_ogt_select", "cmpf_olt_select"]),
     ("shift", ["sub", "sub", "sub", "add_negated", "add_negated_payload", "max_from_zero",
                "below_mask"]),
-    ("normalize", ["div", "div", "recip_payload"]),
+    ("normalize", ["div", "div", "recip_payload", "deferred"]),
     ("acc_init", ["fill", "fill", "splat", "neg_zero_splat"]),
     # V given as [.., dv, Lk] (P·V reads it through its map), or P·V's
     # result written as Oᵀ [.., dv, Lq] by its output map.
@@ -169,6 +169,7 @@ class Spelling:
         self.R = {"2d": 2, "3d": 3}.get(r, 4)
         self.lead = {"2d": [], "3d": [B * H]}.get(r, [B, H])
         self.chain_elt = "f32"
+        self.deferred_sum = None
         self.in_elt = {"f32": "f32", "f16_f32": "f16", "bf16": "bf16"}[combo["dtype"]]
 
     def s_shape(self):
@@ -602,6 +603,9 @@ class Spelling:
                 numer = other
         sm_, sshape, sres = self.reduce(ex, "sum", "keepdim" if mode == "keepdim" else
                                         ("keepdim" if mode == "argmax_keepdim" else "drop_expand"), axis)
+        if c["normalize"] == "deferred":  # O = (E·V) / rowsum(E), in build()
+            self.deferred_sum = (sm_, sshape, "f32", sres)
+            return numer
         if sm == "recip":
             one = None
 
@@ -694,6 +698,9 @@ class Spelling:
         o = self.matmul(p, v, shape, v_shape, layout == "v_transposed", pv_elt, pv_elt, style,
                         out_transposed=layout == "o_transposed")
         o_shape = self.lead + ([DV, LQ] if layout == "o_transposed" else [LQ, DV])
+        if self.deferred_sum:  # the sums' maps read no key or dv loop
+            o = self.ew(o, o_shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
+                        extra=[self.deferred_sum])
         if c["rank"] == "4d_bshd":
             o = self.permute(o, o_shape, [0, 2, 1, 3], pv_elt)
             o_shape = [B, LQ, H, DV]
@@ -721,9 +728,17 @@ def combos(n, seed):
             combo["fill"] = "neginf"
         if combo["rank"] == "4d_bshd":  # its V and O are permuted already
             combo["pv_layout"] = "plain"
+        # A deferred normalization divides an f32 O in [.., Lq, dv].
+        if combo["normalize"] == "deferred":
+            if combo["softmax"] in ("linalg", "named"):
+                combo["normalize"] = "div"
+            elif combo["dtype"] == "bf16" or combo["pv_layout"] == "o_transposed":
+                combo["dtype"], combo["pv_layout"] = "f32", "plain"
         look = rng.choice(LOOKALIKES) if rng.random() < 0.15 else None
         if look == "query_axis" and combo["softmax"] == "global_max":
             combo["softmax"] = "keepdim"
+        if look == "query_axis" and combo["normalize"] == "deferred":
+            combo["normalize"] = "div"  # column sums have no place in O's loops
         if look in ("sigmoid", "relu", "foreign_sum", "foreign_numerator") and \
                 combo["softmax"] in ("linalg", "named"):
             combo["softmax"] = "drop_expand"

@@ -44,6 +44,7 @@ public:
       return std::nullopt;
     AttentionMatch m;
     m.chain.insert(pvOp);
+    m.root = pvOp;
     Value p = strip(pv.operands[0].value, &m.chain);
     // Rank of the scores (payload scalars have the rank of their loops);
     // batch reshapes may make it differ from P·V's.
@@ -53,8 +54,12 @@ public:
         rank = g.getNumLoops();
     // Cheap exit for ordinary matmuls: the lhs must look like a softmax.
     Node pn = classify(p);
-    if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2)
-      return fail("P is exp(S) without normalization, not a softmax");
+    Value x;
+    if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2) {
+      if (!matchDeferredNormalization(pv, p, rank, m, x))
+        return fail();
+      return matchRest(pv, x, rank, m);
+    }
     // A product or quotient by a constant is a scaled Q (this matmul is
     // Q·Kᵀ, not P·V): not a candidate, and not worth a remark.
     bool scaledByConstant = (pn.kind == NodeKind::Mul || pn.kind == NodeKind::Div) &&
@@ -70,9 +75,15 @@ public:
                     "(sigmoid or log_softmax attention?)");
       return std::nullopt;
     }
-    Value x;
     if (!matchSoftmax(p, rank, m, x))
       return fail();
+    return matchRest(pv, x, rank, m);
+  }
+
+private:
+  /// From the softmax's input x down: the scores, Q, K, and V.
+  std::optional<AttentionMatch> matchRest(const Node &pv, Value x, int64_t rank,
+                                          AttentionMatch &m) {
     if (!matchScores(x, rank, m))
       return fail();
     if (!m.rowShifts.empty() && sawFiniteFill)
@@ -91,7 +102,53 @@ public:
     return m;
   }
 
-private:
+  /// O = (E·V) / rowsum(E), or (E·V) · (1 / rowsum(E)), E = exp(...):
+  /// FlashAttention's own order written out, the normalization deferred
+  /// past P·V. The normalized O is what the attention replaces.
+  bool matchDeferredNormalization(const Node &pv, Value e, int64_t rank, AttentionMatch &m,
+                                  Value &x) {
+    StringRef notSoftmax = "P is exp(S) without normalization, not a softmax";
+    Value o = pv.op->getResult(0);
+    if (pv.outTransposed)
+      return failB(notSoftmax);
+    // Forward through what strip() looks through backwards (casts, batch
+    // reshapes: a [B·H, L, dv] product expanded to [B, H, L, dv]).
+    Operation *user = nullptr;
+    for (Value cur = o;;) {
+      if (!cur.hasOneUse())
+        return failB(notSoftmax);
+      user = *cur.getUsers().begin();
+      if (user->getNumResults() != 1)
+        return failB(notSoftmax);
+      if (strip(user->getResult(0)) != o)
+        break;
+      m.chain.insert(user);
+      cur = user->getResult(0);
+    }
+    if (rankOf(user->getResult(0)) != rank)
+      return failB(notSoftmax);
+    Node n = classify(user->getResult(0));
+    if (n.kind != NodeKind::Div && n.kind != NodeKind::Mul)
+      return failB(notSoftmax);
+    NodeOperand numer, denom;
+    if (!matchNormalizer(n, rank, m, numer, denom))
+      return false;
+    if (strip(numer.value) != o || !readsElementwise(numer))
+      return failB(notSoftmax);
+    m.chain.insert(n.op);
+    m.root = n.op;
+    Value eStripped = strip(e, &m.chain);
+    Node sum = classify(stripUnitReshapes(strip(denom.value, &m.chain), m));
+    if (sum.kind != NodeKind::SumReduce || sum.axis != rank - 1 ||
+        strip(sum.operands[0].value, &m.chain) != eStripped)
+      return failB("O is divided by something else than the row sums of the exp P·V reads");
+    m.chain.insert(sum.op);
+    // The sums, read for O's rows: O's last dim is dv, which the sums do
+    // not vary along (isPerRow), and its others are the rows of E.
+    if (!sameRows(numer, denom, rank - 1))
+      return failB("the row sums are read for other rows than the ones they divide");
+    return matchShiftedExp(eStripped, rank, m, x);
+  }
   static bool isSoftmaxLike(NodeKind k) {
     return k == NodeKind::Softmax || k == NodeKind::Div || k == NodeKind::Mul ||
            k == NodeKind::Select; // the fully-masked-row guard of safe softmax
@@ -236,7 +293,7 @@ private:
       denom.value = o.map ? r.operands[0].value : denom.value;
       return true;
     }
-    return failB("P is not a softmax (no row-sum normalizer)");
+    return failB("not a softmax: no row-sum normalizer");
   }
 
   bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x) {

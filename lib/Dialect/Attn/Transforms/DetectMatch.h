@@ -49,6 +49,9 @@ struct AttentionMatch {
   std::optional<int64_t> causalOffset;
   std::optional<CausalAlignment> causal;
   SmallPtrSet<Operation *, 16> chain; // ops that the attention replaces
+  /// The op whose result the attention replaces: P·V, or the division of
+  /// P·V by the row sums when the normalization is deferred.
+  Operation *root = nullptr;
   /// Q, K, V as the two matmuls see them (casts looked through, reshapes
   /// not): the fallback when the reshape-stripped values disagree in rank.
   Value qAtMatmul, kAtMatmul, vAtMatmul;

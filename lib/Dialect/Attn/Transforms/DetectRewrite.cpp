@@ -181,6 +181,7 @@ struct AttentionPlan {
   std::optional<double> additiveFill; // a keep mask raised as fill·[dropped]
   Type additiveElt;
   std::optional<ScoreModCapture> scoreMod;
+  Operation *root;        // the op whose result the attention replaces
 };
 
 /// Plans the attention for a match, before the IR changes; each refusal
@@ -256,14 +257,14 @@ private:
     return success();
   }
 
-  /// Never drop a value someone reads: every chain op but P·V must be used
-  /// only inside the chain.
+  /// Never drop a value someone reads: every chain op but the root (P·V, or
+  /// its deferred normalization) must be used only inside the chain.
   LogicalResult checkChainIsClosed() {
     addLookedThroughBroadcasts();
     if (failed(addShiftComputations()))
       return failure();
     for (Operation *op : m.chain) {
-      if (op == pv)
+      if (op == m.root)
         continue;
       for (Operation *user : op->getUsers())
         if (!m.chain.contains(user))
@@ -339,11 +340,12 @@ private:
     // and of P·V's result. An f32 chain over f16 inputs that returns f32
     // then stays f32 (extending f16 is exact); computing in f16 and
     // extending the result would round what the original never rounded.
-    for (Value x : {p.q, p.k, p.v, Value(pv->getResult(0))})
+    p.root = m.root;
+    for (Value x : {p.q, p.k, p.v, Value(m.root->getResult(0))})
       if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType()))
         return fail("Q, K, V and P·V must be floats (an integer product is no softmax "
                     "attention's)");
-    p.elt = cast<RankedTensorType>(pv->getResult(0).getType()).getElementType();
+    p.elt = cast<RankedTensorType>(m.root->getResult(0).getType()).getElementType();
     for (Value x : {p.q, p.k, p.v}) {
       Type e = cast<RankedTensorType>(x.getType()).getElementType();
       if (cast<FloatType>(e).getWidth() > cast<FloatType>(p.elt).getWidth())
@@ -471,7 +473,7 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// Creates the attention the plan describes, at the rewriter's insertion
-/// point, and returns its result as P·V's type.
+/// point, and returns its result as the replaced op's type.
 static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &p,
                             RankedTensorType pvType) {
   Value mask = p.mask;
@@ -543,9 +545,10 @@ struct RaiseAttention : RewritePattern {
     if (failed(plan))
       return rewriter.notifyMatchFailure(
           pv, why.empty() ? "not the P·V of an attention" : why);
-    rewriter.setInsertionPoint(pv);
-    auto pvType = cast<RankedTensorType>(pv->getResult(0).getType());
-    rewriter.replaceOp(pv, buildAttention(rewriter, pv->getLoc(), *plan, pvType));
+    Operation *root = plan->root;
+    rewriter.setInsertionPoint(root);
+    auto rootType = cast<RankedTensorType>(root->getResult(0).getType());
+    rewriter.replaceOp(root, buildAttention(rewriter, root->getLoc(), *plan, rootType));
     return success();
   }
 };
