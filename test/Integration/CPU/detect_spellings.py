@@ -36,7 +36,7 @@ AXES = collections.OrderedDict([
               "causal_index", "causal_iota", "causal_tril", "zero_add"]),
     ("fill", ["neginf", "finfo_min"]),
     ("softmax", ["linalg", "drop_expand", "keepdim", "argmax_keepdim", "argmax_drop",
-                 "named", "recip", "exp2", "nomax", "global_max"]),
+                 "named", "tensor_arith", "recip", "exp2", "nomax", "global_max"]),
     ("dtype", ["f32", "f16_f32", "bf16"]),
     # Elementwise code on the scores that is neither scale nor mask, raised
     # into a score_mod region; before the mask (Gemma 2, ALiBi) or after it.
@@ -553,8 +553,8 @@ class Spelling:
             f.emit("%s = linalg.softmax dimension(%d) ins(%s : %s) outs(%s : %s) -> %s" % (
                 v, axis, x, tt(shape, "f32"), e, tt(shape, "f32"), tt(shape, "f32")))
             return v
-        if sm == "named":
-            return self.named_softmax(x, axis)
+        if sm in ("named", "tensor_arith"):
+            return self.named_softmax(x, axis, tensor_arith=sm == "tensor_arith")
         mode = {"keepdim": "keepdim", "argmax_keepdim": "argmax_keepdim",
                 "argmax_drop": "argmax_drop"}.get(sm, "drop_expand")
         act = {"sigmoid": "sigmoid", "relu": "relu"}.get(self.look, "exp2" if sm == "exp2" else "exp")
@@ -625,7 +625,9 @@ class Spelling:
         return self.ew(numer, shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
                        extra=[(sm_, sshape, "f32", sres)])
 
-    def named_softmax(self, x, axis):
+    def named_softmax(self, x, axis, tensor_arith=False):
+        """linalg.reduce/broadcast with named elementwise ops (linalg.exp...),
+        or with arith/math ops on whole tensors."""
         f, R = self.f, self.R
         shape = self.s_shape()
         rshape = [s for i, s in enumerate(shape) if i != axis]
@@ -644,8 +646,12 @@ class Spelling:
             return b
 
         def named(op, *xs):
-            e = f.empty(shape, "f32")
             v = f.fresh()
+            if tensor_arith:
+                name = {"exp": "math.exp", "sub": "arith.subf", "div": "arith.divf"}[op]
+                f.emit("%s = %s %s : %s" % (v, name, ", ".join(xs), T))
+                return v
+            e = f.empty(shape, "f32")
             f.emit("%s = linalg.%s ins(%s : %s) outs(%s : %s) -> %s" % (
                 v, op, ", ".join(xs), ", ".join([T] * len(xs)), e, T, T))
             return v
@@ -730,7 +736,7 @@ def combos(n, seed):
             combo["pv_layout"] = "plain"
         # A deferred normalization divides an f32 O in [.., Lq, dv].
         if combo["normalize"] == "deferred":
-            if combo["softmax"] in ("linalg", "named"):
+            if combo["softmax"] in ("linalg", "named", "tensor_arith"):
                 combo["normalize"] = "div"
             elif combo["dtype"] == "bf16" or combo["pv_layout"] == "o_transposed":
                 combo["dtype"], combo["pv_layout"] = "f32", "plain"
@@ -740,7 +746,7 @@ def combos(n, seed):
         if look == "query_axis" and combo["normalize"] == "deferred":
             combo["normalize"] = "div"  # column sums have no place in O's loops
         if look in ("sigmoid", "relu", "foreign_sum", "foreign_numerator") and \
-                combo["softmax"] in ("linalg", "named"):
+                combo["softmax"] in ("linalg", "named", "tensor_arith"):
             combo["softmax"] = "drop_expand"
         out.append((combo, look))
     return out

@@ -559,7 +559,9 @@ Node classify(Value v) {
     if (isa<RankedTensorType>(x.getType()) && isa<RankedTensorType>(v.getType()) &&
         rankOf(x) <= rankOf(v)) {
       o.map = mapByShape(x, v);
-      o.varies = variesByMap(o.map);
+      // A linalg.broadcast feeding a tensor-level op is read through, as
+      // in a generic's payload.
+      lookThroughBroadcasts(o);
     }
     return o;
   };
