@@ -48,7 +48,9 @@ AXES = collections.OrderedDict([
     ("max_combiner", ["maximumf", "maximumf", "cmpf_ogt_select", "cmpf_olt_select"]),
     ("shift", ["sub", "sub", "sub", "add_negated", "add_negated_payload", "max_from_zero",
                "below_mask"]),
-    ("normalize", ["div", "div", "recip_payload", "deferred"]),
+    # div: e / Σe; deferred: O = (E·V) / Σe; log_softmax: exp(d − log Σ exp(d))
+    # with d = s − max; logsumexp: exp(s − (log Σ exp(s − max) + max)).
+    ("normalize", ["div", "div", "recip_payload", "deferred", "log_softmax", "logsumexp"]),
     ("acc_init", ["fill", "fill", "splat", "neg_zero_splat"]),
     # V given as [.., dv, Lk] (P·V reads it through its map), or P·V's
     # result written as Oᵀ [.., dv, Lq] by its output map.
@@ -591,6 +593,10 @@ class Spelling:
             elif shift == "add_negated_payload":
                 ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.addf %s, %s : f32" % (
                     a[0], f.op("arith.negf %s : f32" % a[1]))))], extra=[(mx, mshape, "f32", mres)])
+            elif c["normalize"] == "log_softmax":  # d = s − max, a tensor of its own
+                d = self.ew(x, shape, lambda a: [f.op("arith.subf %s, %s : f32" % (a[0], a[1]))],
+                            extra=[(mx, mshape, "f32", mres)])
+                ex = self.ew(d, shape, lambda a: [f.op("math.exp %s : f32" % a[0])])
             else:
                 ex = self.ew(x, shape, lambda a: [activation(a, f.op("arith.subf %s, %s : f32" % (a[0], a[1])))],
                              extra=[(mx, mshape, "f32", mres)])
@@ -603,6 +609,14 @@ class Spelling:
                 numer = other
         sm_, sshape, sres = self.reduce(ex, "sum", "keepdim" if mode == "keepdim" else
                                         ("keepdim" if mode == "argmax_keepdim" else "drop_expand"), axis)
+        if c["normalize"] == "log_softmax":
+            return self.ew(d, shape, lambda a: [f.op("math.exp %s : f32" % f.op("arith.subf %s, %s : f32" % (
+                a[0], f.op("math.log %s : f32" % a[1]))))], extra=[(sm_, sshape, "f32", sres)])
+        if c["normalize"] == "logsumexp":  # lse = log Σ + max, per row
+            lse = self.ew(sm_, sshape, lambda a: [f.op("arith.addf %s, %s : f32" % (
+                f.op("math.log %s : f32" % a[0]), a[1]))], extra=[(mx, sshape, "f32", ["d%d" % i for i in range(len(sshape))])])
+            return self.ew(x, shape, lambda a: [f.op("math.exp %s : f32" % f.op("arith.subf %s, %s : f32" % (a[0], a[1])))],
+                           extra=[(lse, sshape, "f32", sres)])
         if c["normalize"] == "deferred":  # O = (E·V) / rowsum(E), in build()
             self.deferred_sum = (sm_, sshape, "f32", sres)
             return numer
@@ -743,6 +757,14 @@ def combos(n, seed):
         look = rng.choice(LOOKALIKES) if rng.random() < 0.15 else None
         if look == "query_axis" and combo["softmax"] == "global_max":
             combo["softmax"] = "keepdim"
+        # The log forms: exp (not exp2) of a row max subtracted as s − max,
+        # whose row statistics have one shape.
+        if combo["normalize"] in ("log_softmax", "logsumexp"):
+            if combo["softmax"] not in ("drop_expand", "keepdim", "argmax_keepdim", "argmax_drop") or \
+                    look in ("sigmoid", "relu", "foreign_numerator"):
+                combo["normalize"] = "div"
+            elif combo["shift"] not in ("sub", "max_from_zero"):
+                combo["shift"] = "sub"
         if look == "query_axis" and combo["normalize"] == "deferred":
             combo["normalize"] = "div"  # column sums have no place in O's loops
         if look in ("sigmoid", "relu", "foreign_sum", "foreign_numerator") and \

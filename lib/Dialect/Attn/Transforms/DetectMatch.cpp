@@ -56,7 +56,7 @@ public:
     Node pn = classify(p);
     Value x;
     if (pn.kind == NodeKind::Exp || pn.kind == NodeKind::Exp2) {
-      if (!matchDeferredNormalization(pv, p, rank, m, x))
+      if (!matchExpOfLogSoftmax(p, rank, m, x) && !matchDeferredNormalization(pv, p, rank, m, x))
         return fail();
       return matchRest(pv, x, rank, m);
     }
@@ -100,6 +100,78 @@ private:
     m.vIsTransposed = pv.rhsTransposed;
     m.outTransposed = pv.outTransposed;
     return m;
+  }
+
+  /// P = exp(y − log Σ_j exp(y)) (a log_softmax, then exp), or
+  /// exp(y − (c + log Σ_j exp(y − c))) (a logsumexp written with its shift
+  /// c outside the log): softmax(y) either way, for c per row. The rest
+  /// matches from the inner exp, as for exp / Σ exp. False, with no
+  /// remark, when P is no such exp.
+  bool matchExpOfLogSoftmax(Value p, int64_t rank, AttentionMatch &m, Value &x) {
+    Node outer = classify(p);
+    if (outer.kind != NodeKind::Exp || !readsElementwise(outer.operands[0]))
+      return false;
+    Node sub = classify(strip(outer.operands[0].value));
+    if (sub.kind != NodeKind::Sub || !sub.operands[0].value || sub.operands[0].scalar ||
+        !sub.operands[1].value)
+      return false;
+    const NodeOperand &yRead = sub.operands[0], &lseRead = sub.operands[1];
+    if (!yRead.map || !readsElementwise(yRead) || !isPerRow(lseRead, rank))
+      return false;
+    Value y = strip(yRead.value);
+    // lse = log(S), or log(S) + c in either order: a tensor of its own,
+    // whose ops read their operands element for element, or computed in
+    // the exp's own payload, whose reads must then be of y's rows.
+    bool inPayload = !isa<ShapedType>(lseRead.value.getType());
+    if (!inPayload && !sameRows(yRead, lseRead, rank - 1))
+      return false;
+    auto readsRow = [&](const NodeOperand &o) {
+      if (!inPayload)
+        return readsElementwise(o);
+      return o.map ? isPerRow(o, rank) && sameRows(yRead, o, rank - 1)
+                   : !isa<ShapedType>(o.value.getType()); // a payload value
+    };
+    Node lse = classify(stripUnitReshapes(strip(lseRead.value), m));
+    Node log = lse;
+    std::optional<NodeOperand> shift;
+    if (lse.kind == NodeKind::Add) {
+      for (unsigned side : {0u, 1u}) {
+        const NodeOperand &l = lse.operands[side], &c = lse.operands[1 - side];
+        if (!l.value || !c.value || c.scalar || !readsRow(l) || !readsRow(c))
+          continue;
+        if (Node n = classify(strip(l.value)); n.kind == NodeKind::Log) {
+          log = n;
+          shift = c;
+          break;
+        }
+      }
+    }
+    if (log.kind != NodeKind::Log || !log.operands[0].value || !readsRow(log.operands[0]))
+      return false;
+    Node sum = classify(stripUnitReshapes(strip(log.operands[0].value), m));
+    if (sum.kind != NodeKind::SumReduce || sum.axis != rank - 1)
+      return false;
+    Value inner = strip(sum.operands[0].value);
+    Node innerExp = classify(inner);
+    if (innerExp.kind != NodeKind::Exp || !readsElementwise(innerExp.operands[0]))
+      return false;
+    Value innerArg = strip(innerExp.operands[0].value);
+    if (!shift) {
+      if (innerArg != y)
+        return false;
+    } else {
+      // The inner exp reads y − c: the same y, the same c for the same row.
+      Node innerSub = classify(innerArg);
+      if (innerSub.kind != NodeKind::Sub || !innerSub.operands[0].value ||
+          !innerSub.operands[1].value || strip(innerSub.operands[0].value) != y ||
+          !readsElementwise(innerSub.operands[0]) || !isPerRow(innerSub.operands[1], rank) ||
+          !sameRows(innerSub.operands[0], innerSub.operands[1], rank - 1) ||
+          strip(innerSub.operands[1].value) != strip(shift->value))
+        return false;
+    }
+    for (Operation *op : {outer.op, sub.op, lse.op, log.op, sum.op})
+      m.chain.insert(op);
+    return matchShiftedExp(inner, rank, m, x);
   }
 
   /// O = (E·V) / rowsum(E), or (E·V) · (1 / rowsum(E)), E = exp(...):

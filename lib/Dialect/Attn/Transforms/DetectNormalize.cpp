@@ -325,6 +325,7 @@ Node classifyPayload(Value y, linalg::LinalgOp g) {
   else if (isa<math::ExpOp>(def)) kind = NodeKind::Exp;
   else if (isa<math::Exp2Op>(def)) kind = NodeKind::Exp2;
   else if (isa<arith::NegFOp>(def)) kind = NodeKind::Neg;
+  else if (isa<math::LogOp>(def)) kind = NodeKind::Log;
   if (kind == NodeKind::Unknown)
     return n;
   for (Value operand : def->getOperands()) {
@@ -646,6 +647,8 @@ Node classify(Value v) {
     return unary(NodeKind::Exp, def->getOperand(0));
   if (isa<math::Exp2Op>(def))
     return unary(NodeKind::Exp2, def->getOperand(0));
+  if (isa<math::LogOp, tosa::LogOp>(def))
+    return unary(NodeKind::Log, def->getOperand(0));
   if (isa<tosa::ReciprocalOp>(def))
     return unary(NodeKind::Reciprocal, def->getOperand(0));
   // A float negate's zero points are 0: it is -x.

@@ -20,7 +20,7 @@ namespace attn {
 namespace detect {
 
 enum class NodeKind {
-  Unknown, MatMul, Softmax, Exp, Exp2, Add, Sub, Mul, Div, Reciprocal, Neg,
+  Unknown, MatMul, Softmax, Exp, Exp2, Log, Add, Sub, Mul, Div, Reciprocal, Neg,
   Select, MaxReduce, SumReduce, Cast, Transpose, CausalMask
 };
 
