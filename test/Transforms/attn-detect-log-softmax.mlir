@@ -349,3 +349,70 @@ func.func @log_of_sums_of_scores(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: t
   return %o : tensor<3x4xf32>
 }
 
+// -----
+
+// A finfo.min fill: c + log Σ rounds to c on a fully masked row, which
+// then gets 1 per key instead of an average: refused.
+// CHECK-LABEL: func.func @logsumexp_finite_fill
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+#r1 = affine_map<(i) -> (i)>
+func.func @logsumexp_finite_fill(%q: tensor<3x4xf32>, %k: tensor<3x4xf32>, %v: tensor<3x4xf32>, %c: tensor<3x3xi1>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %s0 = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<3x4xf32>) outs(%acc : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %sm = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s0, %c : tensor<3x3xf32>, tensor<3x3xi1>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%a: f32, %keep: i1, %o: f32):
+    %f = arith.constant -3.40282347E+38 : f32
+    %y = arith.select %keep, %a, %f : f32
+    linalg.yield %y : f32
+  } -> tensor<3x3xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%sm : tensor<3x3xf32>) outs(%lo : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %d = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%sm, %mx : tensor<3x3xf32>, tensor<3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.subf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x3xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = math.exp %a : f32
+    linalg.yield %y : f32
+  } -> tensor<3x3xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x3xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %lse = linalg.generic {indexing_maps = [#r1, #r1, #r1], iterator_types = ["parallel"]} ins(%sum, %mx : tensor<3xf32>, tensor<3xf32>) outs(%er : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %l = math.log %a : f32
+    %y = arith.addf %b, %l : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%sm, %lse : tensor<3x3xf32>, tensor<3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    %y = math.exp %t : f32
+    linalg.yield %y : f32
+  } -> tensor<3x3xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{a select with a finite fill under a softmax shift other than the row max}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x3xf32>, tensor<3x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+

@@ -1,4 +1,4 @@
-// P·V may read V stored as [.., dv, Lk] (its map, or a transposed-rhs
+// K and V may be broadcast along batch dims (MQA); P·V may read V stored as [.., dv, Lk] (its map, or a transposed-rhs
 // matmul) and write O as [.., dv, Lq] (its output map): the raised
 // attention reads V and writes O in its own layout, between transposes.
 // The inputs are spellings an adversarial helper wrote; each also runs on
@@ -17,6 +17,13 @@
 // OT: %[[O:.*]] = attn.attention %arg0, %arg1, %arg2 scale
 // OT: %[[T:.*]] = linalg.transpose ins(%[[O]] : tensor<2x4x4xf32>) {{.*}} permutation = [0, 2, 1]
 // OT-NEXT: return %[[T]]
+//
+// MQA as an einsum ("bqd,kd->bqk"): K and V lack the batch dim, which the
+// matmuls' maps broadcast; the raise gives them a unit head dim.
+// RUN: attn-opt %S/Inputs/detect-spellings/P36_mqa_map_broadcast.mlir --attn-detect | FileCheck %s --check-prefix=MQ
+// MQ-DAG: %[[K:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2]] output_shape [1, 6, 8]
+// MQ-DAG: %[[V:.*]] = tensor.expand_shape %arg2 {{\[\[}}0, 1], [2]] output_shape [1, 6, 4]
+// MQ: attn.attention %arg0, %[[K]], %[[V]] scale
 //
 // Scores written transposed (Sᵀ by Q·Kᵀ's output map) are another
 // attention's rows: not raised.

@@ -55,6 +55,9 @@ AXES = collections.OrderedDict([
     # V given as [.., dv, Lk] (P·V reads it through its map), or P·V's
     # result written as Oᵀ [.., dv, Lq] by its output map.
     ("pv_layout", ["plain", "plain", "v_transposed", "o_transposed"]),
+    # MQA as an einsum: K and V lack the head dim (rank 4) or the batch·head
+    # dim (rank 3), and the generic matmuls' maps broadcast them.
+    ("kv_heads", ["all", "all", "all", "einsum_mqa"]),
 ])
 # Any tensor in the place of K or V still makes an attention, so a foreign
 # tensor goes in the place of an intermediate: the exp that is summed, or
@@ -177,6 +180,10 @@ class Spelling:
     def s_shape(self):
         return self.lead + [LQ, LK]
 
+    def kv_lead(self):
+        """K's and V's batch dims: without the last one for einsum MQA."""
+        return self.lead[:-1] if self.c["kv_heads"] == "einsum_mqa" else self.lead
+
     # --- elementwise helpers on tensors of the scores' shape -------------
     def ew(self, x, shape, fn, extra=(), out_elt="f32", in_elt="f32"):
         n = len(shape)
@@ -210,8 +217,8 @@ class Spelling:
         if c["matmul"] == "named_pre":
             k = f.arg(self.lead + [D, LK], e)
         else:
-            k = f.arg(self.lead + [LK, D], e)
-        v = f.arg(self.lead + ([DV, LK] if c["pv_layout"] == "v_transposed" else [LK, DV]), e)
+            k = f.arg(self.kv_lead() + [LK, D], e)
+        v = f.arg(self.kv_lead() + ([DV, LK] if c["pv_layout"] == "v_transposed" else [LK, DV]), e)
         return q, k, v
 
     def permute(self, x, shape, perm, elt):
@@ -256,8 +263,9 @@ class Spelling:
                     bb = f.op("arith.extf %s : %s to %s" % (bb, in_elt, out_elt))
                 p = f.op("arith.mulf %s, %s : %s" % (aa, bb, out_elt))
                 return [f.op("arith.addf %s, %s : %s" % (x[2], p, out_elt))]
+            bl = ld[:len(b_shape) - 2]  # a rhs without the last batch dim is broadcast
             return f.generic([(a, a_shape, in_elt, ld + [mi, ki]),
-                              (b, b_shape, in_elt, ld + ([ni, ki] if b_transposed else [ki, ni]))],
+                              (b, b_shape, in_elt, bl + ([ni, ki] if b_transposed else [ki, ni]))],
                              [(acc, out_shape, out_elt, ld + ([ni, mi] if out_transposed else [mi, ni]))],
                              ["parallel"] * R + ["reduction"], body)
         # Named ops work on rank 2 or 3: collapse rank 4 around them.
@@ -305,7 +313,7 @@ class Spelling:
             q = self.scale_by(q, q_shape, e, "0.353553385" if e == "f32" else "0.3535")
         if c["scale"] == "split_qk":
             q = self.scale_by(q, q_shape, e, "0.594603539" if e == "f32" else "0.5947")
-        k_shape = self.lead + ([D, LK] if c["matmul"] == "named_pre" else [LK, D])
+        k_shape = self.kv_lead() + ([D, LK] if c["matmul"] == "named_pre" else [LK, D])
         if c["scale"] == "split_qk":
             k = self.scale_by(k, k_shape, e, "0.594603539" if e == "f32" else "0.5947")
         style = c["matmul"]
@@ -707,7 +715,7 @@ class Spelling:
             p = self.cast(p, shape, "f32", "bf16")
             pv_elt = "bf16"
         layout = c["pv_layout"]
-        v_shape = self.lead + ([DV, LK] if layout == "v_transposed" else [LK, DV])
+        v_shape = self.kv_lead() + ([DV, LK] if layout == "v_transposed" else [LK, DV])
         if c["dtype"] == "f16_f32":
             v = self.cast(v, v_shape, "f16", "f32")
         style = "generic" if c["matmul"] == "generic" else "named"
@@ -744,10 +752,13 @@ def combos(n, seed):
         # masked row's result depend on it under a finite fill: refused.
         if combo["shift"] == "below_mask":
             combo.update(softmax="nomax", mod_place="before_mask", fill="neginf")
-        if combo["shift"] == "max_from_zero":
+        if combo["shift"] == "max_from_zero" or combo["normalize"] == "logsumexp":
             combo["fill"] = "neginf"
         if combo["rank"] == "4d_bshd":  # its V and O are permuted already
             combo["pv_layout"] = "plain"
+        if combo["kv_heads"] == "einsum_mqa" and (combo["matmul"] != "generic" or
+                                                  combo["rank"] not in ("3d", "4d")):
+            combo["kv_heads"] = "all"
         # A deferred normalization divides an f32 O in [.., Lq, dv].
         if combo["normalize"] == "deferred":
             if combo["softmax"] in ("linalg", "named", "tensor_arith"):

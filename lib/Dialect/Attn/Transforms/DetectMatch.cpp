@@ -98,6 +98,7 @@ private:
                         /*throughRoundings=*/false);
     // Vᵀ and Oᵀ: the rewrite transposes them, as it does a stored Kᵀ.
     m.vIsTransposed = pv.rhsTransposed;
+    m.vBroadcastDims = pv.rhsBroadcastDims;
     m.outTransposed = pv.outTransposed;
     return m;
   }
@@ -171,6 +172,11 @@ private:
     }
     for (Operation *op : {outer.op, sub.op, lse.op, log.op, sum.op})
       m.chain.insert(op);
+    // c + log Σ rounds to c where c is a finite fill (finfo.min): a fully
+    // masked row is then 1 per key, no average. The generator's oracle
+    // found it; such a shift is refused under finite fills like any other.
+    if (shift)
+      m.rowShifts.push_back(shift->value);
     return matchShiftedExp(inner, rank, m, x);
   }
 
@@ -858,6 +864,7 @@ private:
     m.kAtMatmul = strip(s.operands[1].value, nullptr, /*throughReshapes=*/false,
                         /*throughRoundings=*/false);
     m.qkRhsTransposed = s.rhsTransposed;
+    m.kBroadcastDims = s.rhsBroadcastDims;
     Value rhs = strip(s.operands[1].value, nullptr, true, /*throughRoundings=*/false);
     if (s.rhsTransposed) {
       m.k = foldHeadRepeat(peelScale(rhs, m));

@@ -26,6 +26,9 @@ struct AttentionMatch {
   bool kIsTransposed = false; // k given as [.., d, Lk]
   bool vIsTransposed = false; // v given as [.., dv, Lk]
   bool outTransposed = false; // P·V written as [.., dv, Lq]
+  /// Batch dims (of the scores / of O) that K / V lack at their matmul,
+  /// along which they are broadcast (MQA as an einsum).
+  SmallVector<int64_t> kBroadcastDims, vBroadcastDims;
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
   /// A select's fill when finite (finfo.min): see matchScores in DetectMatch.cpp.

@@ -493,30 +493,49 @@ Node classifyContraction(linalg::LinalgOp op) {
   if (!init || *init != 0.0)
     return n;
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+  if (failed(dims) || dims->n.size() != 1 || dims->k.size() != 1)
     return n;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  MLIRContext *ctx = op->getContext();
   auto pos = [&](AffineMap m, unsigned d) {
-    return m.getResultPosition(getAffineDimExpr(d, op->getContext()));
+    return m.getResultPosition(getAffineDimExpr(d, ctx));
   };
   unsigned r = out.getNumResults();
-  // Batch dims lead, in order, in every operand; m and n are the last two of
-  // the output, k the last of the lhs.
-  for (auto [i, b] : llvm::enumerate(dims->batch))
-    if (pos(lhs, b) != i || pos(rhs, b) != i || pos(out, b) != i)
+  if (r < 2 || lhs.getNumResults() != r || op.getNumLoops() != r + 1)
+    return n;
+  // The output's leading dims are batch dims, read by the lhs at the same
+  // position and by the rhs in order, or not at all: a rhs without them is
+  // broadcast along them (MQA as the einsum "bqd,kd->bqk"), and then
+  // inferContractionDims counts them as m dims.
+  unsigned rhsPos = 0;
+  for (unsigned i = 0; i + 2 < r; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
+    if (!d || pos(lhs, d.getPosition()) != i)
       return n;
+    std::optional<unsigned> inRhs = pos(rhs, d.getPosition());
+    if (inRhs && *inRhs != rhsPos++)
+      return n;
+    if (!inRhs)
+      n.rhsBroadcastDims.push_back(i);
+  }
+  if (rhs.getNumResults() != rhsPos + 2)
+    return n;
+  auto mExpr = dyn_cast<AffineDimExpr>(lhs.getResult(r - 2));
+  if (!mExpr || !llvm::is_contained(dims->m, mExpr.getPosition()))
+    return n;
+  unsigned m = mExpr.getPosition(), nDim = dims->n[0], k = dims->k[0];
   // The result [.., m, n], or its transpose [.., n, m] (Oᵀ written by the
   // output map), which the rewrite transposes back.
-  if (pos(out, dims->m[0]) == r - 1 && pos(out, dims->n[0]) == r - 2)
+  if (pos(out, m) == r - 1 && pos(out, nDim) == r - 2)
     n.outTransposed = true;
-  else if (pos(out, dims->m[0]) != r - 2 || pos(out, dims->n[0]) != r - 1)
+  else if (pos(out, m) != r - 2 || pos(out, nDim) != r - 1)
     return n;
-  if (pos(lhs, dims->m[0]) != r - 2 || pos(lhs, dims->k[0]) != r - 1)
+  if (pos(lhs, k) != r - 1)
     return n;
-  if (pos(rhs, dims->k[0]) == r - 2 && pos(rhs, dims->n[0]) == r - 1)
+  if (pos(rhs, k) == rhsPos && pos(rhs, nDim) == rhsPos + 1)
     n.rhsTransposed = false;
-  else if (pos(rhs, dims->n[0]) == r - 2 && pos(rhs, dims->k[0]) == r - 1)
+  else if (pos(rhs, nDim) == rhsPos && pos(rhs, k) == rhsPos + 1)
     n.rhsTransposed = true;
   else
     return n;

@@ -44,6 +44,9 @@ struct Node {
   int64_t axis = -1;          // reductions and softmax; -1: several dims
   bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
   bool outTransposed = false; // matmul: the result is written [b.., n, m]
+  /// Matmul: the batch dims (result positions) the rhs lacks, along which it
+  /// is broadcast.
+  SmallVector<int64_t> rhsBroadcastDims;
   SmallVector<int64_t> perm;  // transpose
   /// CausalMask: alignment of the diagonal.
   std::optional<CausalAlignment> causal;

@@ -101,8 +101,9 @@ static Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
 }
 
 namespace {
-/// How a mask reaches the scores' rank: its type there, with size-1 dims
-/// where it broadcasts, and the expand_shape groups (none: already there).
+/// How a mask (or a K/V broadcast along batch dims) reaches the scores'
+/// rank: its type there, with size-1 dims where it broadcasts, and the
+/// expand_shape groups (none: already there).
 struct MaskExpansion {
   RankedTensorType type;
   SmallVector<ReassociationIndices> groups;
@@ -171,6 +172,8 @@ struct AttentionPlan {
   bool kIsTransposed;     // k given as [.., d, Lk]
   bool vIsTransposed;     // v given as [.., dv, Lk]
   bool outTransposed;     // P·V's result is Oᵀ, [.., dv, Lq]
+  /// K and V broadcast along batch dims they lack: unit dims inserted.
+  std::optional<MaskExpansion> kExpansion, vExpansion;
   double scale;
   Type elt;               // of Q, K, V and the result
   RankedTensorType resultType;
@@ -308,6 +311,30 @@ private:
     return success();
   }
 
+  /// K's or V's type as the attention reads it (unit dims inserted where
+  /// it is broadcast), before any transpose.
+  static RankedTensorType readType(Value x, const std::optional<MaskExpansion> &e) {
+    return e ? e->type : cast<RankedTensorType>(x.getType());
+  }
+
+  /// K or V read at their matmul without some batch dims: unit dims there,
+  /// which the op broadcasts only as the head dim (MQA); other batch dims
+  /// must then be 1 in Q as well (the verifier checks).
+  LogicalResult planBroadcast(Value &x, ArrayRef<int64_t> missing, int64_t rank,
+                              std::optional<MaskExpansion> &expansion) {
+    if (missing.empty())
+      return success();
+    SmallVector<bool> present(rank, true);
+    for (int64_t d : missing)
+      present[d] = false;
+    FailureOr<MaskExpansion> e =
+        expandMaskToRank(cast<RankedTensorType>(x.getType()), present, rank);
+    if (failed(e))
+      return fail("K or V lacks batch dims in a way that is not a broadcast");
+    expansion = *e;
+    return success();
+  }
+
   /// Q, K, V, their element type and the result's type; the pairings the
   /// verifier does not check (V's rows with K's keys, batch dims).
   LogicalResult planOperands(AttentionPlan &p) {
@@ -322,9 +349,11 @@ private:
     p.kIsTransposed = m.kIsTransposed;
     p.vIsTransposed = m.vIsTransposed;
     p.outTransposed = m.outTransposed;
-    if ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
-        rankOf(m.qAtMatmul) == rankOf(m.kAtMatmul) &&
-        rankOf(m.qAtMatmul) == rankOf(m.vAtMatmul)) {
+    bool broadcasts = !m.kBroadcastDims.empty() || !m.vBroadcastDims.empty();
+    if (broadcasts ||
+        ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
+         rankOf(m.qAtMatmul) == rankOf(m.kAtMatmul) &&
+         rankOf(m.qAtMatmul) == rankOf(m.vAtMatmul))) {
       // A transposed-rhs matmul sees K as [.., Lk, d]; otherwise it sees Kᵀ.
       p.kIsTransposed = !m.qkRhsTransposed;
       p.q = m.qAtMatmul;
@@ -334,7 +363,11 @@ private:
     }
     auto qt = cast<RankedTensorType>(p.q.getType());
     int64_t rank = qt.getRank();
-    if (rankOf(p.k) != rank || rankOf(p.v) != rank)
+    if (failed(planBroadcast(p.k, m.kBroadcastDims, rank, p.kExpansion)) ||
+        failed(planBroadcast(p.v, m.vBroadcastDims, rank, p.vExpansion)))
+      return failure();
+    RankedTensorType kRead = readType(p.k, p.kExpansion), vRead = readType(p.v, p.vExpansion);
+    if (kRead.getRank() != rank || vRead.getRank() != rank)
       return fail("Q, K and V have different ranks");
     // One element type for Q, K, V and the result: the widest of the three
     // and of P·V's result. An f32 chain over f16 inputs that returns f32
@@ -351,8 +384,8 @@ private:
       if (cast<FloatType>(e).getWidth() > cast<FloatType>(p.elt).getWidth())
         p.elt = e;
     }
-    auto kShape = cast<RankedTensorType>(p.k.getType()).getShape();
-    SmallVector<int64_t> vShape(cast<RankedTensorType>(p.v.getType()).getShape());
+    ArrayRef<int64_t> kShape = kRead.getShape();
+    SmallVector<int64_t> vShape(vRead.getShape());
     if (p.vIsTransposed)
       std::swap(vShape[rank - 1], vShape[rank - 2]);
     int64_t lk = p.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
@@ -378,7 +411,7 @@ private:
       return success();
     int64_t rank = p.resultType.getRank();
     int64_t lq = p.resultType.getDimSize(rank - 2);
-    auto kShape = cast<RankedTensorType>(p.k.getType()).getShape();
+    ArrayRef<int64_t> kShape = readType(p.k, p.kExpansion).getShape();
     int64_t lk = p.kIsTransposed ? kShape[rank - 1] : kShape[rank - 2];
     if (*m.causalOffset == 0)
       p.causal = CausalAlignment::top_left;
@@ -434,19 +467,19 @@ private:
                                    p.elt);
     };
     // As castTensor and then transposeLastTwo will give K and V.
-    auto asRead = [&](Value x, bool transposed) {
-      RankedTensorType type = withElt(x);
+    auto asRead = [&](Value x, bool transposed, const std::optional<MaskExpansion> &e) {
+      RankedTensorType type = RankedTensorType::get(readType(x, e).getShape(), p.elt);
       if (!transposed)
         return type;
       bool needsCast = cast<RankedTensorType>(x.getType()).getElementType() != p.elt;
-      Value source = needsCast ? Value() : transposedSource(x);
+      Value source = needsCast || e ? Value() : transposedSource(x);
       SmallVector<int64_t> shape(type.getShape());
       std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
       return source ? cast<RankedTensorType>(source.getType())
                     : RankedTensorType::get(shape, p.elt);
     };
-    RankedTensorType kType = asRead(p.k, p.kIsTransposed);
-    RankedTensorType vType = asRead(p.v, p.vIsTransposed);
+    RankedTensorType kType = asRead(p.k, p.kIsTransposed, p.kExpansion);
+    RankedTensorType vType = asRead(p.v, p.vIsTransposed, p.vExpansion);
     RankedTensorType maskType;
     if (p.mask) {
       maskType = p.maskExpansion.type;
@@ -489,6 +522,15 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
   Value q = castTensor(b, loc, p.q, p.elt);
   Value k = castTensor(b, loc, p.k, p.elt);
   Value v = castTensor(b, loc, p.v, p.elt);
+  auto broadcast = [&](Value x, const std::optional<MaskExpansion> &e) -> Value {
+    if (!e || e->groups.empty())
+      return x;
+    auto type = RankedTensorType::get(e->type.getShape(),
+                                      cast<RankedTensorType>(x.getType()).getElementType());
+    return tensor::ExpandShapeOp::create(b, loc, type, x, e->groups);
+  };
+  k = broadcast(k, p.kExpansion);
+  v = broadcast(v, p.vExpansion);
   if (p.kIsTransposed)
     k = transposeLastTwo(b, loc, k);
   if (p.vIsTransposed)
