@@ -27,7 +27,7 @@
 //
 // Scores written transposed (Sᵀ by Q·Kᵀ's output map) are another
 // attention's rows: not raised.
-// RUN: attn-opt %s --attn-detect="explain=true" -verify-diagnostics | FileCheck %s --check-prefix=ST
+// RUN: attn-opt %s -split-input-file --attn-detect="explain=true" -verify-diagnostics | FileCheck %s --check-prefix=ST
 // ST-NOT: attn.attention
 #mq = affine_map<(m, n, k) -> (m, k)>
 #mk = affine_map<(m, n, k) -> (n, k)>
@@ -41,6 +41,35 @@ func.func @scores_written_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %
   %eo = tensor.empty() : tensor<4x8xf32>
   %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
   // expected-remark @+1 {{Q·Kᵀ is written transposed}}
+  %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oi : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}
+
+// An elementwise generic that writes its result permuted by its output map
+// (here the scaled scores, square, so the types agree) is no elementwise
+// step of the chain: softmax(Sᵀ)·V had been raised as softmax(S)·V.
+
+// -----
+#id = affine_map<(i, j) -> (i, j)>
+#tr = affine_map<(i, j) -> (j, i)>
+#mq2 = affine_map<(m, n, k) -> (m, k)>
+#mk2 = affine_map<(m, n, k) -> (n, k)>
+#mo2 = affine_map<(m, n, k) -> (m, n)>
+func.func @scale_written_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = linalg.matmul indexing_maps = [#mq2, #mk2, #mo2] ins(%q, %k : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %st = linalg.generic {indexing_maps = [#id, #tr], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.mulf %a, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  %p = linalg.softmax dimension(1) ins(%st : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{the scores go through 'linalg.generic', which is not elementwise in them}}
   %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oi : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }

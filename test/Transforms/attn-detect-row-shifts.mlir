@@ -1,12 +1,13 @@
 // RUN: attn-opt %s -split-input-file --attn-detect="explain=true" -verify-diagnostics | FileCheck %s
-// A softmax is invariant to any finite value constant along its row, so
-// --attn-detect drops every such shift computed from the scores, wherever
-// it is written (a max by cmpf + select, max(0, rowmax), s + negate(max),
-// a max subtracted below a mask), with the ops that compute it. It drops
-// none that is infinite for every input, and none under a finite mask
-// fill, where a fully masked row's result depends on the shift. Payload
-// values computed from row statistics are per row (1 / sum inside P's
-// payload). Execution: test/Integration/CPU/detect-cases.test.
+// A softmax is invariant to any row constant in real arithmetic, but in
+// floating point only the max of the very values it shifts keeps exp from
+// overflowing and the row sum from underflowing. --attn-detect drops that
+// max wherever and however it is written (cmpf + select, s + negate(max),
+// subtracted below a mask), with the ops that compute it, and no other
+// shift (a constant, an argument, a min, max(0, ·), a max from NaN, the max
+// of other values). Payload values computed from row statistics are per
+// row (1 / sum inside P's payload). Execution:
+// test/Integration/CPU/detect-preserves-semantics.test.
 // The row max as cmpf ogt + select: the same max.
 // CHECK-LABEL: func.func @max_by_cmpf_select
 // CHECK: attn.attention
@@ -31,55 +32,6 @@ func.func @max_by_cmpf_select(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tens
   ^bb0(%a: f32, %o: f32):
     %g = arith.cmpf ogt, %a, %o : f32
     %y = arith.select %g, %a, %o : f32
-    linalg.yield %y : f32
-  } -> tensor<3xf32>
-  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
-  ^bb0(%a0: f32, %a1: f32, %o: f32):
-    %d = arith.subf %a0, %a1 : f32
-    %y = math.exp %d : f32
-    linalg.yield %y : f32
-  } -> tensor<3x5xf32>
-  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %y = arith.addf %a, %o : f32
-    linalg.yield %y : f32
-  } -> tensor<3xf32>
-  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %y = arith.divf %a, %b : f32
-    linalg.yield %y : f32
-  } -> tensor<3x5xf32>
-  %eo = tensor.empty() : tensor<3x4xf32>
-  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
-  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
-  return %o : tensor<3x4xf32>
-}
-
-// -----
-
-// max(0, rowmax): a row constant, dropped with its reduction.
-// CHECK-LABEL: func.func @max_from_zero
-// CHECK: attn.attention
-// CHECK-NOT: linalg.generic
-#mq = affine_map<(m, n, k) -> (m, k)>
-#mk = affine_map<(m, n, k) -> (n, k)>
-#mo = affine_map<(m, n, k) -> (m, n)>
-#id = affine_map<(i, j) -> (i, j)>
-#row = affine_map<(i, j) -> (i)>
-func.func @max_from_zero(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>) -> tensor<3x4xf32> {
-  %z = arith.constant 0.0 : f32
-  %ninf = arith.constant 0xFF800000 : f32
-  %pinf = arith.constant 0x7F800000 : f32
-  %e = tensor.empty() : tensor<3x5xf32>
-  %er = tensor.empty() : tensor<3xf32>
-  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
-  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
-  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
-  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
-  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
-  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %y = arith.maximumf %a, %o : f32
     linalg.yield %y : f32
   } -> tensor<3xf32>
   %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
@@ -352,7 +304,7 @@ func.func @min_from_neg_inf(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor
   } -> tensor<3x5xf32>
   %eo = tensor.empty() : tensor<3x4xf32>
   %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
-  // expected-remark @+1 {{infinite, and the program's result NaN, for every input}}
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
   %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
   return %o : tensor<3x4xf32>
 }
@@ -408,7 +360,248 @@ func.func @min_shift_finite_fill(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: t
   } -> tensor<3x5xf32>
   %eo = tensor.empty() : tensor<3x4xf32>
   %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
-  // expected-remark @+1 {{a select with a finite fill under a softmax shift other than the row max}}
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// max(0, rowmax) is a row constant, but exp(s − 0) underflows to a 0/0
+// row where every score is below −87 and the softmax is finite.
+// CHECK-LABEL: func.func @max_from_zero
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @max_from_zero(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %d = arith.subf %a0, %a1 : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// A max from NaN is NaN whatever it reads.
+// CHECK-LABEL: func.func @max_from_nan
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @max_from_nan(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %nan = arith.constant 0x7FC00000 : f32
+  %nn = linalg.fill ins(%nan : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<3x5xf32>) outs(%nn : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %d = arith.subf %a0, %a1 : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// exp(s − 1000) underflows; the softmax does not.
+// CHECK-LABEL: func.func @constant_shift
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @constant_shift(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %c = arith.constant 1000.0 : f32
+    %d = arith.subf %a0, %c : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// A per-row shift the caller passes may be anything.
+// CHECK-LABEL: func.func @shift_from_argument
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @shift_from_argument(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>, %c: tensor<3xf32>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %c : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %d = arith.subf %a0, %a1 : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %o : tensor<3x4xf32>
+}
+
+// -----
+
+// exp(0.01·s − max(s)): the max of other values than those it shifts.
+// CHECK-LABEL: func.func @max_of_unscaled_scores
+// CHECK-NOT: attn.attention
+#mq = affine_map<(m, n, k) -> (m, k)>
+#mk = affine_map<(m, n, k) -> (n, k)>
+#mo = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @max_of_unscaled_scores(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %er = tensor.empty() : tensor<3xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %lo = linalg.fill ins(%ninf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %hi = linalg.fill ins(%pinf : f32) outs(%er : tensor<3xf32>) -> tensor<3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = linalg.matmul indexing_maps = [#mq, #mk, #mo] ins(%q, %k : tensor<3x4xf32>, tensor<5x4xf32>) outs(%acc : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<3x5xf32>) outs(%lo : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %f = arith.constant 0.01 : f32
+    %sk = arith.mulf %a0, %f : f32
+    %d = arith.subf %sk, %a1 : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x5xf32>) outs(%zr : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %sum : tensor<3x5xf32>, tensor<3xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<3x5xf32>
+  %eo = tensor.empty() : tensor<3x4xf32>
+  %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<3x4xf32>) -> tensor<3x4xf32>
+  // expected-remark @+1 {{the value subtracted before exp is not the max of the values it shifts}}
   %o = linalg.matmul ins(%p, %v : tensor<3x5xf32>, tensor<5x4xf32>) outs(%oi : tensor<3x4xf32>) -> tensor<3x4xf32>
   return %o : tensor<3x4xf32>
 }

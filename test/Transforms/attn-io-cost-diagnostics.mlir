@@ -106,3 +106,13 @@ func.func @varlen_no_sequences(%q: tensor<96x8x64xbf16>, %k: tensor<128x2x64xbf1
   %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<96x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<1xi32>, tensor<1xi32> -> tensor<96x8x64xbf16>
   return %o : tensor<96x8x64xbf16>
 }
+
+// -----
+
+// A packed batch whose prompts hold no query tokens is valid; nothing to cost.
+func.func @varlen_zero_tokens(%q: tensor<0x8x64xbf16>, %k: tensor<128x2x64xbf16>, %cq: tensor<5xi32>, %ck: tensor<5xi32>) -> tensor<0x8x64xbf16> {
+  // expected-warning @+1 {{io-cost skipped: the attention has an extent of 0 (no work)}}
+  %o = attn.varlen_attention %q, %k, %k seqlens(%cq, %ck) scale(0.125) : tensor<0x8x64xbf16>, tensor<128x2x64xbf16>, tensor<128x2x64xbf16>, tensor<5xi32>, tensor<5xi32> -> tensor<0x8x64xbf16>
+  return %o : tensor<0x8x64xbf16>
+}
+

@@ -46,8 +46,7 @@ AXES = collections.OrderedDict([
     # How the row max is combined and subtracted: any finite row constant
     # cancels in the softmax, wherever the chain subtracts it.
     ("max_combiner", ["maximumf", "maximumf", "cmpf_ogt_select", "cmpf_olt_select"]),
-    ("shift", ["sub", "sub", "sub", "add_negated", "add_negated_payload", "max_from_zero",
-               "below_mask"]),
+    ("shift", ["sub", "sub", "sub", "add_negated", "add_negated_payload", "below_mask"]),
     # div: e / Σe; deferred: O = (E·V) / Σe; log_softmax: exp(d − log Σ exp(d))
     # with d = s − max; logsumexp: exp(s − (log Σ exp(s − max) + max)).
     ("normalize", ["div", "div", "recip_payload", "deferred", "log_softmax", "logsumexp"]),
@@ -63,7 +62,10 @@ AXES = collections.OrderedDict([
 # tensor goes in the place of an intermediate: the exp that is summed, or
 # the exp that is divided.
 LOOKALIKES = ["query_axis", "foreign_sum", "foreign_numerator", "extra_user_s",
-              "extra_user_p", "sigmoid", "relu", "topk", "mod_colsum"]
+              "extra_user_p", "sigmoid", "relu", "topk", "mod_colsum",
+              # a row constant that is not the max (max from 0): underflows
+              # where the softmax does not
+              "max_from_zero"]
 
 B, H, LQ, LK, D, DV = 2, 2, 4, 6, 8, 4
 NEG_INF = "0xFF800000"
@@ -503,6 +505,8 @@ class Spelling:
         axis = R - 1 if axis is None else axis
         shape = self.s_shape()
         init = NEG_INF if kind == "max" else "0.0"
+        if kind == "max" and self.look == "max_from_zero":
+            init = "0.0"
         keep = mode in ("keepdim", "argmax_keepdim")
         rshape = [1 if i == axis else s for i, s in enumerate(shape)] if keep else \
             [s for i, s in enumerate(shape) if i != axis]
@@ -510,8 +514,6 @@ class Spelling:
             ["d%d" % i for i in range(R) if i != axis]
         acc = f.fill(init, rshape, "f32")
         iters = ["reduction" if i == axis else "parallel" for i in range(R)]
-        if kind == "max" and self.c["shift"] == "max_from_zero":
-            init = "0.0"
         comb = "arith.maximumf" if kind == "max" else "arith.addf"
 
         def combine(a, b):
@@ -752,7 +754,7 @@ def combos(n, seed):
         # masked row's result depend on it under a finite fill: refused.
         if combo["shift"] == "below_mask":
             combo.update(softmax="nomax", mod_place="before_mask", fill="neginf")
-        if combo["shift"] == "max_from_zero" or combo["normalize"] == "logsumexp":
+        if combo["normalize"] == "logsumexp":
             combo["fill"] = "neginf"
         if combo["rank"] == "4d_bshd":  # its V and O are permuted already
             combo["pv_layout"] = "plain"
@@ -774,8 +776,11 @@ def combos(n, seed):
             if combo["softmax"] not in ("drop_expand", "keepdim", "argmax_keepdim", "argmax_drop") or \
                     look in ("sigmoid", "relu", "foreign_numerator"):
                 combo["normalize"] = "div"
-            elif combo["shift"] not in ("sub", "max_from_zero"):
+            elif combo["shift"] != "sub":
                 combo["shift"] = "sub"
+        if look == "max_from_zero" and combo["softmax"] in ("linalg", "named", "tensor_arith",
+                                                          "nomax", "global_max"):
+            combo["softmax"] = "drop_expand"  # a softmax whose max reduction it spells
         if look == "query_axis" and combo["normalize"] == "deferred":
             combo["normalize"] = "div"  # column sums have no place in O's loops
         if look in ("sigmoid", "relu", "foreign_sum", "foreign_numerator") and \

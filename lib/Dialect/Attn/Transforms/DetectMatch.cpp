@@ -161,6 +161,9 @@ private:
       if (innerArg != y)
         return false;
     } else {
+      AttentionMatch scratch;
+      if (!maxAxisOf(shift->value, y, rank, scratch))
+        return false;
       // The inner exp reads y − c: the same y, the same c for the same row.
       Node innerSub = classify(innerArg);
       if (innerSub.kind != NodeKind::Sub || !innerSub.operands[0].value ||
@@ -433,26 +436,13 @@ private:
         return failB("the shift is applied to the scores read through a broadcast or transpose");
       m.chain.insert(sub.op);
       Value shifted = strip(minuend.value, &m.chain);
-      if (c) {
-        Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
-        if (mx.kind == NodeKind::MaxReduce) {
-          // A max over several dims (-1) is constant along the key axis
-          // when it is read per row, which isPerRow checked.
-          if (mx.axis >= 0 && mx.axis != rank - 1)
-            return failB("the max is taken over dim " + Twine(mx.axis) +
-                         ", not the key axis " + Twine(rank - 1));
-          m.chain.insert(mx.op);
-        }
-        // Only the row max of the very scores it shifts makes a row of
-        // equal (finite-filled) scores a uniform average. Under another max
-        // (global, of the unmasked scores), exp(fill − max) is 0 and a fully
-        // masked row 0/0, which the raised op's 0 stands for; any other
-        // shift (a row min) may make that row anything.
-        m.rowMaxShift = mx.kind == NodeKind::MaxReduce && mx.axis == rank - 1 &&
-                        strip(mx.operands[0].value) == shifted;
-        if (mx.kind != NodeKind::MaxReduce)
-          m.rowShifts.push_back(c);
-      }
+      std::optional<int64_t> axis = maxAxisOf(c, shifted, rank, m);
+      if (!axis)
+        return failB(kNotAMaxShift);
+      // Only the row max makes a row of equal (finite-filled) scores a
+      // uniform average; under a global max, exp(fill − max) is 0 and a
+      // fully masked row 0/0, which the raised op's 0 stands for.
+      m.rowMaxShift = *axis == rank - 1;
       y = shifted;
     }
     x = y;
@@ -487,12 +477,36 @@ private:
     return false;
   }
 
+  /// Why a shift other than a max of what it shifts is not dropped.
+  static constexpr StringLiteral kNotAMaxShift =
+      "the value subtracted before exp is not the max of the values it shifts: exp "
+      "may then overflow or underflow where the softmax does not";
+
+  /// The axis of `c` as a max of `shifted` (the key axis, or -1 for a max
+  /// over all dims); none when `c` is anything else. Softmax cancels any
+  /// row constant in real arithmetic, but only the max of the very values
+  /// it shifts keeps exp from overflowing (no shifted value is above 0) and
+  /// the row sum from underflowing (one term is 1) wherever the softmax
+  /// is finite: an argument, a constant, a min, max(0, ·) or the max of
+  /// other values can turn the program's result into NaN where the raised
+  /// op's is not (an adversarial helper's round of spellings showed each).
+  std::optional<int64_t> maxAxisOf(Value c, Value shifted, int64_t rank, AttentionMatch &m) {
+    if (!c)
+      return std::nullopt;
+    Node mx = classify(stripUnitReshapes(strip(c, &m.chain), m));
+    if (mx.kind != NodeKind::MaxReduce || (mx.axis != rank - 1 && mx.axis != -1) ||
+        strip(mx.operands[0].value) != shifted)
+      return std::nullopt;
+    m.chain.insert(mx.op);
+    return mx.axis;
+  }
+
   /// The operand of S + c, c + S or S − c that is a row constant computed
   /// from the scores (s + negate(max), a max subtracted below a mask, in a
   /// generic of its own): softmax cancels it as it does the outermost
   /// shift. A per-row tensor from elsewhere stays a mask: a row of -inf is
   /// a fully masked row, not a shift.
-  std::optional<unsigned> rowShiftOperand(const Node &n, int64_t rank) {
+  std::optional<unsigned> rowShiftOperand(const Node &n, int64_t rank, AttentionMatch &m) {
     for (unsigned side : {1u, 0u}) {
       if (side == 0 && n.kind == NodeKind::Sub)
         continue; // c − S negates the scores
@@ -500,7 +514,16 @@ private:
       if (!c.value || c.scalar || !s.value || s.scalar || !isPerRow(c, rank) ||
           isPerRow(s, rank) || !readsElementwise(s))
         continue;
-      if (reachesMatmul(c.value) && reachesMatmul(s.value))
+      // S − max(S), or S + (−max(S)) with the negation anywhere.
+      Value max = c.value;
+      if (n.kind == NodeKind::Add) {
+        Node neg = classify(strip(c.value));
+        if (neg.kind != NodeKind::Neg || !neg.operands[0].value)
+          continue;
+        max = neg.operands[0].value;
+      }
+      AttentionMatch scratch; // do not grow the chain for a non-shift
+      if (maxAxisOf(max, strip(s.value), rank, scratch) == rank - 1)
         return side;
     }
     return std::nullopt;
@@ -583,7 +606,7 @@ private:
         continue;
       case NodeKind::Sub:
       case NodeKind::Add: {
-        if (std::optional<unsigned> shift = rowShiftOperand(n, rank)) {
+        if (std::optional<unsigned> shift = rowShiftOperand(n, rank, m)) {
           m.rowShifts.push_back(n.operands[*shift].value);
           m.chain.insert(n.op);
           x = strip(n.operands[1 - *shift].value, &m.chain);

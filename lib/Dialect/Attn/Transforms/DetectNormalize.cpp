@@ -165,7 +165,10 @@ bool readsElementwise(const NodeOperand &o) {
 /// computed inside one.
 linalg::LinalgOp enclosingElementwise(Value v) {
   auto g = dyn_cast_or_null<linalg::LinalgOp>(v.getParentRegion()->getParentOp());
-  if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1)
+  // Its payload values vary over its loops, which are its result's dims
+  // only when it writes the result in loop order (classifyPayload).
+  if (!g || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1 ||
+      !g.getIndexingMapsArray().back().isIdentity())
     return {};
   return g;
 }
@@ -267,13 +270,24 @@ std::optional<NodeOperand> payloadOperand(Value inner, linalg::LinalgOp g) {
 Node classifyPayload(Value y, linalg::LinalgOp g) {
   Node n;
   n.op = g;
+  // Nodes read their operands over the result's dims, which are the loops
+  // only where the result is written in loop order. A generic that writes
+  // it permuted (Sᵀ, Oᵀ by its output map) is read only as a copy: an
+  // adversarial helper's softmax(Sᵀ)·V, written so, had been raised as
+  // softmax(S)·V.
+  AffineMap out = g.getIndexingMapsArray().back();
+  if (!out.isIdentity() && !(isa<BlockArgument>(y) && out.isPermutation()))
+    return n;
   if (auto arg = dyn_cast<BlockArgument>(y)) {
     // A copy or broadcast of an input: a cast when the map is the identity,
     // a transpose when it is a permutation.
     auto o = payloadOperand(y, g);
     if (!o || !o->value)
       return n;
-    AffineMap map = g.getIndexingMapsArray()[arg.getArgNumber()];
+    AffineMap resultToLoops = inversePermutation(out);
+    AffineMap map = g.getIndexingMapsArray()[arg.getArgNumber()].compose(resultToLoops);
+    o->map = o->map.compose(resultToLoops);
+    o->varies = variesByMap(o->map);
     if (map.isIdentity()) {
       n.kind = NodeKind::Cast;
       n.operands = {*o};
@@ -460,7 +474,7 @@ Node classifyReduction(linalg::LinalgOp g) {
   if (isMaxCombiner(def)) {
     // Any init <= the row max keeps the result a per-row constant; -inf and
     // the lowest finite value are what frontends emit.
-    if (!init || *init > -3.0e38)
+    if (!init || !(*init <= -3.0e38)) // NaN too: a max from NaN stays NaN
       return n;
     n.kind = NodeKind::MaxReduce;
   } else if (isa<arith::AddFOp>(def) && g.getNumReductionLoops() == 1) {

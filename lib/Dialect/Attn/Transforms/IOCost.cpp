@@ -232,6 +232,14 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                     << cast<ShapedType>(attn->getOperand(0).getType()).getElementType();
           return;
         }
+        // No query, key, head or batch: valid (a packed batch of empty
+        // prompts), but nothing to cost or to tile.
+        if (llvm::is_contained({shape->batch, shape->headsQ, shape->headsKV, shape->seqQ,
+                                shape->seqKV, shape->headDim, shape->headDimV},
+                               int64_t(0))) {
+          attn->emitWarning("io-cost skipped: the attention has an extent of 0 (no work)");
+          return;
+        }
         auto attention = dyn_cast<AttentionOp>(op);
         MaskReads mask = attention ? getMaskReads(attention) : MaskReads::None;
         FailureOr<std::optional<KernelConfig>> config =
