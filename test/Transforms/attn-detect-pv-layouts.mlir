@@ -18,6 +18,13 @@
 // OT: %[[T:.*]] = linalg.transpose ins(%[[O]] : tensor<2x4x4xf32>) {{.*}} permutation = [0, 2, 1]
 // OT-NEXT: return %[[T]]
 //
+// O written [B, Lq, H, dv] (torch's transpose(1, 2) fused into P·V's
+// output map): any permutation of the output, undone after the attention.
+// RUN: attn-opt %S/Inputs/detect-spellings/R52_o_written_bshd.mlir --attn-detect | FileCheck %s --check-prefix=OP
+// OP: %[[O:.*]] = attn.attention %arg0, %arg1, %arg2 scale{{.*}} -> tensor<2x3x4x5xf32>
+// OP: %[[T:.*]] = linalg.transpose ins(%[[O]] : tensor<2x3x4x5xf32>) {{.*}} permutation = [0, 2, 1, 3]
+// OP-NEXT: return %[[T]]
+//
 // MQA as an einsum ("bqd,kd->bqk"): K and V lack the batch dim, which the
 // matmuls' maps broadcast; the raise gives them a unit head dim.
 // RUN: attn-opt %S/Inputs/detect-spellings/P36_mqa_map_broadcast.mlir --attn-detect | FileCheck %s --check-prefix=MQ
@@ -40,7 +47,7 @@ func.func @scores_written_transposed(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %
   %p = linalg.softmax dimension(1) ins(%st : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   %eo = tensor.empty() : tensor<4x8xf32>
   %oi = linalg.fill ins(%z : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{Q·Kᵀ is written transposed}}
+  // expected-remark @+1 {{Q·Kᵀ is written permuted}}
   %o = linalg.matmul ins(%p, %v : tensor<4x4xf32>, tensor<4x8xf32>) outs(%oi : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }

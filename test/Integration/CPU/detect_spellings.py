@@ -53,7 +53,9 @@ AXES = collections.OrderedDict([
     ("acc_init", ["fill", "fill", "splat", "neg_zero_splat"]),
     # V given as [.., dv, Lk] (P·V reads it through its map), or P·V's
     # result written as Oᵀ [.., dv, Lq] by its output map.
-    ("pv_layout", ["plain", "plain", "v_transposed", "o_transposed"]),
+    # o_bshd: a 4-D P·V writes O as [B, Lq, H, dv] (torch's transpose(1, 2)
+    # fused into its output map).
+    ("pv_layout", ["plain", "plain", "v_transposed", "o_transposed", "o_bshd"]),
     # MQA as an einsum: K and V lack the head dim (rank 4) or the batch·head
     # dim (rank 3), and the generic matmuls' maps broadcast them.
     ("kv_heads", ["all", "all", "all", "einsum_mqa"]),
@@ -254,8 +256,11 @@ class Spelling:
             n = R + 1
             ld = ["d%d" % i for i in range(R - 2)]
             mi, ni, ki = "d%d" % (R - 2), "d%d" % (R - 1), "d%d" % R
-            if out_transposed:
-                out_shape = lead + [nn_, m]
+            out_idx = ld + ([ni, mi] if out_transposed else [mi, ni])
+            if out_transposed == "bshd":  # [B, m, H, n]
+                out_idx = [ld[0], mi, ld[1], ni]
+            sizes = dict(zip(ld + [mi, ni], lead + [m, nn_]))
+            out_shape = [sizes[i] for i in out_idx]
             acc = self.zeros(out_shape, out_elt)
 
             def body(x):
@@ -268,7 +273,7 @@ class Spelling:
             bl = ld[:len(b_shape) - 2]  # a rhs without the last batch dim is broadcast
             return f.generic([(a, a_shape, in_elt, ld + [mi, ki]),
                               (b, b_shape, in_elt, bl + ([ni, ki] if b_transposed else [ki, ni]))],
-                             [(acc, out_shape, out_elt, ld + ([ni, mi] if out_transposed else [mi, ni]))],
+                             [(acc, out_shape, out_elt, out_idx)],
                              ["parallel"] * R + ["reduction"], body)
         # Named ops work on rank 2 or 3: collapse rank 4 around them.
         collapse = R == 4
@@ -723,11 +728,13 @@ class Spelling:
         style = "generic" if c["matmul"] == "generic" else "named"
         if layout == "v_transposed" and style == "named":
             style = "named_maps"
-        if layout == "o_transposed":
+        if layout in ("o_transposed", "o_bshd"):
             style = "generic"
         o = self.matmul(p, v, shape, v_shape, layout == "v_transposed", pv_elt, pv_elt, style,
-                        out_transposed=layout == "o_transposed")
+                        out_transposed={"o_transposed": True, "o_bshd": "bshd"}.get(layout, False))
         o_shape = self.lead + ([DV, LQ] if layout == "o_transposed" else [LQ, DV])
+        if layout == "o_bshd":
+            o_shape = [B, LQ, H, DV]
         if self.deferred_sum:  # the sums' maps read no key or dv loop
             o = self.ew(o, o_shape, lambda a: [f.op("arith.divf %s, %s : f32" % (a[0], a[1]))],
                         extra=[self.deferred_sum])
@@ -758,6 +765,8 @@ def combos(n, seed):
             combo["fill"] = "neginf"
         if combo["rank"] == "4d_bshd":  # its V and O are permuted already
             combo["pv_layout"] = "plain"
+        if combo["pv_layout"] == "o_bshd" and combo["rank"] != "4d":
+            combo["pv_layout"] = "o_transposed"
         if combo["kv_heads"] == "einsum_mqa" and (combo["matmul"] != "generic" or
                                                   combo["rank"] not in ("3d", "4d")):
             combo["kv_heads"] = "all"
@@ -765,7 +774,7 @@ def combos(n, seed):
         if combo["normalize"] == "deferred":
             if combo["softmax"] in ("linalg", "named", "tensor_arith"):
                 combo["normalize"] = "div"
-            elif combo["dtype"] == "bf16" or combo["pv_layout"] == "o_transposed":
+            elif combo["dtype"] == "bf16" or combo["pv_layout"] in ("o_transposed", "o_bshd"):
                 combo["dtype"], combo["pv_layout"] = "f32", "plain"
         look = rng.choice(LOOKALIKES) if rng.random() < 0.15 else None
         if look == "query_axis" and combo["softmax"] == "global_max":

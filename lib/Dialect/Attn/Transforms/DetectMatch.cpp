@@ -96,10 +96,11 @@ private:
     m.v = foldHeadRepeat(strip(pv.operands[1].value, nullptr, true, /*throughRoundings=*/false));
     m.vAtMatmul = strip(pv.operands[1].value, nullptr, /*throughReshapes=*/false,
                         /*throughRoundings=*/false);
-    // Vᵀ and Oᵀ: the rewrite transposes them, as it does a stored Kᵀ.
+    // Vᵀ and O written permuted: the rewrite transposes them, as it does a
+    // stored Kᵀ.
     m.vIsTransposed = pv.rhsTransposed;
     m.vBroadcastDims = pv.rhsBroadcastDims;
-    m.outTransposed = pv.outTransposed;
+    m.outPerm = pv.outPerm;
     return m;
   }
 
@@ -190,7 +191,7 @@ private:
                                   Value &x) {
     StringRef notSoftmax = "P is exp(S) without normalization, not a softmax";
     Value o = pv.op->getResult(0);
-    if (pv.outTransposed)
+    if (!pv.outPerm.empty())
       return failB(notSoftmax);
     // Forward through what strip() looks through backwards (casts, batch
     // reshapes: a [B·H, L, dv] product expanded to [B, H, L, dv]).
@@ -878,8 +879,8 @@ private:
   }
 
   bool matchQK(const Node &s, AttentionMatch &m) {
-    if (s.outTransposed)
-      return failB("Q·Kᵀ is written transposed: the softmax's rows would be keys");
+    if (!s.outPerm.empty())
+      return failB("Q·Kᵀ is written permuted: the softmax's rows would be other rows");
     // Q = lhs; K = rhs ([b.., Lk, d] when transposed, else [b.., d, Lk]).
     m.q = peelScale(s.operands[0].value, m);
     m.qAtMatmul = strip(s.operands[0].value, nullptr, /*throughReshapes=*/false,

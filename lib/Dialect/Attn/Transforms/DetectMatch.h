@@ -25,7 +25,9 @@ struct AttentionMatch {
   Value q, k, v;
   bool kIsTransposed = false; // k given as [.., d, Lk]
   bool vIsTransposed = false; // v given as [.., dv, Lk]
-  bool outTransposed = false; // P·V written as [.., dv, Lq]
+  /// P·V written permuted ([.., dv, Lq], [B, Lq, H, dv]): result dim i is
+  /// dim outPerm[i] of the attention's [.., Lq, dv]. Empty: as is.
+  SmallVector<int64_t> outPerm;
   /// Batch dims (of the scores / of O) that K / V lack at their matmul,
   /// along which they are broadcast (MQA as an einsum).
   SmallVector<int64_t> kBroadcastDims, vBroadcastDims;

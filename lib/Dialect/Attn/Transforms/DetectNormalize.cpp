@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 
@@ -518,15 +519,17 @@ Node classifyContraction(linalg::LinalgOp op) {
   unsigned r = out.getNumResults();
   if (r < 2 || lhs.getNumResults() != r || op.getNumLoops() != r + 1)
     return n;
-  // The output's leading dims are batch dims, read by the lhs at the same
-  // position and by the rhs in order, or not at all: a rhs without them is
-  // broadcast along them (MQA as the einsum "bqd,kd->bqk"), and then
-  // inferContractionDims counts them as m dims.
+  // The lhs is [b.., m, k]; the rhs reads the batch dims in order, or not
+  // all of them: a rhs without some is broadcast along them (MQA as the
+  // einsum "bqd,kd->bqk"), and then inferContractionDims counts them as m
+  // dims. The output holds [b.., m, n] in any order.
+  SmallVector<unsigned> canonical; // [b.., m, n] as loop dims
   unsigned rhsPos = 0;
   for (unsigned i = 0; i + 2 < r; ++i) {
-    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
-    if (!d || pos(lhs, d.getPosition()) != i)
+    auto d = dyn_cast<AffineDimExpr>(lhs.getResult(i));
+    if (!d)
       return n;
+    canonical.push_back(d.getPosition());
     std::optional<unsigned> inRhs = pos(rhs, d.getPosition());
     if (inRhs && *inRhs != rhsPos++)
       return n;
@@ -539,12 +542,18 @@ Node classifyContraction(linalg::LinalgOp op) {
   if (!mExpr || !llvm::is_contained(dims->m, mExpr.getPosition()))
     return n;
   unsigned m = mExpr.getPosition(), nDim = dims->n[0], k = dims->k[0];
-  // The result [.., m, n], or its transpose [.., n, m] (Oᵀ written by the
-  // output map), which the rewrite transposes back.
-  if (pos(out, m) == r - 1 && pos(out, nDim) == r - 2)
-    n.outTransposed = true;
-  else if (pos(out, m) != r - 2 || pos(out, nDim) != r - 1)
+  canonical.append({m, nDim});
+  for (unsigned i = 0; i < r; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
+    auto at = d ? llvm::find(canonical, d.getPosition()) : canonical.end();
+    if (at == canonical.end())
+      return n;
+    n.outPerm.push_back(at - canonical.begin());
+  }
+  if (!isPermutationVector(n.outPerm))
     return n;
+  if (llvm::equal(n.outPerm, llvm::seq<int64_t>(0, r)))
+    n.outPerm.clear();
   if (pos(lhs, k) != r - 1)
     return n;
   if (pos(rhs, k) == rhsPos && pos(rhs, nDim) == rhsPos + 1)

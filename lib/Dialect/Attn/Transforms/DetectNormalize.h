@@ -43,7 +43,10 @@ struct Node {
   SmallVector<NodeOperand> operands;
   int64_t axis = -1;          // reductions and softmax; -1: several dims
   bool rhsTransposed = false; // matmul: rhs is [b.., n, k]
-  bool outTransposed = false; // matmul: the result is written [b.., n, m]
+  /// Matmul: the result written permuted by its output map (Oᵀ, or
+  /// torch's transpose(1, 2) as [B, L, H, d]): result dim i is dim
+  /// outPerm[i] of [b.., m, n]. Empty: in that order.
+  SmallVector<int64_t> outPerm;
   /// Matmul: the batch dims (result positions) the rhs lacks, along which it
   /// is broadcast.
   SmallVector<int64_t> rhsBroadcastDims;

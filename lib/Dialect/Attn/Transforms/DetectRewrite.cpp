@@ -15,6 +15,7 @@
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -171,7 +172,7 @@ struct AttentionPlan {
   Value q, k, v;          // as matched, before casts
   bool kIsTransposed;     // k given as [.., d, Lk]
   bool vIsTransposed;     // v given as [.., dv, Lk]
-  bool outTransposed;     // P·V's result is Oᵀ, [.., dv, Lq]
+  SmallVector<int64_t> outPerm; // P·V's result permuted (DetectMatch.h)
   /// K and V broadcast along batch dims they lack: unit dims inserted.
   std::optional<MaskExpansion> kExpansion, vExpansion;
   double scale;
@@ -348,7 +349,7 @@ private:
     p.v = m.v;
     p.kIsTransposed = m.kIsTransposed;
     p.vIsTransposed = m.vIsTransposed;
-    p.outTransposed = m.outTransposed;
+    p.outPerm = m.outPerm;
     bool broadcasts = !m.kBroadcastDims.empty() || !m.vBroadcastDims.empty();
     if (broadcasts ||
         ((rankOf(m.q) != rankOf(m.k) || rankOf(m.q) != rankOf(m.v)) && m.qAtMatmul &&
@@ -548,10 +549,19 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
     attn.setScaleAttr(b.getF64FloatAttr(scale));
   }
   Value result = castTensor(b, loc, attn.getResult(), pvType.getElementType());
-  if (p.outTransposed)
-    result = transposeLastTwo(b, loc, result);
   // The chain ran at another batch rank ([B·H, L, d] round trip).
-  return reshapeToRank(b, loc, result, pvType);
+  if (p.outPerm.empty())
+    return reshapeToRank(b, loc, result, pvType);
+  // P·V writes its result permuted: reshape to its rank in [.., Lq, dv]
+  // order, then permute as it does.
+  SmallVector<int64_t> inOrder(pvType.getRank());
+  for (auto [i, d] : llvm::enumerate(p.outPerm))
+    inOrder[d] = pvType.getDimSize(i);
+  result = reshapeToRank(b, loc, result, RankedTensorType::get(inOrder, pvType.getElementType()));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, result);
+  Value init = tensor::EmptyOp::create(b, loc, applyPermutation(sizes, p.outPerm),
+                                       pvType.getElementType());
+  return linalg::TransposeOp::create(b, loc, result, init, p.outPerm).getResult()[0];
 }
 
 /// Matches and plans the chain that ends in `pv`; `why` says what refused a
