@@ -9,10 +9,15 @@ def AttnDetectPass : Pass<"attn-detect", "func::FuncOp"> {
   let description = [{
     Frameworks spell attention in many ways: the scale on S, on Q, or split
     as √s on Q and K; mul or div; f16/bf16 cast to f32 around the softmax;
-    K stored transposed or transposed on the fly; softmax as one op, as
-    max/sub/exp/sum/div, with a reciprocal, with exp2 and log2(e) folded in,
-    or without the max subtraction. Matching each spelling separately does
-    not scale (Inductor keeps ~30 patterns and still misses new models).
+    K stored transposed or transposed on the fly, V stored transposed, O
+    written in any order of its dims, K and V broadcast along batch dims
+    (MQA as an einsum); softmax as one op, as max/sub/exp/sum/div, with a
+    reciprocal (in its own op or in P's payload), with exp2 and log2(e)
+    folded in, as the exp of a log-softmax (exp(s − lse)), with the
+    normalization deferred past P·V (O = (E·V) / Σ E, FlashAttention's own
+    order), or without the max subtraction. Matching each spelling
+    separately does not scale (Inductor keeps ~30 patterns and still misses
+    new models).
 
     This pass first *normalizes*: every op of the attn, linalg and tosa
     dialects that can appear in the chain is read as one abstract node
@@ -36,6 +41,15 @@ def AttnDetectPass : Pass<"attn-detect", "func::FuncOp"> {
     to one score, other tensors read by `tensor.extract` at the score's
     indices. Code that reads other scores (a row statistic, Sᵀ, a top-k
     threshold) is not a function of one score and stays unraised.
+
+    The max subtracted before exp is dropped however it is spelled (a max
+    or a cmpf + select reduction, s + negate(max), subtracted below a mask),
+    but only when it is the max of the very values it shifts: softmax
+    cancels any row constant in real arithmetic, yet a constant, an
+    argument, a min or max(0, ·) lets exp overflow or underflow where the
+    softmax is finite, so those stay unraised. (A softmax with no shift at
+    all is raised: the textbook spelling; its exp overflows only for
+    scores above 88.)
 
     Look-alikes stay as they are: softmax over another axis than the one
     P·V contracts, a normalizer that is not the row sum of the same exp, a
