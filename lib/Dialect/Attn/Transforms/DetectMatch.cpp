@@ -133,7 +133,8 @@ private:
       return o.map ? isPerRow(o, rank) && sameRows(yRead, o, rank - 1)
                    : !isa<ShapedType>(o.value.getType()); // a payload value
     };
-    Node lse = classify(stripUnitReshapes(strip(lseRead.value), m));
+    AttentionMatch probe; // keepdim reshapes passed, joined to m on success
+    Node lse = classify(stripUnitReshapes(strip(lseRead.value), probe));
     Node log = lse;
     std::optional<NodeOperand> shift;
     if (lse.kind == NodeKind::Add) {
@@ -150,7 +151,7 @@ private:
     }
     if (log.kind != NodeKind::Log || !log.operands[0].value || !readsRow(log.operands[0]))
       return false;
-    Node sum = classify(stripUnitReshapes(strip(log.operands[0].value), m));
+    Node sum = classify(stripUnitReshapes(strip(log.operands[0].value), probe));
     if (sum.kind != NodeKind::SumReduce || sum.axis != rank - 1)
       return false;
     Value inner = strip(sum.operands[0].value);
@@ -176,6 +177,7 @@ private:
     }
     for (Operation *op : {outer.op, sub.op, lse.op, log.op, sum.op})
       m.chain.insert(op);
+    m.chain.insert(probe.chain.begin(), probe.chain.end());
     // c + log Σ rounds to c where c is a finite fill (finfo.min): a fully
     // masked row is then 1 per key, no average. The generator's oracle
     // found it; such a shift is refused under finite fills like any other.
