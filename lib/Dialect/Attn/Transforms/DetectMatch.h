@@ -38,11 +38,11 @@ struct AttentionMatch {
   /// The softmax subtracts the row max: a fully masked row with a finite
   /// fill is then a uniform average; without it, exp underflows to 0/0.
   bool rowMaxShift = false;
-  /// Row constants the softmax cancels, other than a max subtracted last
-  /// (a row min, max(0, rowmax) in one generic, a max subtracted below a
-  /// mask, s + negate(max)): dropped with the ops that compute them
-  /// (DetectRewrite.cpp). With a finite mask fill, a fully masked row's
-  /// result would depend on them, so the matcher then refuses.
+  /// Row maxes dropped other than the one subtracted last (a max subtracted
+  /// below a mask, s + negate(max) there, the shift of a logsumexp): dropped
+  /// with the ops that compute them (DetectRewrite.cpp). With a finite mask
+  /// fill, a fully masked row's result would depend on them, so the matcher
+  /// then refuses.
   SmallVector<Value> rowShifts;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)

@@ -88,6 +88,13 @@ std::optional<int64_t> causalFromCompare(Value cond, ArrayRef<int64_t> loopRange
                                          bool &keepWhenTrue);
 /// The normalization: one abstract node per value.
 Node classify(Value v);
+/// Whether `op` converts between float types in a way detection reads as a
+/// cast (not to an 8-bit float, not from or to an integer).
+bool isValueCast(Operation *op);
+/// Row reductions (max or sum) and contractions, as classify() reads them
+/// (DetectNormalizeReductions.cpp).
+Node classifyReduction(linalg::LinalgOp g);
+Node classifyContraction(linalg::LinalgOp op);
 /// Whether a reshape only adds or drops unit dims.
 bool reshapeOnlyUnitDims(Value from, Value to);
 /// Whether adding `d` to a score of type `elt` drops it as -inf would: d is

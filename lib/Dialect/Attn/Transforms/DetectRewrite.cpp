@@ -228,14 +228,15 @@ private:
     }
   }
 
-  /// The ops that compute a dropped row shift (a row min, max(0, rowmax),
-  /// -max in a generic of its own) read the scores: they go with the chain
-  /// when only the chain reads them and they have no side effects. An op is
-  /// revisited whenever one of its users joins, so the order of the walk
-  /// does not matter. A shift is dropped only where it is finite: a
-  /// reduction that starts from an infinity other than its identity (a
-  /// min from -inf) makes it infinite for every input, and the program
-  /// NaN, which the raise would not reproduce.
+  /// The ops that compute a dropped shift (the max below a mask, its
+  /// negation in a generic of its own, keepdim reshapes) read the scores:
+  /// they go with the chain when only the chain reads them and they have no
+  /// side effects. An op is revisited whenever one of its users joins, so
+  /// the order of the walk does not matter. The matcher drops only maxes of
+  /// the values shifted (maxAxisOf in DetectMatch.cpp), which start from
+  /// their identity; the reduction check guards that contract here, where
+  /// the ops are taken: a reduction from another infinity (a min from -inf)
+  /// is infinite for every input, and the program NaN.
   LogicalResult addShiftComputations() {
     SmallVector<Operation *> work;
     auto pushProducers = [&](ValueRange values) {
@@ -321,7 +322,7 @@ private:
   /// K or V read at their matmul without some batch dims: unit dims there,
   /// which the op broadcasts only as the head dim (MQA); other batch dims
   /// must then be 1 in Q as well (the verifier checks).
-  LogicalResult planBroadcast(Value &x, ArrayRef<int64_t> missing, int64_t rank,
+  LogicalResult planBroadcast(Value x, ArrayRef<int64_t> missing, int64_t rank,
                               std::optional<MaskExpansion> &expansion) {
     if (missing.empty())
       return success();
