@@ -41,11 +41,13 @@ bool detect::AttentionMatcher::matchExpOfLogSoftmax(Value p, int64_t rank, Atten
   bool inPayload = !isa<ShapedType>(lseRead.value.getType());
   if (!inPayload && !sameRows(yRead, lseRead, rank - 1))
     return false;
+  // In the payload, only reads of tensors, whose row is checked (a cast
+  // computed there could read another row's value); the Log itself is the
+  // one payload value allowed, its operand checked below.
   auto readsRow = [&](const NodeOperand &o) {
     if (!inPayload)
       return readsElementwise(o);
-    return o.map ? isPerRow(o, rank) && sameRows(yRead, o, rank - 1)
-                 : !isa<ShapedType>(o.value.getType()); // a payload value
+    return o.map && isPerRow(o, rank) && sameRows(yRead, o, rank - 1);
   };
   AttentionMatch probe; // keepdim reshapes passed, joined to m on success
   Node lse = classify(stripUnitReshapes(strip(lseRead.value), probe));
@@ -54,7 +56,7 @@ bool detect::AttentionMatcher::matchExpOfLogSoftmax(Value p, int64_t rank, Atten
   if (lse.kind == NodeKind::Add) {
     for (unsigned side : {0u, 1u}) {
       const NodeOperand &l = lse.operands[side], &c = lse.operands[1 - side];
-      if (!l.value || !c.value || c.scalar || !readsRow(l) || !readsRow(c))
+      if (!l.value || !c.value || c.scalar || (!inPayload && !readsRow(l)) || !readsRow(c))
         continue;
       if (Node n = classify(strip(l.value)); n.kind == NodeKind::Log) {
         log = n;
@@ -107,6 +109,13 @@ bool detect::AttentionMatcher::matchDeferredNormalization(const Node &pv, Value 
                                                           AttentionMatch &m, Value &x) {
   StringRef notSoftmax = "P is exp(S) without normalization, not a softmax";
   Value o = pv.op->getResult(0);
+  // Unnormalized, E·V grows with Lk·max|V|: in a type of less range than
+  // f32 (f16) it overflows where the attention does not.
+  auto oType = dyn_cast<FloatType>(getElementTypeOrSelf(o.getType()));
+  if (!oType || llvm::APFloat::semanticsMaxExponent(oType.getFloatSemantics()) <
+                    llvm::APFloat::semanticsMaxExponent(llvm::APFloat::IEEEsingle()))
+    return failB("the normalization is deferred past a P·V of less range than f32, "
+                 "where E·V may overflow");
   if (!pv.outPerm.empty())
     return failB(notSoftmax);
   // Forward through what strip() looks through backwards (casts, batch
@@ -293,9 +302,9 @@ bool detect::AttentionMatcher::matchSoftmaxCore(Value p, int64_t rank, Attention
   return matchShiftedExp(eStripped, rank, m, x);
 }
 
-/// e = exp(((x - c)·k)) or exp2 of it, for any per-row shift c (softmax
-/// is invariant to it: the row max, the global max, none) and constants
-/// k, which join the scale (exp2's ln 2 too).
+/// e = exp(((x - c)·k)) or exp2 of it, for c the max (per row or global)
+/// of x, or no shift, and constants k > 0 under a shift, which join the
+/// scale (exp2's ln 2 too).
 bool detect::AttentionMatcher::matchShiftedExp(Value e, int64_t rank, AttentionMatch &m, Value &x) {
   Node ex = classify(e);
   if (ex.kind != NodeKind::Exp && ex.kind != NodeKind::Exp2)
@@ -310,20 +319,25 @@ bool detect::AttentionMatcher::matchShiftedExp(Value e, int64_t rank, AttentionM
   }
   Value y = peelConstantFactors(strip(ex.operands[0].value, &m.chain), m);
   Node sub = classify(y);
-  NodeOperand minuend;
+  NodeOperand minuend, shiftRead;
   Value c; // the shift, when it is a tensor
   if (sub.kind == NodeKind::Sub && sub.operands[0].value && !sub.operands[0].scalar &&
       !isPerRow(sub.operands[1], rank))
     return failB("the value subtracted before exp varies along the key axis "
                  "(a per-column max is not a softmax shift)");
-  if (readAsSubtraction(sub, rank, m, minuend, c)) {
+  if (readAsSubtraction(sub, rank, m, minuend, c, shiftRead)) {
     if (!readsElementwise(minuend))
       return failB("the shift is applied to the scores read through a broadcast or transpose");
     m.chain.insert(sub.op);
     Value shifted = strip(minuend.value, &m.chain);
     std::optional<int64_t> axis = maxAxisOf(c, shifted, rank, m);
-    if (!axis)
+    if (!axis || !readsOwnRow(minuend, shiftRead, *axis, rank))
       return failB(kNotAMaxShift);
+    // Under a factor k < 0, exp(k·(x − max)) overflows where the softmax
+    // of k·x does not (an adversarial review found it raised).
+    if (!(m.scale > 0.0))
+      return failB("a max shift under a non-positive factor: exp may then overflow "
+                   "where the softmax does not");
     // Only the row max makes a row of equal (finite-filled) scores a
     // uniform average; under a global max, exp(fill − max) is 0 and a
     // fully masked row 0/0, which the raised op's 0 stands for.
@@ -335,13 +349,17 @@ bool detect::AttentionMatcher::matchShiftedExp(Value e, int64_t rank, AttentionM
 }
 
 /// x − c, or x + (−c) with the negation in the payload or an op of its
-/// own, for c per row (a Sub's c is checked by the caller): the minuend
-/// and c (null when a constant).
+/// own, for c per row (a Sub's c is checked by the caller): the minuend,
+/// c (null when a constant), and how the subtraction reads c (for a
+/// negation of its own, which must read c element for element, how it
+/// reads the negation).
 bool detect::AttentionMatcher::readAsSubtraction(const Node &n, int64_t rank, AttentionMatch &m,
-                                                 NodeOperand &minuend, Value &c) {
+                                                 NodeOperand &minuend, Value &c,
+                                                 NodeOperand &cRead) {
   if (n.kind == NodeKind::Sub && n.operands[0].value && !n.operands[0].scalar) {
     minuend = n.operands[0];
     c = n.operands[1].value;
+    cRead = n.operands[1];
     return true;
   }
   if (n.kind != NodeKind::Add)
@@ -353,13 +371,27 @@ bool detect::AttentionMatcher::readAsSubtraction(const Node &n, int64_t rank, At
     Node neg = classify(strip(o.value));
     if (neg.kind != NodeKind::Neg || !neg.operands[0].value)
       continue;
-    if (neg.op != n.op)
-      m.chain.insert(neg.op); // a negation of its own
+    bool ownOp = neg.op != n.op;
+    if (ownOp && !readsElementwise(neg.operands[0]))
+      continue;
+    if (ownOp)
+      m.chain.insert(neg.op);
     minuend = x;
     c = neg.operands[0].value;
+    cRead = ownOp ? o : neg.operands[0];
     return true;
   }
   return false;
+}
+
+/// Whether a row max is read for the row it was taken over: a max of
+/// another row cancels in real arithmetic but not in floating point. A
+/// global max is one value wherever it is read.
+bool detect::AttentionMatcher::readsOwnRow(const NodeOperand &minuend, const NodeOperand &cRead,
+                                           int64_t axis, int64_t rank) {
+  if (axis != rank - 1)
+    return true;
+  return cRead.map && sameRows(minuend, cRead, rank - 1);
 }
 
 /// The axis of `c` as a max of `shifted` (the key axis, or -1 for a max
@@ -397,14 +429,19 @@ std::optional<unsigned> detect::AttentionMatcher::rowShiftOperand(const Node &n,
       continue;
     // S − max(S), or S + (−max(S)) with the negation anywhere.
     Value max = c.value;
+    NodeOperand maxRead = c;
     if (n.kind == NodeKind::Add) {
       Node neg = classify(strip(c.value));
-      if (neg.kind != NodeKind::Neg || !neg.operands[0].value)
+      bool ownOp = neg.op != n.op;
+      if (neg.kind != NodeKind::Neg || !neg.operands[0].value ||
+          (ownOp && !readsElementwise(neg.operands[0])))
         continue;
       max = neg.operands[0].value;
+      maxRead = ownOp ? c : neg.operands[0];
     }
     AttentionMatch scratch; // do not grow the chain for a non-shift
-    if (maxAxisOf(max, strip(s.value), rank, scratch) == rank - 1)
+    if (maxAxisOf(max, strip(s.value), rank, scratch) == rank - 1 &&
+        readsOwnRow(s, maxRead, rank - 1, rank))
       return side;
   }
   return std::nullopt;

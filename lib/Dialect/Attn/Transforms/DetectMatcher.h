@@ -107,16 +107,21 @@ private:
 
   bool matchSoftmaxCore(Value p, int64_t rank, AttentionMatch &m, Value &x);
 
-  /// e = exp(((x - c)·k)) or exp2 of it, for any per-row shift c (softmax
-  /// is invariant to it: the row max, the global max, none) and constants
-  /// k, which join the scale (exp2's ln 2 too).
+  /// e = exp(((x - c)·k)) or exp2 of it, for c the max (per row or global)
+  /// of x, or no shift, and constants k > 0 under a shift, which join the
+  /// scale (exp2's ln 2 too).
   bool matchShiftedExp(Value e, int64_t rank, AttentionMatch &m, Value &x);
 
   /// x − c, or x + (−c) with the negation in the payload or an op of its
   /// own, for c per row (a Sub's c is checked by the caller): the minuend
   /// and c (null when a constant).
   bool readAsSubtraction(const Node &n, int64_t rank, AttentionMatch &m, NodeOperand &minuend,
-                         Value &c);
+                         Value &c, NodeOperand &cRead);
+
+  /// Whether a row max is read for the row it was taken over (a global max
+  /// is one value wherever it is read).
+  static bool readsOwnRow(const NodeOperand &minuend, const NodeOperand &cRead, int64_t axis,
+                          int64_t rank);
 
   /// Why a shift other than a max of what it shifts is not dropped.
   static constexpr StringLiteral kNotAMaxShift =

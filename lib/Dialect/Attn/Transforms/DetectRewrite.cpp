@@ -233,7 +233,7 @@ private:
   /// they go with the chain when only the chain reads them and they have no
   /// side effects. An op is revisited whenever one of its users joins, so
   /// the order of the walk does not matter. The matcher drops only maxes of
-  /// the values shifted (maxAxisOf in DetectMatch.cpp), which start from
+  /// the values shifted (maxAxisOf in DetectMatchSoftmax.cpp), which start from
   /// their identity; the reduction check guards that contract here, where
   /// the ops are taken: a reduction from another infinity (a min from -inf)
   /// is infinite for every input, and the program NaN.

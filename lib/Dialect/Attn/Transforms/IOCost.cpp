@@ -232,8 +232,8 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
                     << cast<ShapedType>(attn->getOperand(0).getType()).getElementType();
           return;
         }
-        // No query, key, head or batch: valid (a packed batch of empty
-        // prompts), but nothing to cost or to tile.
+        // No query, key, head or batch: valid (e.g. a packed batch of
+        // empty prompts), but nothing to cost or to tile.
         if (llvm::is_contained({shape->batch, shape->headsQ, shape->headsKV, shape->seqQ,
                                 shape->seqKV, shape->headDim, shape->headDimV},
                                int64_t(0))) {
