@@ -6,7 +6,7 @@
 // through which the node reads them.
 //
 // Row reductions and contractions (linalg ops with reduction loops) are read
-// in DetectNormalizeReductions.cpp. The rest is one file: one function per
+// in DetectNormalizeReductions.cpp. The rest (~630 lines) is one file: one function per
 // kind of IR the detector reads (attn primitives, elementwise generics with
 // their payloads, tosa, tensor reshapes), all producing the same Node and
 // sharing the map-composition helpers at the top.
