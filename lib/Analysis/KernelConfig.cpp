@@ -34,6 +34,10 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
     // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
     const bool splitState = c.kvSplits > 1 && !c.overlapPV;
     int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
+    // 8-bit inputs: the producer keeps 40 registers to transpose V, its
+    // computing threads 8 fewer (232; ptxas spilled 4-16 bytes at the edge).
+    if (s.dtype == DType::F8)
+      extra += 8;
     return o + 3 * scores + s.headDim / 4 + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
@@ -251,6 +255,33 @@ llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
   return llvm::Error::success();
 }
 
+/// The 8-bit float kernel (FlashAttention-3's FP8 forward): wgmma with
+/// e4m3/e5m2 operands, whose k-steps are 32 elements (d a multiple of 32),
+/// whose 8-bit B operands are read K-major only, so that the producer
+/// warpgroup rewrites each V tile as Vᵀ (TmaProducer.cpp), from dense K/V
+/// by tensor boxes, with P·V's 32 keys per k-step in whole tiles; one work
+/// item per CTA and unsplit keys.
+llvm::Error checkFP8Kernel(const KernelConfig &c, const AttentionShape &s) {
+  auto refuse = [](const llvm::Twine &why) {
+    return reason("the 8-bit float tensor-core kernel " + why);
+  };
+  if (c.family != TensorCoreFamily::Wgmma)
+    return refuse("needs mma=wgmma (sm_90a's e4m3/e5m2 wgmma)");
+  if (s.pageSize > 0 || s.varlen)
+    return refuse("reads dense K/V tensors, not a paged KV cache or a packed batch");
+  if (!c.tmaLoads || !c.producerWarpgroup)
+    return refuse("needs kv-loads=tma-producer (its producer warpgroup transposes V)");
+  if (c.persistent || c.kvSplits > 1 || c.kvWarps > 1)
+    return refuse("runs one work item per CTA over unsplit keys (persistent=off, "
+                  "kv-splits=1)");
+  if (!isOneOf(c.blockKV, {32, 64, 128}))
+    return refuse("needs block-kv 32, 64 or 128, got " + llvm::Twine(c.blockKV));
+  if (s.headDim % 32 != 0 || s.headDimV % 16 != 0)
+    return refuse("needs d a multiple of 32 (its k-steps) and dv of 16, got d = " +
+                  llvm::Twine(s.headDim) + ", dv = " + llvm::Twine(s.headDimV));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int64_t mlir::attn::kvSplitKeys(const KernelConfig &c, const AttentionShape &s) {
@@ -263,9 +294,15 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
                                           const TargetSpec &target) {
   if (llvm::Error e = checkShapeExtents(s))
     return e;
-  if (s.dtype != DType::F16 && s.dtype != DType::BF16)
+  if (s.dtype == DType::F8) {
+    if (llvm::Error e = checkFP8Kernel(c, s))
+      return e;
+  } else if (s.dtype != DType::F16 && s.dtype != DType::BF16) {
     return reason(stringifyTensorCoreFamily(c.family) +
-                  " needs f16 or bf16 inputs, got " + stringifyDType(s.dtype));
+                  (c.family == TensorCoreFamily::Wgmma ? " needs f16, bf16 or 8-bit float"
+                                                       : " needs f16 or bf16") +
+                  " inputs, got " + stringifyDType(s.dtype));
+  }
   if (llvm::Error e = checkHeadDims(s))
     return e;
   if (llvm::Error e = checkFamilyTiles(c))
@@ -538,6 +575,39 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   return c;
 }
 
+/// 8-bit float inputs: the FP8 kernel wherever the chip has wgmma
+/// (checkFP8Kernel), tiled as the d = 128 bf16 picks (128 x 128, a
+/// producer warpgroup, the P·V overlapped with the next tile's softmax in
+/// three stages) and fitted to the budgets like them. Not measured against
+/// a sweep yet (bench/NOTES.md v38).
+llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
+                                       const TargetSpec &target,
+                                       const KernelConfigRequest &request) {
+  TensorCoreFamily family = request.family.value_or(defaultTensorCoreFamily(target.chip));
+  if (family != TensorCoreFamily::Wgmma)
+    return reason("the 8-bit float tensor-core kernel needs mma=wgmma (sm_90a); the kernel "
+                  "here is for " + stringifyTensorCoreFamily(family) + " (target '" +
+                  target.name + "', " + target.chip + ")");
+  KernelConfig c;
+  c.family = TensorCoreFamily::Wgmma;
+  c.rowsPerWarp = 16;
+  c.tmaLoads = request.tmaLoads.value_or(true);
+  c.producerWarpgroup = request.producerWarpgroup.value_or(c.tmaLoads);
+  c.blockQ = request.blockQ ? request.blockQ : 128;
+  c.blockKV = request.blockKV ? request.blockKV : 128;
+  // "v29b": the overlap with three stages; "v29": without it, two.
+  c.overlapPV = request.overlapPV.value_or(!f.maskPerScore && request.kvStages != 2);
+  c.kvStages = request.kvStages ? request.kvStages : c.overlapPV ? 3 : 2;
+  c.kvSplits = request.kvSplits ? request.kvSplits : 1;
+  c.kvWarps = request.kvWarps ? request.kvWarps : 1;
+  c.persistent = request.persistent.value_or(false);
+  c.swizzle = request.swizzle;
+  shrinkToBudgets(c, s, target, request, f.maskTensor);
+  if (llvm::Error e = checkKernelConfig(c, s, target))
+    return std::move(e);
+  return c;
+}
+
 } // namespace
 
 llvm::Expected<KernelConfig>
@@ -563,6 +633,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   // Small-query kernels: fewer rows than a 64-row tile holds, or a GQA
   // group's short queries (speculative decoding), which packing lets share
   // each K/V tile.
+  if (s.dtype == DType::F8)
+    return chooseFP8(f, s, target, request);
   const int64_t group = s.headsQ / s.headsKV;
   const bool fewRows = s.seqQ <= 64 && (group * s.seqQ < 64 || group > 1);
   if (request.family)

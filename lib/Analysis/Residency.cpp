@@ -27,13 +27,18 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
                                             const AttentionShape &s) {
   const bool atoms = stagesInSwizzledAtoms(c.family == TensorCoreFamily::Wgmma, c.tmaLoads,
                                            s.pageSize == 0 && !s.varlen);
-  auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols); };
-  int64_t kv = 2 * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
-  int64_t q = stagesQInSharedMemory(c, s) ? 2 * c.blockQ * pitch(s.headDim) : 0;
+  const int64_t e = elementBytes(s.dtype);
+  const bool wgmma = c.family == TensorCoreFamily::Wgmma;
+  auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols, e); };
+  int64_t kv = e * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
+  if (stagesTransposedV(wgmma, e))
+    kv += transposedVBytes(c.kvStages, c.blockKV, s.headDimV);
+  int64_t q = stagesQInSharedMemory(c, s) ? e * c.blockQ * pitch(s.headDim) : 0;
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages,
+                                                  stagesTransposedV(wgmma, e)) +
          (atoms ? 1024 : 0);
 }
 

@@ -187,9 +187,11 @@ static llvm::Error validate(const LaunchPlan &plan) {
     const TensorSpec *t = plan.findParam(m.tensor);
     if (!t)
       return fail("tensor map '" + m.arg + "' is over '" + m.tensor + "', which is no param");
-    if (t->type != ElementType::BF16 && t->type != ElementType::F16)
+    if (!llvm::is_contained({ElementType::BF16, ElementType::F16, ElementType::F8E4M3FN,
+                             ElementType::F8E5M2},
+                            t->type))
       return fail("tensor map '" + m.arg + "' is over a " + elementTypeName(t->type) +
-                  " tensor; TMA maps here are f16 or bf16");
+                  " tensor; TMA maps here are f16, bf16 or 8-bit floats");
     if (m.box.size() != t->shape.size() || t->shape.size() > 5 ||
         llvm::any_of(m.box, [](int64_t e) { return e < 1 || e > 256; }))
       return fail("tensor map '" + m.arg + "' needs one box extent in [1, 256] per dim of '" +

@@ -127,10 +127,12 @@ static llvm::Error encodeTensorMap(const TensorMapSpec &m, const TensorArg &t, C
                        .Case("128B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B)
                        .Case("256B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
                        .Default(CU_TENSOR_MAP_L2_PROMOTION_NONE);
+  // 8-bit floats as raw bytes: a box copy does not look at their values.
+  CUtensorMapDataType dataType = t.type == ElementType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : t.type == ElementType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_UINT8;
   return checkCuda(
-      cuTensorMapEncodeTiled(&map,
-                             t.type == ElementType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      cuTensorMapEncodeTiled(&map, dataType,
                              cuuint32_t(rank), reinterpret_cast<void *>(t.address), dims, strides,
                              box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                              promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),

@@ -234,7 +234,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
             std::string::npos);
   // No GPU kernel for f32, for head dims that are no multiple of 8 or
   // exceed 256, or for less shared memory than the smallest tiles need.
-  EXPECT_NE(refusal(square(1, 1, 128, 64, DType::F32), h200, {}).find("f16 or bf16"),
+  EXPECT_NE(refusal(square(1, 1, 128, 64, DType::F32), h200, {}).find("f16, bf16 or 8-bit"),
             std::string::npos);
   for (int64_t d : {36, 264})
     EXPECT_NE(refusal(square(1, 1, 128, d, DType::BF16), h200, {}).find("multiples of 8"),
@@ -562,4 +562,53 @@ TEST(KernelConfig, PagedDecodeChargesPageLookups) {
         << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk;
     EXPECT_LE(loopRegistersPerThread(c, small), loopRegisterBudget(c.family));
   }
+}
+
+// 8-bit floats: the FP8 wgmma kernel (its producer warpgroup transposes V)
+// where the chip has wgmma, tiled like the d = 128 bf16 picks and fitted to
+// the budgets at d = 256; refused (the generic kernel's case) on mma.sync,
+// for head dims that are not whole 32-element k-steps, and for requests
+// the kernel cannot honour.
+TEST(KernelConfig, EightBitFloats) {
+  TargetSpec h200 = *getTargetPreset("h200"), a100 = *getTargetPreset("a100");
+  auto refusal = [](const AttentionShape &s, const TargetSpec &t, KernelConfigRequest r = {}) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, t, r);
+    return c ? std::string() : llvm::toString(c.takeError());
+  };
+  for (int64_t d : {32, 64, 96, 128, 256}) {
+    AttentionShape s = square(1, 16, 4096, d, DType::F8);
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, {});
+    ASSERT_TRUE(static_cast<bool>(c)) << d << ": " << llvm::toString(c.takeError());
+    EXPECT_EQ(c->family, TensorCoreFamily::Wgmma);
+    EXPECT_TRUE(c->tmaLoads && c->producerWarpgroup);
+    EXPECT_EQ(c->blockQ, 128);
+    EXPECT_EQ(c->kvSplits, 1);
+    EXPECT_FALSE(c->persistent);
+    EXPECT_LE(kernelSharedMemoryBytes(*c, s), h200.sramBytesPerBlock);
+    EXPECT_LE(loopRegistersPerThread(*c, s), loopRegisterBudget(*c));
+    if (d == 128) {
+      EXPECT_EQ(c->blockKV, 128);
+      EXPECT_EQ(c->kvStages, 3);
+      EXPECT_TRUE(c->overlapPV);
+    }
+  }
+  // The Vᵀ stages count in shared memory: d = 128, 3 stages of K, V and Vᵀ
+  // (16 KB each) and the Q tile, 176 KB with barriers and alignment slack.
+  KernelConfig c = *chooseKernelConfig(square(1, 16, 4096, 128, DType::F8), MaskReads::None,
+                                       h200, {});
+  EXPECT_EQ(kernelSharedMemoryBytes(c, square(1, 16, 4096, 128, DType::F8)),
+            3 * 3 * 16384 + 16384 + 3 * 3 * 8 + 1024);
+  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), a100).find("needs mma=wgmma"),
+            std::string::npos);
+  EXPECT_NE(refusal(square(1, 16, 4096, 80, DType::F8), h200).find("d a multiple of 32"),
+            std::string::npos);
+  KernelConfigRequest cpAsync;
+  cpAsync.tmaLoads = false;
+  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), h200, cpAsync)
+                .find("needs kv-loads=tma-producer"),
+            std::string::npos);
+  KernelConfigRequest split;
+  split.kvSplits = 2;
+  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), h200, split).find("unsplit keys"),
+            std::string::npos);
 }

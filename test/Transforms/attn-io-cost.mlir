@@ -179,20 +179,3 @@ func.func @varlen_decode(%q: tensor<2x32x128xbf16>, %k: tensor<32768x8x128xbf16>
   return %o : tensor<2x32x128xbf16>
 }
 
-// -----
-
-// FP8 inputs, a bf16 output: one byte per Q, K, V element, two per O
-// element (3·4194304 + 8388608 = 20971520 B of DRAM); the FP8 tensor peak
-// (H200: 1978.9 TFLOP/s, ridge 1978.9 / 4.8 = 412 FLOP/byte; the A100 has no
-// FP8 tensor cores: its f16 peak, ridge 161).
-// CHECK-LABEL: func.func @fp8_bf16_out
-// CHECK: io_cost = #attn.io_cost<target = "h200", flops = 68719476736,
-// CHECK-SAME: fused_dram_bytes = 20971520,
-// CHECK-SAME: ridge = 412.27083333333331
-// A100-LABEL: func.func @fp8_bf16_out
-// A100: ridge = 161.24031007751938
-func.func @fp8_bf16_out(%q: tensor<1x16x4096x64xf8E4M3FN>, %qs: tensor<f32>) -> tensor<1x16x4096x64xbf16> {
-  %o = attn.attention %q, %q, %q descale(%qs, %qs, %qs : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125)
-     : tensor<1x16x4096x64xf8E4M3FN>, tensor<1x16x4096x64xf8E4M3FN>, tensor<1x16x4096x64xf8E4M3FN> -> tensor<1x16x4096x64xbf16>
-  return %o : tensor<1x16x4096x64xbf16>
-}

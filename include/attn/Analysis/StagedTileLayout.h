@@ -15,8 +15,12 @@
 namespace mlir {
 namespace attn {
 
-/// Whether the staged tiles are 64-column atoms of the 128-byte swizzle,
-/// [atoms, rows, 64] per stage: what wgmma's descriptors read, and what TMA
+/// Columns of a swizzle atom: one 128-byte row, 64 two-byte or 128 one-byte
+/// elements.
+inline int64_t atomColumns(int64_t elementBytes) { return 128 / elementBytes; }
+
+/// Whether the staged tiles are atoms of the 128-byte swizzle, [atoms,
+/// rows, atomColumns] per stage: what wgmma's descriptors read, and what TMA
 /// writes from a tensor map's boxes, so also the mma.sync kernels' when
 /// TMA fills their stages from dense K/V (their ldmatrix addresses follow
 /// the swizzle). Otherwise rows (padded, or XOR-swizzled in place).
@@ -24,15 +28,30 @@ inline bool stagesInSwizzledAtoms(bool wgmma, bool tmaLoads, bool denseKV) {
   return wgmma || (tmaLoads && denseKV);
 }
 
-/// Elements per row of a staged tile of `cols` columns (2-byte elements).
-/// Swizzled atoms are whole 64-column atoms, so a head dim of 80 or 96
+/// Elements per row of a staged tile of `cols` columns of `elementBytes`
+/// each. Swizzled atoms are whole atoms, so a head dim of 80 or 96 (2-byte)
 /// leaves the last atom partly unused (the MMAs' k-steps never read it).
-/// mma.sync rows are padded by 8 elements (+4 banks per row) or, with
-/// `swizzle`, packed with XOR-permuted 16-byte chunks.
-inline int64_t stagedRowPitch(bool swizzledAtoms, bool swizzle, int64_t cols) {
+/// mma.sync rows (2-byte elements) are padded by 8 elements (+4 banks per
+/// row) or, with `swizzle`, packed with XOR-permuted 16-byte chunks.
+inline int64_t stagedRowPitch(bool swizzledAtoms, bool swizzle, int64_t cols,
+                              int64_t elementBytes = 2) {
   if (swizzledAtoms)
-    return int64_t(llvm::alignTo(cols, 64));
+    return int64_t(llvm::alignTo(cols, atomColumns(elementBytes)));
   return swizzle ? cols : cols + 8;
+}
+
+/// Whether the kernel stages V a second time, transposed: wgmma reads 8-bit
+/// B operands K-major only (no transpose flag for them), and P·V's K is the
+/// keys, so a V tile ([keys, dv], dv contiguous as TMA brings it) is
+/// rewritten as Vᵀ [dv, keys] by the producer warpgroup (TmaProducer.cpp).
+inline bool stagesTransposedV(bool wgmma, int64_t elementBytes) {
+  return wgmma && elementBytes == 1;
+}
+
+/// Bytes of the Vᵀ stages (stagesTransposedV): per stage, dv rows of the
+/// tile's keys in 128-key atoms, [atoms, dv, 128] bytes.
+inline int64_t transposedVBytes(int64_t stages, int64_t blockKV, int64_t headDimV) {
+  return stages * int64_t(llvm::alignTo(blockKV, 128)) * headDimV;
 }
 
 /// Floats per row of the key warps' combine buffer (f32 partial outputs of
@@ -53,9 +72,12 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
 /// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
 /// each K/V stage full: one 8-byte mbarrier per stage, after the tiles, and
 /// with a producer warpgroup one more per stage on which the consumers
-/// report it empty. 0 when the stages are filled by cp.async.
-inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages) {
-  return tmaLoads ? 8 * stages * (producerWarpgroup ? 2 : 1) : 0;
+/// report it empty, and, where it transposes V (stagesTransposedV), one
+/// on which its threads report the stage's Vᵀ written. 0 when the stages
+/// are filled by cp.async.
+inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages,
+                               bool transposesV = false) {
+  return tmaLoads ? 8 * stages * (1 + producerWarpgroup + transposesV) : 0;
 }
 
 } // namespace attn

@@ -38,7 +38,7 @@ namespace {
 
 
 /// A TMA tensor map over the [B, Hkv, L, d] buffer `kv` whose boxes are
-/// one 64-column atom of a `blockKV`-key tile, 128-byte swizzled, zero
+/// one 128-byte atom (64 or 128 columns) of a `blockKV`-key tile, 128-byte swizzled, zero
 /// filled out of bounds, without L2 promotion (kTensorMapL2Promotion): nvgpu's descriptor, built on the host by the CUDA
 /// runtime wrappers (cuTensorMapEncodeTiled, the map copied to device
 /// memory), passed to the kernel as the generic pointer it lowers to.
@@ -53,7 +53,8 @@ nvgpu::TensorMapL2PromoKind l2PromotionKind(StringRef promotion) {
 
 Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
   auto type = cast<MemRefType>(kv.getType());
-  auto box = MemRefType::get({1, 1, blockKV, 64}, type.getElementType(), MemRefLayoutAttrInterface(),
+  const int64_t atom = atomColumns(type.getElementTypeBitWidth() / 8);
+  auto box = MemRefType::get({1, 1, blockKV, atom}, type.getElementType(), MemRefLayoutAttrInterface(),
                              gpu::AddressSpaceAttr::get(b.getContext(),
                                                         gpu::AddressSpace::Workgroup));
   auto descType = nvgpu::TensorMapDescriptorType::get(

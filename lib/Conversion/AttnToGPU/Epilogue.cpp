@@ -100,6 +100,9 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
                            : k.quadReduce(loop.getResult(lBase + 2 * mi + r), /*isMax=*/false);
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
       Value recip = arith::DivFOp::create(b, loc, k.f(1.0), l[r]);
+      // (FP8: v_descale too; a row that saw no key stays 0 whatever it is.)
+      if (v.outputDescale)
+        recip = k.fmul(recip, v.outputDescale);
       inv[r] = arith::SelectOp::create(b, loc, isZero, k.f(0.0), recip);
     }
     for (auto [nd, block] : llvm::enumerate(blocks)) {
@@ -108,7 +111,7 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
         Value x0 = k.fmul(k.extract(acc, r, 0), inv[r]), x1 = k.fmul(k.extract(acc, r, 1), inv[r]);
         Value col = block.col ? block.col : k.add(v.twoT, int64_t(nd) * 8);
         if (!s.splitKV()) {
-          storeOutputPair(mi, r, col, k.toPair(x0, x1));
+          storeOutputPair(mi, r, col, k.toPair(x0, x1, s.outputType));
           continue;
         }
         // Split-KV: the normalized partial output in f32, for the combine.

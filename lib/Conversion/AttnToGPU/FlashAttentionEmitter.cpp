@@ -51,7 +51,8 @@ KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &
       qTail(spec.varlen || spec.numRows() % spec.blockQ != 0),
       kTail(spec.dynamicKVLength() || spec.seqKV % spec.blockKV != 0),
       hasMask(spec.mask != FlashKernelSpec::Mask::None), packed(spec.packedHeads()) {
-  kSteps = llvm::divideCeil(d, 16);
+  // An MMA k-step is 32 bytes: 16 two-byte or 32 one-byte elements.
+  kSteps = llvm::divideCeil(d, 32 / spec.elementBytes());
   aType = VectorType::get({4, 2}, T);
   bType = VectorType::get({2, 2}, T);
   cType = VectorType::get({2, 2}, f32);
@@ -121,6 +122,12 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   scoreMods.buffers = p.scoreModTensors;
   v.kTensorMap = p.kTensorMap;
   v.vTensorMap = p.vTensorMap;
+  if (s.descale) {
+    // FP8's per-tensor factors, read once: q·k's multiply every score, v's O.
+    auto load = [&](Value scalar) { return memref::LoadOp::create(b, loc, scalar).getResult(); };
+    v.scoreDescale = k.fmul(load(p.qDescale), load(p.kDescale));
+    v.outputDescale = load(p.vDescale);
+  }
   return func;
 }
 
@@ -138,7 +145,7 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
                                MemRefLayoutAttrInterface(), c.workgroup);
   Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
   v.smem = raw;
-  int64_t kBytes = kTileType.getNumElements() * 2;
+  int64_t kBytes = kTileType.getNumElements() * s.elementBytes();
   // wgmma: round the base up to 1024 bytes (the swizzle atom), using the
   // slack that sharedMemoryBytes() adds.
   Value base;
@@ -150,10 +157,15 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
   auto offset = [&](int64_t bytes) { return base ? k.add(base, bytes) : k.idx(bytes); };
   v.kTile = memref::ViewOp::create(b, loc, kTileType, raw, offset(0), ValueRange{});
   v.vTile = memref::ViewOp::create(b, loc, vTileType, raw, offset(kBytes), ValueRange{});
+  if (s.transposesV())
+    v.vtTile = memref::ViewOp::create(b, loc, transposedVTileType(c), raw,
+                                      offset(kBytes + vTileType.getNumElements() * s.elementBytes()),
+                                      ValueRange{});
   if (s.qInSharedMemory())
     v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
                                      offset(s.kvSharedMemoryBytes()), ValueRange{});
-  // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty".
+  // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty",
+  // then (Vᵀ) "transposed".
   auto barriers = [&](int64_t bytes) {
     auto type = MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
                                 c.workgroup);
@@ -163,6 +175,8 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
     v.stageFull = barriers(s.tileBytes());
   if (s.producerWarpgroup)
     v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
+  if (s.transposesV())
+    v.stageTransposed = barriers(s.tileBytes() + 16 * c.stages);
 }
 
 void FlashAttentionEmitter::zeroHeadDimPadding() {
@@ -197,8 +211,9 @@ void FlashAttentionEmitter::stageQ() {
     return;
   // Stage the CTA's Q tile, 16 bytes per thread and step; the barrier at
   // the top of the first K/V iteration publishes it.
-  auto chunk = VectorType::get({8}, c.T);
-  TileCopy copy(k, v.tid, c.threads, c.bq, c.d / 8);
+  const int64_t chunkElems = 16 / s.elementBytes();
+  auto chunk = VectorType::get({chunkElems}, c.T);
+  TileCopy copy(k, v.tid, c.threads, c.bq, c.d / chunkElems);
   for (int64_t i = 0; i < copy.steps; ++i) {
     Value r = copy.row(i), col = copy.col(i);
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
@@ -222,7 +237,8 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   // overlapPV: P of "the tile before the first", zero: the first
   // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
   pBase = lBase + 2 * c.mt;
-  numPacked = s.overlapPV ? c.bkv / 4 : 0;
+  // (One 32-bit register per 2 keys of 2-byte P, per 4 of 8-bit P.)
+  numPacked = s.overlapPV ? c.bkv * s.elementBytes() / 8 : 0;
   for (int64_t i = 0; i < numPacked; ++i)
     init.push_back(arith::ConstantIntOp::create(b, loc, 0, 32));
   producer.prologue();
@@ -304,12 +320,16 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
 
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
   Value scaleV = k.f(scaleLog2);
+  if (v.scoreDescale)
+    scaleV = k.fmul(scaleV, v.scoreDescale);
   // Unmasked tiles may keep the raw scores: the row max is taken on them and
   // scaled once per row (max commutes with a positive scale), and each
   // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
   // and a subtract. Masked tiles add the mask in the scaled domain.
   const bool modifies = s.scoreMod && !(inside && s.scoreModIsIdentityInsideBounds());
-  const bool rawScores = !masked && scaleLog2 > 0 && family.keepsRawScores() && !modifies;
+  // (Descale factors are run-time values: their sign is not known here.)
+  const bool rawScores =
+      !masked && scaleLog2 > 0 && !v.scoreDescale && family.keepsRawScores() && !modifies;
   Value modResult;
   if (modifies)
     modResult = inside ? s.scoreModInsideBounds
@@ -376,7 +396,7 @@ Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Va
     if (s.mask == FlashKernelSpec::Mask::Keep) {
       x = arith::SelectOp::create(b, loc, m, x, k.f(negInf));
     } else {
-      Value mf = arith::ExtFOp::create(b, loc, c.f32, m);
+      Value mf = m.getType() == c.f32 ? m : arith::ExtFOp::create(b, loc, c.f32, m).getResult();
       x = k.fadd(x, k.fmul(mf, k.f(M_LOG2E)));
     }
   }
@@ -485,16 +505,23 @@ MemRefType TensorCoreFamily::atomTileType(std::optional<int64_t> numStages, int6
   SmallVector<int64_t> shape;
   if (numStages)
     shape.push_back(*numStages);
-  shape.append({int64_t(llvm::divideCeil(cols, 64)), rows, 64});
+  const int64_t atom = atomColumns(s.elementBytes());
+  shape.append({int64_t(llvm::divideCeil(cols, atom)), rows, atom});
   return MemRefType::get(shape, c.T, MemRefLayoutAttrInterface(), c.workgroup);
 }
 
 SmallVector<Value> TensorCoreFamily::atomTileAt(Value buf, Value row, Value col) {
+  const int64_t atom = atomColumns(s.elementBytes());
   SmallVector<Value> at;
   if (buf)
     at.push_back(buf);
-  at.append({k.div(col, 64), row, k.swz(true, row, k.rem(col, 64))});
+  at.append({k.div(col, atom), row, k.swz(true, row, k.rem(col, atom))});
   return at;
+}
+
+MemRefType mlir::attn::transposedVTileType(const KernelContext &c) {
+  return MemRefType::get({c.stages, int64_t(llvm::divideCeil(c.bkv, 128)), c.dv, 128},
+                         IntegerType::get(c.ctx, 8), MemRefLayoutAttrInterface(), c.workgroup);
 }
 
 gpu::GPUFuncOp mlir::attn::buildFlashAttentionKernel(OpBuilder &b, Location loc,

@@ -110,17 +110,20 @@ struct KernelBuilder {
   static uint64_t vectorBytes(VectorType vec) {
     return vec.getNumElements() * vec.getElementTypeBitWidth() / 8;
   }
-  /// The column where logical column `col` of row `row` lives in a tile:
-  /// with `swizzle`, its 16-byte chunk is XORed with row % 8 (the chunk's
-  /// elements stay in order), else it is `col` itself (padded rows).
+  /// The column where logical column `col` of row `row` lives in a tile of
+  /// `elt`: with `swizzle`, its 16-byte chunk (8 two-byte or 16 one-byte
+  /// elements) is XORed with row % 8 (the chunk's elements stay in order),
+  /// else it is `col` itself (padded rows).
   Value swz(bool swizzle, Value row, Value col) {
     if (!swizzle)
       return col;
-    Value chunk = arith::ShRUIOp::create(b, loc, col, idx(3));
-    Value within = arith::AndIOp::create(b, loc, col, idx(7));
+    const int64_t log2Chunk = elt.getIntOrFloatBitWidth() == 8 ? 4 : 3;
+    Value chunk = arith::ShRUIOp::create(b, loc, col, idx(log2Chunk));
+    Value within = arith::AndIOp::create(b, loc, col, idx((1 << log2Chunk) - 1));
     Value phase = arith::AndIOp::create(b, loc, row, idx(7));
     Value moved = arith::XOrIOp::create(b, loc, chunk, phase);
-    return arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, moved, idx(3)), within);
+    return arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, moved, idx(log2Chunk)),
+                                within);
   }
   Value zeros(VectorType t) {
     return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
@@ -131,10 +134,14 @@ struct KernelBuilder {
   Value extract(Value v, int64_t i, int64_t j) {
     return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i, j});
   }
-  /// Two f32 values rounded to the input type, as one 32-bit pair.
-  Value toPair(Value x0, Value x1) {
-    Value y0 = arith::TruncFOp::create(b, loc, elt, x0), y1 = arith::TruncFOp::create(b, loc, elt, x1);
-    return vector::FromElementsOp::create(b, loc, VectorType::get({2}, elt), ValueRange{y0, y1})
+  /// Two f32 values rounded to the input type (or `to`), as one pair.
+  Value toPair(Value x0, Value x1, Type to = {}) {
+    to = to ? to : elt;
+    auto round = [&](Value x) -> Value {
+      return to == f32 ? x : arith::TruncFOp::create(b, loc, to, x).getResult();
+    };
+    return vector::FromElementsOp::create(b, loc, VectorType::get({2}, to),
+                                          ValueRange{round(x0), round(x1)})
         .getResult();
   }
 };

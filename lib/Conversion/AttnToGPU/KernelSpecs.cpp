@@ -71,6 +71,18 @@ FailureOr<KernelConfig> configFor(Operation *op, const AttentionShape &shape, Ma
 
 LogicalResult checkGridLimits(const FlashKernelSpec &s, Refusal &refusal);
 
+/// FP8's output type and descale factors in the kernel name: attentions
+/// that differ only in them need kernels of their own (their parameters
+/// differ).
+std::string fp8Suffix(const FlashKernelSpec &s) {
+  std::string out;
+  if (s.outputType != s.elementType) {
+    llvm::raw_string_ostream os(out);
+    os << "_o" << s.outputType;
+  }
+  return out + (s.descale ? "_descale" : "");
+}
+
 /// The problem's extents, element type and causal alignment, as every
 /// kernel's spec holds them.
 void setProblem(const AttentionShape &shape, Type elt, FlashKernelSpec &s) {
@@ -123,8 +135,10 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
                           s.kvWarps > 1 || s.tmaLoads;
   // The name spells the specialization, so that dumped kernels of different
   // modules never collide and identical attentions share one kernel.
+  std::string eltName;
+  llvm::raw_string_ostream(eltName) << elt;
   s.name = llvm::formatv("attn_fa2_{12}_{0}_b{1}_h{2}_kv{3}_q{4}_k{5}_d{6}_v{7}{8}_bq{9}_bk{10}_w{11}",
-                         elt.isF16() ? "f16" : "bf16", s.batch, s.headsQ, s.headsKV,
+                         eltName, s.batch, s.headsQ, s.headsKV,
                          s.seqQ, s.seqKV, s.headDim, s.headDimV,
                          (!s.causal ? "" : s.causalBottomRight ? "_causal_br" : "_causal") +
                              maskSuffix(s),
@@ -138,7 +152,7 @@ LogicalResult fillSpec(const AttentionShape &shape, Type elt, const KernelConfig
            (s.persistentCTAs ? "_pst" + std::to_string(s.persistentCTAs) : "") +
            (s.paged() ? llvm::formatv("_paged{0}x{1}", s.pageSize, s.numPages).str() : "") +
            (s.varlen ? "_varlen" : "") +
-           scoreModSuffix(s);
+           scoreModSuffix(s) + fp8Suffix(s);
   if (failed(checkGridLimits(s, refusal)))
     return failure();
   // Guaranteed by checkKernelConfig: the warps split the query tile.
@@ -198,17 +212,6 @@ FlashKernelSpec scoresSpec(AttentionOp op) {
   return s;
 }
 
-/// FP8's output type and descale factors in the kernel name: attentions
-/// that differ only in them need kernels of their own (their parameters
-/// differ).
-std::string fp8Suffix(const FlashKernelSpec &s) {
-  std::string out;
-  if (s.outputType != s.elementType) {
-    llvm::raw_string_ostream os(out);
-    os << "_o" << s.outputType;
-  }
-  return out + (s.descale ? "_descale" : "");
-}
 
 /// The widest head dim (d or dv) the generic kernel takes.
 constexpr int64_t kGenericKernelMaxHeadDim = 2048;

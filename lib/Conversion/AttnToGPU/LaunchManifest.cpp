@@ -190,7 +190,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       std::string arg = (tensor + "_tensor_map").str();
       tensorMaps.push_back(dict({{"arg", str(arg)},
                                  {"tensor", str(tensor)},
-                                 {"box", shape({64, s.blockKV, 1, 1})},
+                                 {"box", shape({atomColumns(s.elementBytes()), s.blockKV, 1, 1})},
                                  {"swizzle", str("128B")},
                                  {"l2_promotion", str(kTensorMapL2Promotion)}}));
     }
@@ -257,7 +257,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
       {"scale", b.getF64FloatAttr(s.scale)},
       {"instruction", str(s.generic() ? "fma.rn.f32 (CUDA cores, no tensor cores)"
-                          : s.wgmma() ? "wgmma.mma_async.m64nNk16"
+                          : s.transposesV() ? "wgmma.mma_async.m64nNk32 (e4m3/e5m2)"
+                          : s.wgmma()       ? "wgmma.mma_async.m64nNk16"
                                       : "mma.sync.m16n8k16")},
       {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
       // The key offsets j − i a score_mod can keep (tiles outside skipped);

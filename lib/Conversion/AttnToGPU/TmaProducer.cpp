@@ -138,6 +138,17 @@ private:
   Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   Value emptyBarrier(Value buf) { return sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
   Value emptyBarrier(int64_t buf) { return sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
+  Value transposedBarrier(Value buf) {
+    return sharedPointer(c.v.stageTransposed, k.mul(buf, 8));
+  }
+  Value transposedBarrier(int64_t buf) {
+    return sharedPointer(c.v.stageTransposed, k.idx(8 * buf));
+  }
+  /// 8-bit V (FlashKernelSpec::transposesV): every producer thread, over
+  /// the work item's tiles: waits for each tile's boxes, writes its Vᵀ
+  /// (writeTransposedV) and reports it on the stage's "transposed"
+  /// mbarrier; the first thread issues the boxes, stages − 1 tiles ahead.
+  void produceAndTransposeTiles();
   /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
@@ -217,6 +228,9 @@ void TmaProducer::initBarriers() {
                                    i32(c.s.bulkRowLoads() ? c.threads : 1), Value());
       if (specializesWarps())
         NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
+      if (c.s.transposesV())
+        NVVM::MBarrierInitOp::create(b, loc, transposedBarrier(s), i32(kProducerThreads),
+                                     Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -240,18 +254,21 @@ void TmaProducer::splitRoles(gpu::GPUFuncOp func,
   cf::CondBranchOp::create(b, loc, isProducer, producerBlock, ValueRange{}, consumerBlock,
                            ValueRange{});
   b.setInsertionPointToStart(producerBlock);
-  NVVM::SetMaxRegisterOp::create(b, loc, FlashKernelSpec::producerRegisters,
+  NVVM::SetMaxRegisterOp::create(b, loc, c.s.producerRegisters(),
                                  NVVM::SetMaxRegisterAction::decrease);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
-  {
+  if (c.s.transposesV()) {
+    // Every producer thread transposes; its first issues the boxes.
+    overWork([&] { produceAndTransposeTiles(); });
+  } else {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(scf::IfOp::create(b, loc, first, false).thenBlock());
     overWork([&] { produceAllTiles(); });
   }
   gpu::ReturnOp::create(b, loc);
   b.setInsertionPointToStart(consumerBlock);
-  NVVM::SetMaxRegisterOp::create(b, loc, FlashKernelSpec::consumerRegisters,
+  NVVM::SetMaxRegisterOp::create(b, loc, c.s.consumerRegisters(),
                                  NVVM::SetMaxRegisterAction::increase);
 }
 
@@ -272,6 +289,51 @@ void TmaProducer::produceAllTiles() {
   Value buf = c.stageOf(start);
   waitParity(emptyBarrier(buf), parity);
   issueTile(start, buf);
+}
+
+void TmaProducer::produceAndTransposeTiles() {
+  // Tile n's Vᵀ is written once its boxes have landed; its stage was freed
+  // for it before its boxes were issued (empty phase n − stages). The
+  // first thread keeps stages − 1 tiles in flight: after writing tile n's
+  // Vᵀ it issues tile n + stages − 1, whose stage tile n − 1 held, which
+  // the consumers release once they have tile n (an overlapped or
+  // deferred P·V holds a stage one tile longer): waiting for that release
+  // before writing tile n's Vᵀ would wait forever.
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  assert(!c.v.ringBase && "the FP8 kernel has one work item per CTA");
+  Value producerThread = arith::SubIOp::create(b, loc, c.v.tid, k.idx(c.threads));
+  Value leader =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, producerThread, k.idx(0));
+  auto issueInLeader = [&](Value start) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start, c.v.kvEnd);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, leader, inRange), false)
+            .thenBlock());
+    Value buf = c.stageOf(start);
+    Value fill = c.fillOf(start);
+    waitParity(emptyBarrier(buf), i32(arith::XOrIOp::create(
+                                      b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)),
+                                      k.idx(1))));
+    issueTile(start, buf);
+  };
+  for (int64_t i = 0; i + 1 < c.stages; ++i)
+    issueInLeader(k.add(c.v.kvBegin, i * c.bkv));
+  auto loop = scf::ForOp::create(b, loc, c.v.kvBegin, c.v.kvEnd, k.idx(c.bkv));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value start = loop.getInductionVar();
+  Value buf = c.stageOf(start);
+  Value parity = i32(arith::AndIOp::create(b, loc, c.fillOf(start), k.idx(1)));
+  waitParity(stageBarrier(buf), parity);
+  writeTransposedV(c, buf, producerThread);
+  // The stores are generic-proxy writes that wgmma reads through the async
+  // proxy.
+  family.beforeStageBarrier();
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), transposedBarrier(buf), Value(),
+                                 NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+  issueInLeader(k.add(start, (c.stages - 1) * c.bkv));
 }
 
 void TmaProducer::releaseStage(Value kvStart) {
@@ -368,29 +430,34 @@ Value TmaProducer::acquire(Value kvStart) {
   Value fills = c.v.ringBase ? c.fillOf(kvStart)
                              : k.div(arith::SubIOp::create(b, loc, tile, k.div(c.v.kvBegin, c.bkv)),
                                      c.stages);
-  waitParity(stageBarrier(buf), i32(arith::AndIOp::create(b, loc, fills, k.idx(1))));
+  Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
+  waitParity(stageBarrier(buf), parity);
+  // 8-bit V: and for the producer's Vᵀ of the tile (the same fill).
+  if (c.s.transposesV())
+    waitParity(transposedBarrier(buf), parity);
   return buf;
 }
 
 void TmaProducer::issueBoxes(Value start, Value buf) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  const int64_t atomsK = llvm::divideCeil(c.d, 64), atomsV = llvm::divideCeil(c.dv, 64);
-  // Every box is 64 columns x block_kv rows of 2 bytes, zero-filled where it
-  // reaches past the tensor, and counted in full.
-  const int64_t boxBytes = 64 * 2 * c.bkv;
+  const int64_t atom = atomColumns(c.s.elementBytes());
+  const int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
+  // Every box is one atom's 128 bytes (64 or 128 columns) x block_kv rows,
+  // zero-filled where it reaches past the tensor, and counted in full.
+  const int64_t boxBytes = 128 * c.bkv;
   Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * boxBytes),
                                          NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
   Value key = i32(start), head = i32(c.v.kvHead), batch = i32(c.v.batch);
   for (auto [map, tile, atoms] : {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
                                   std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
-    // Stage `buf` of a [stages, atoms, block_kv, 64] tile.
+    // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
     Value stage = k.mul(buf, atoms * boxBytes);
     for (int64_t a = 0; a < atoms; ++a) {
       Value dst = clusterPointer(tile, k.add(stage, a * boxBytes));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, dst, map, ValueRange{i32(a * 64), key, head, batch}, full,
+          b, loc, dst, map, ValueRange{i32(a * atom), key, head, batch}, full,
           /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
           NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
     }

@@ -104,13 +104,26 @@ private:
   Value advanceDescriptor(Value desc, Value bytesI64);
   /// Byte offset (i64) of stage `buf` of a staged tile of `cols` columns.
   Value stageBytes(Value buf, int64_t cols);
-  /// D (m64 x n, f32, n/2 registers per thread) = A·B (+ D when `acc` is
-  /// given), A from registers (4 x i32 per thread: the mma.sync A fragment of
-  /// the thread's warp's 16 rows), B from shared memory (descB), read
-  /// MN-major when `transposeB`. Inline PTX: upstream's
+  /// D (m64 x n, f32, n/2 registers per thread) += P·V for one k-step of
+  /// P·V (D = A·B when `acc` is empty), A from registers (4 x i32 per
+  /// thread: pvStepOperand), B from shared memory (descB): V read MN-major,
+  /// or Vᵀ K-major for 8-bit V. Inline PTX: upstream's
   /// nvvm.wgmma.mma_async takes A only by descriptor.
   SmallVector<Value> wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
-                                    bool transposeB, ArrayRef<Value> acc);
+                                    ArrayRef<Value> acc);
+  /// Keys per k-step of P·V: 16, or 32 for 8-bit V.
+  int64_t pvKeysPerStep() const { return s.transposesV() ? 32 : 16; }
+  /// The A registers of P·V's k-step `kk` from P (f32): the lane's C tiles
+  /// of those keys, rounded to V's type (2-byte) or to e4m3 (8-bit).
+  SmallVector<Value> pvStepOperand(const ScoreTile &p, int64_t kk);
+  /// Four f32 values as e4m3 bytes 0-3 of one register (saturating).
+  Value packE4M3x4(Value x0, Value x1, Value x2, Value x3);
+  /// The descriptor of P·V's B operand at stage `buf`, and at its k-step
+  /// `kk` from a stage's descriptor.
+  Value stageV(Value buf);
+  Value pvStepDescriptor(Value stageDesc, int64_t kk);
+  /// wgmma's name for an input type.
+  NVVM::WGMMATypes wgmmaType(Type t) const;
   /// Registers written by wgmma are only defined after the wait; passing
   /// them through an empty asm statement placed after it keeps LLVM from
   /// reading them earlier (CUTLASS's warpgroup_fence_operand). Before a
@@ -154,7 +167,34 @@ void WgmmaFamily::prepareOperands() {
       arith::IndexCastUIOp::create(b, loc, b.getI64Type(), wgRows));
   descQ = wgmmaDescriptor(qAddr, 16, groupBytes);
   descK0 = wgmmaDescriptor(sharedAddress(v.kTile), 16, groupBytes);
-  descV0 = wgmmaDescriptor(sharedAddress(v.vTile), c.bkv * atomRowBytes, groupBytes);
+  // 8-bit: P·V's B is Vᵀ, K-major like K (dv rows of 128 key bytes).
+  descV0 = s.transposesV()
+               ? wgmmaDescriptor(sharedAddress(v.vtTile), 16, groupBytes)
+               : wgmmaDescriptor(sharedAddress(v.vTile), c.bkv * atomRowBytes, groupBytes);
+}
+
+Value WgmmaFamily::stageV(Value buf) {
+  if (!s.transposesV())
+    return advanceDescriptor(descV0, stageBytes(buf, c.dv));
+  int64_t stage = transposedVBytes(1, c.bkv, c.dv);
+  return advanceDescriptor(
+      descV0, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), k.mul(buf, stage)).getResult());
+}
+
+Value WgmmaFamily::pvStepDescriptor(Value stageDesc, int64_t kk) {
+  // 2-byte V, MN-major: 16 keys are 16 rows of 128 bytes. Vᵀ: 32 keys are
+  // 32 bytes of each row, four steps per 128-key atom of dv rows.
+  if (!s.transposesV())
+    return advanceDescriptor(stageDesc, kk * 16 * atomRowBytes);
+  return advanceDescriptor(stageDesc, (kk / 4) * c.dv * atomRowBytes + (kk % 4) * 32);
+}
+
+NVVM::WGMMATypes WgmmaFamily::wgmmaType(Type t) const {
+  if (t.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  return isa<Float8E5M2Type>(t) ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
 }
 
 void WgmmaFamily::beforeStageBarrier() {
@@ -167,7 +207,7 @@ void WgmmaFamily::beforeStageBarrier() {
 
 Value WgmmaFamily::stageBytes(Value buf, int64_t cols) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                      k.mul(buf, c.bkv * s.smemPitch(cols) * 2))
+                                      k.mul(buf, c.bkv * s.smemPitch(cols) * s.elementBytes()))
       .getResult();
 }
 
@@ -184,7 +224,7 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
     acc.assign(fenced.begin(), fenced.end());
   }
   // The V descriptor of this stage, for P·V.
-  descV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+  descV = stageV(buf);
 }
 
 void WgmmaFamily::issueScoreGEMM(Value buf) {
@@ -197,16 +237,18 @@ void WgmmaFamily::issueScoreGEMM(Value buf) {
       LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(c.bkv / 2, c.f32));
   Value sStruct = LLVM::UndefOp::create(b, loc, accType);
   MLIRContext *ctx = b.getContext();
-  auto inType = NVVM::WGMMATypesAttr::get(
-      ctx, c.T.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
+  auto inType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(c.T));
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  // A k-step is 32 bytes of the head dim (16 or 32 elements): four per
+  // 128-byte atom.
+  const int64_t kElems = 32 / s.elementBytes();
   for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     int64_t atom = ks / 4, within = (ks % 4) * 32;
     Value descA = advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within);
     Value descB = advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within);
     sStruct = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, accType, sStruct, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, c.bkv, 16), inType, inType,
+        NVVM::MMAShapeAttr::get(ctx, 64, c.bkv, kElems), inType, inType,
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, ks ? NVVM::WGMMAScaleOut::one
                                               : NVVM::WGMMAScaleOut::zero),
@@ -225,25 +267,56 @@ void WgmmaFamily::takeScores() {
 }
 
 SmallVector<Value> WgmmaFamily::packP(const ScoreTile &p) {
-  Type i32 = b.getI32Type();
   SmallVector<Value> packed;
-  for (int64_t kk = 0; kk < c.bkv / 16; ++kk) {
+  for (int64_t kk = 0; kk < c.bkv / pvKeysPerStep(); ++kk)
+    llvm::append_range(packed, pvStepOperand(p, kk));
+  return packed;
+}
+
+SmallVector<Value> WgmmaFamily::pvStepOperand(const ScoreTile &p, int64_t kk) {
+  SmallVector<Value> aRegs;
+  if (!s.transposesV()) {
+    // 16 keys: the C tiles of keys 16kk.. and 16kk + 8.. are the A fragment.
+    Type i32 = b.getI32Type();
     const auto &lo = p[0][2 * kk], &hi = p[0][2 * kk + 1];
     for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
                           std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
-      packed.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
+      aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
+    return aRegs;
   }
-  return packed;
+  // 32 keys, as e4m3: register j of the A fragment holds row g + 8(j % 2)
+  // at positions 16(j / 2) + 4t .. + 3, and Vᵀ keeps key 2t, 2t + 1,
+  // 8 + 2t, 9 + 2t (+ 16) there (TmaProducer.cpp): the lane's own
+  // probabilities of the C tiles of keys 32kk + 8nb.., no shuffle.
+  for (int j = 0; j < 4; ++j) {
+    int r = j % 2;
+    const auto &first = p[0][4 * kk + 2 * (j / 2)], &second = p[0][4 * kk + 2 * (j / 2) + 1];
+    aRegs.push_back(packE4M3x4(first[r][0], first[r][1], second[r][0], second[r][1]));
+  }
+  return aRegs;
+}
+
+Value WgmmaFamily::packE4M3x4(Value x0, Value x1, Value x2, Value x3) {
+  // cvt ...e4m3x2.f32 d, a, b puts a in d's upper byte; x0 is byte 0. Inline
+  // PTX: the saturating pair conversion has no arith spelling.
+  Type i32 = b.getI32Type();
+  StringRef text = "{\n.reg .b16 lo, hi;\n"
+                   "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n"
+                   "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\n"
+                   "mov.b32 $0, {lo, hi};\n}";
+  return LLVM::InlineAsmOp::create(b, loc, i32, ValueRange{x0, x1, x2, x3},
+                                   b.getStringAttr(text), b.getStringAttr("=r,f,f,f,f"),
+                                   /*has_side_effects=*/UnitAttr(), UnitAttr(),
+                                   LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
 }
 
 SmallVector<Value> WgmmaFamily::issuePackedPVGEMM(ArrayRef<Value> packed, Value buf,
                                                   ArrayRef<Value> flat) {
-  Value stageV = advanceDescriptor(descV0, stageBytes(buf, c.dv));
+  Value stageDesc = stageV(buf);
   SmallVector<Value> out(flat);
-  for (int64_t kk = 0; kk < c.bkv / 16; ++kk)
-    out = wgmmaRegisterA(c.dv, packed.slice(4 * kk, 4),
-                         advanceDescriptor(stageV, kk * 16 * atomRowBytes),
-                         /*transposeB=*/true, out);
+  for (int64_t kk = 0; kk < c.bkv / pvKeysPerStep(); ++kk)
+    out = wgmmaRegisterA(c.dv, packed.slice(4 * kk, 4), pvStepDescriptor(stageDesc, kk), out);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   return out;
 }
@@ -327,16 +400,8 @@ void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Va
   // second CTA per SM at d = 64 (bench/NOTES.md, v11).
   SmallVector<Value> flat = fenceOperands(flatten(acc));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  Type i32 = b.getI32Type();
-  for (int64_t kk = 0; kk < c.bkv / 16; ++kk) {
-    const auto &lo = p[0][2 * kk], &hi = p[0][2 * kk + 1];
-    SmallVector<Value> aRegs;
-    for (auto [x0, x1] : {std::pair{lo[0][0], lo[0][1]}, std::pair{lo[1][0], lo[1][1]},
-                          std::pair{hi[0][0], hi[0][1]}, std::pair{hi[1][0], hi[1][1]}})
-      aRegs.push_back(LLVM::BitcastOp::create(b, loc, i32, k.toPair(x0, x1)));
-    flat = wgmmaRegisterA(c.dv, aRegs, advanceDescriptor(descV, kk * 16 * atomRowBytes),
-                          /*transposeB=*/true, flat);
-  }
+  for (int64_t kk = 0; kk < c.bkv / pvKeysPerStep(); ++kk)
+    flat = wgmmaRegisterA(c.dv, pvStepOperand(p, kk), pvStepDescriptor(descV, kk), flat);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   if (!s.deferPVWait) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -404,10 +469,13 @@ Value WgmmaFamily::advanceDescriptor(Value desc, Value bytesI64) {
 }
 
 SmallVector<Value> WgmmaFamily::wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs, Value descB,
-                                               bool transposeB, ArrayRef<Value> acc) {
+                                               ArrayRef<Value> acc) {
   const int64_t numOut = n / 2;
   assert(acc.empty() || int64_t(acc.size()) == numOut);
-  std::string type = c.T.isF16() ? "f16" : "bf16";
+  // P (A) in V's type, or, for 8-bit V, in e4m3 (three mantissa bits where
+  // e5m2 has two; P is in [0, 1]); B read MN-major (2-byte V) or K-major (Vᵀ).
+  NVVM::WGMMATypes bType = wgmmaType(c.T);
+  NVVM::WGMMATypes aType = s.transposesV() ? NVVM::WGMMATypes::e4m3 : bType;
   SmallVector<Value> operands;
   std::string constraints;
   for (int64_t i = 0; i < numOut; ++i)
@@ -431,13 +499,16 @@ SmallVector<Value> WgmmaFamily::wgmmaRegisterA(int64_t n, ArrayRef<Value> aRegs,
   std::string scaleText = operand(scaleD, "r");
   for (int64_t i = 0; i < int64_t(acc.size()); ++i)
     operand(acc[i], std::to_string(i));
-  // imm-scale-a, imm-scale-b = 1 (a register A has no transpose flag).
-  std::string immediates = llvm::formatv("1, 1, {0}", transposeB ? 1 : 0).str();
-  std::string text = llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
-                                    "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} "
-                                    "{{{3}}, {4}, {5}, p, {6};\n}",
-                                    scaleText, n, type, dList, aText, bText, immediates)
-                         .str();
+  // imm-scale-a, imm-scale-b = 1 (a register A has no transpose flag), and
+  // B's transpose flag, which 8-bit types do not take (K-major only).
+  std::string immediates = s.transposesV() ? "1, 1" : "1, 1, 1";
+  std::string text =
+      llvm::formatv("{{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
+                    "wgmma.mma_async.sync.aligned.m64n{1}k{2}.f32.{3}.{4} "
+                    "{{{5}}, {6}, {7}, p, {8};\n}",
+                    scaleText, n, pvKeysPerStep(), NVVM::stringifyWGMMATypes(aType),
+                    NVVM::stringifyWGMMATypes(bType), dList, aText, bText, immediates)
+          .str();
   SmallVector<Type> fields(numOut, c.f32);
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
   Value d = LLVM::InlineAsmOp::create(b, loc, resultType, operands, b.getStringAttr(text),

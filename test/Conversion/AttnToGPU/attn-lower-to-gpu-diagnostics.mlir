@@ -1,6 +1,6 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu=strict=true -verify-diagnostics
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma strict=true" 2>&1 | FileCheck %s --check-prefix=WGF32
-// WGF32: error: attn-lower-to-gpu: wgmma needs f16 or bf16 inputs, got f32
+// WGF32: error: attn-lower-to-gpu: wgmma needs f16, bf16 or 8-bit float inputs, got f32
 // Each precondition of the GPU kernels (mma.sync and wgmma), reported at the
 // op as an error under strict=true (attn-lower-to-gpu-fallback.mlir: without
 // it, a warning and the op left unfused), and the option checks.

@@ -11,6 +11,10 @@ With --generic, the generic CUDA-core kernel (f32, f16, bf16 at head dims
 the tensor-core kernels refuse, some with a score_mod): built by the
 pipeline's fallback, not under strict=true.
 
+With --fp8, the FP8 tensor-core kernel (wgmma e4m3/e5m2, sm_90a, V
+transposed by its producer warpgroup) at FP8_DIMS, both formats, causal
+and not, with and without a score_mod, strictly.
+
 With --score-mods, the same for attentions with a score_mod region copied
 into the kernel (soft-capping, ALiBi computed from the indices, a sliding
 window, a relative-position bias table read from a kernel parameter), at
@@ -30,6 +34,9 @@ CHIPS = ["sm_90a", "sm_90", "sm_80"]
 # The generic kernel: what the tensor-core kernels refuse (no multiple of 8,
 # above 256) and, at f32, any head dim.
 GENERIC_DIMS = [(20, 20), (36, 36), (80, 72), (100, 100), (128, 128), (264, 264), (320, 200)]
+# The FP8 tensor-core kernel's head dims: d a multiple of 32, dv of 16.
+FP8_DIMS = [(32, 32), (64, 64), (96, 96), (128, 128), (160, 160), (192, 128), (256, 256),
+            (128, 48)]
 # Of those, the ones the tensor-core kernels take at f16 and bf16.
 TENSOR_CORE_DIMS = {(80, 72), (128, 128)}
 
@@ -97,6 +104,8 @@ def main():
     ap.add_argument("--generic", action="store_true",
                     help="the generic CUDA-core kernel: GENERIC_DIMS x f32/f16/bf16, "
                          "without and with each score_mod")
+    ap.add_argument("--fp8", action="store_true",
+                    help="the FP8 tensor-core kernel: FP8_DIMS x e4m3/e5m2 on sm_90a")
     a = ap.parse_args()
     ok, count = True, 0
     mods = a.score_mods.split(",") if a.score_mods else [None]
@@ -111,6 +120,10 @@ def main():
         cases += [(d, dv, CHIPS[i % 3], i % 2 == 0, [None, *SCORE_MODS][(i + 2) % 5], fmt)
                   for i, (d, dv) in enumerate(GENERIC_DIMS)
                   for fmt in ("f8E4M3FN", "f8E5M2")]
+    if a.fp8:
+        cases = [("sm_90a", i % 2 == 1, [None, "softcap", "window"][i % 3], fmt, d, dv)
+                 for i, (d, dv) in enumerate(FP8_DIMS) for fmt in ("f8E4M3FN", "f8E5M2")]
+        cases = [(d, dv, chip, causal, mod, fmt) for chip, causal, mod, fmt, d, dv in cases]
     with tempfile.TemporaryDirectory() as tmp:
         for d, dv, chip, causal, mod, dtype in cases:
             if True:
@@ -139,7 +152,8 @@ def main():
                 regs = re.findall(r"Used (\d+) registers", p.stderr)
                 good = (p.returncode == 0 and spills and not any(spills)
                         and (m["d"], m["dv"]) == (d, dv)
-                        and m["instruction"].startswith("fma") == a.generic)
+                        and m["instruction"].startswith("fma") == a.generic
+                        and (not a.fp8 or "e4m3" in m["instruction"]))
                 ok &= good
                 count += 1
                 if not good and p.returncode:

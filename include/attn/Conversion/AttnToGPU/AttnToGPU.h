@@ -128,20 +128,26 @@ struct FlashKernelSpec {
   /// the Q tile, which its last Q·Kᵀ has read by then; so the O rows must
   /// fit the Q rows (dv <= d), each warp must own whole rows (no key
   /// warps), and the split-KV f32 partial outputs keep their direct stores.
+  /// (An 8-bit Q row is half a 2-byte O row: O is stored directly.)
   bool outputThroughSharedMemory() const {
     return !generic() && qInSharedMemory() && !splitKV() && kvWarps == 1 &&
-           headDimV <= headDim;
+           headDimV <= headDim && outputType == elementType;
   }
-  /// Bytes of the K and V stages (2-byte elements).
+  /// Bytes of Q, K and V's elements: 2, or 1 for the 8-bit floats.
+  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
+  /// Whether V is staged again as Vᵀ (8-bit wgmma, stagesTransposedV).
+  bool transposesV() const { return stagesTransposedV(wgmma(), elementBytes()); }
+  /// Bytes of the K and V stages, then of the Vᵀ stages when there are.
   int64_t kvSharedMemoryBytes() const {
-    return 2 * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV));
+    return elementBytes() * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV)) +
+           (transposesV() ? transposedVBytes(stages(), blockKV, headDimV) : 0);
   }
   /// Shared memory of the CTA in bytes: the tiles, the TMA mbarriers, and
   /// the slack that aligns wgmma's atoms.
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages()) +
+    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages(), transposesV()) +
            alignmentSlackBytes();
   }
   /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
@@ -149,7 +155,7 @@ struct FlashKernelSpec {
   /// TMA stages' mbarriers follow them.
   int64_t tileBytes() const {
     return std::max(kvSharedMemoryBytes() +
-                        (qInSharedMemory() ? 2 * blockQ * smemPitch(headDim) : 0),
+                        (qInSharedMemory() ? elementBytes() * blockQ * smemPitch(headDim) : 0),
                     keyWarpCombineBytes(kvWarps, blockQ, headDimV));
   }
   /// The K/V stages are filled by the TMA unit (KernelConfig::tmaLoads),
@@ -175,8 +181,11 @@ struct FlashKernelSpec {
   /// launchBoundCTAsPerSM, lib/Analysis/Residency.cpp).
   int64_t minCTAsPerSM = 0;
   /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
-  /// SM's 64K (FlashAttention-3's split for two consumer warpgroups).
-  static constexpr int64_t producerRegisters = 24, consumerRegisters = 240;
+  /// SM's 64K (FlashAttention-3's split for two consumer warpgroups); a
+  /// producer that transposes V (transposesV) keeps 40 for its byte
+  /// permutes, 40 x 128 + 232 x 256.
+  int64_t producerRegisters() const { return transposesV() ? 40 : 24; }
+  int64_t consumerRegisters() const { return transposesV() ? 232 : 240; }
   /// Threads per CTA: the computing warps, then the producer warpgroup.
   int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
   /// 128-byte-swizzle atoms must start on 1024-byte boundaries; the
@@ -252,7 +261,7 @@ struct FlashKernelSpec {
   /// Swizzled atoms (atomTiles: wgmma, and mma.sync filled by TMA boxes)
   /// are packed 64-column atoms with the 128-byte swizzle (WgmmaFamily.cpp).
   int64_t smemPitch(int64_t cols) const {
-    return stagedRowPitch(atomTiles(), swizzle, cols);
+    return stagedRowPitch(atomTiles(), swizzle, cols, elementBytes());
   }
   bool swizzle = false;
   /// Paged KV cache (attn.paged_attention): K and V are pools of `numPages`
