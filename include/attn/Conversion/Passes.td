@@ -36,6 +36,15 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     symbol to its manifest (a dictionary attribute), for
     `--attn-dump-gpu-kernels`.
 
+    8-bit float inputs (f8E4M3FN, f8E5M2) on sm_90a take the FP8 kernel:
+    wgmma m64nNk32 with e4m3/e5m2 operands for both GEMMs, P rounded to
+    e4m3; since 8-bit B operands are read K-major only, the producer
+    warpgroup rewrites each V tile as Vᵀ with each 32-key group permuted so
+    that P's A registers are the lane's own probabilities
+    (lib/Conversion/AttnToGPU/TransposedV.cpp); the descale factors scale
+    the scores and O. It needs d a multiple of 32, dv of 16 and dense K/V;
+    other 8-bit attentions take the generic kernel below.
+
     Preconditions: static shapes of rank 2 to 4 (read as [B, H, L, d]), f16 or bf16, d and dv
     multiples of 8 up to 256 (d != dv allowed: DeepSeek's 192/128; an odd
     multiple of 8 is padded with zeros to Q·Kᵀ's k-step of 16 in shared

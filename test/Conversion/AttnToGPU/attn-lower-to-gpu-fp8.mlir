@@ -1,0 +1,57 @@
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma" -verify-diagnostics | FileCheck %s
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma strict=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+
+// The FP8 tensor-core kernel: e4m3 Q·Kᵀ in k-steps of 32 from the
+// swizzled atoms; the producer warpgroup (40 registers; the computing
+// warpgroups 232) waits for each tile's boxes and writes Vᵀ with byte
+// permutes, then arrives on the stage's third mbarrier (128 arrivals, after
+// "full" with one and "empty" with the 256 computing threads); P rounded to
+// e4m3 four values per register; P·V from registers against Vᵀ read
+// K-major (no transpose immediate: 8-bit wgmma has none); the descale
+// factors read once.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_obf16_descale(
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c{{1|256|128}}_i32
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: prmt.b32 lo01, $4, $5, 0x5140
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK-LABEL: func.func @fp8
+// CHECK: gpu.launch_func
+func.func @fp8(%q: tensor<1x2x256x128xf8E4M3FN>, %k: tensor<1x2x256x128xf8E4M3FN>, %v: tensor<1x2x256x128xf8E4M3FN>, %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<1x2x256x128xbf16> {
+  %o = attn.attention %q, %k, %v descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.088) : tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
+}
+
+// -----
+
+// E5M2 V: P stays e4m3 (three mantissa bits), V's operand e5m2.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_f8E5M2_
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2
+func.func @e5m2(%q: tensor<1x2x128x64xf8E5M2>) -> tensor<1x2x128x64xf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) : tensor<1x2x128x64xf8E5M2>, tensor<1x2x128x64xf8E5M2>, tensor<1x2x128x64xf8E5M2> -> tensor<1x2x128x64xf16>
+  return %o : tensor<1x2x128x64xf16>
+}
+
+// -----
+
+// A head dim that is no multiple of the 32-element k-step: the generic
+// kernel, with the reason (an error under strict=true).
+// CHECK-LABEL: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv2_q64_k64_d80_v80_obf16(
+// STRICT: error: attn-lower-to-gpu: the 8-bit float tensor-core kernel needs d a multiple of 32 (its k-steps) and dv of 16, got d = 80, dv = 80
+func.func @d80(%q: tensor<1x2x64x80xf8E4M3FN>) -> tensor<1x2x64x80xbf16> {
+  // expected-warning @+1 {{attn-lower-to-gpu: the 8-bit float tensor-core kernel needs d a multiple of 32 (its k-steps) and dv of 16, got d = 80, dv = 80; the generic GPU kernel runs it instead}}
+  %o = attn.attention %q, %q, %q scale(0.125) : tensor<1x2x64x80xf8E4M3FN>, tensor<1x2x64x80xf8E4M3FN>, tensor<1x2x64x80xf8E4M3FN> -> tensor<1x2x64x80xbf16>
+  return %o : tensor<1x2x64x80xbf16>
+}
+
+// -----
+
+// A request the kernel cannot honour (split keys) is an error: the
+// options ask for a kernel that does not exist.
+func.func @split(%q: tensor<1x2x256x128xf8E4M3FN>) -> tensor<1x2x256x128xbf16> {
+  // expected-error @+1 {{the 8-bit float tensor-core kernel runs one work item per CTA over unsplit keys}}
+  %o = attn.attention %q, %q, %q scale(0.088) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, kv_splits = 2, tma_loads = true, producer_warpgroup = true, overlap_pv = true>} : tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN> -> tensor<1x2x256x128xbf16>
+  return %o : tensor<1x2x256x128xbf16>
+}
