@@ -353,9 +353,10 @@ def test_compile_generic_kernel(d, dtype):
     ("f8E4M3FN", "bf16", True, "sm_90a"), ("f8E5M2", "f16", False, "sm_80"),
     ("f8E4M3FN", "f32", True, "sm_80")])
 def test_compile_fp8(fmt, out, descale, target):
-    # FP8 inputs run on the generic kernel for now (bench/NOTES.md v36): the
-    # inputs in their 8-bit type, O in the output type, the descale factors
-    # as three f32 scalars after the tensors.
+    # FP8 inputs: the FP8 wgmma kernel on sm_90a (one-byte atoms of 128
+    # columns: TMA boxes 128 wide), the generic kernel elsewhere; the inputs
+    # in their 8-bit type, O in the output type, the descale factors as
+    # three f32 scalars after the tensors.
     text = graph.attention(1, 4, 256, 128, hkv=2, causal=True, dtype=fmt, out_dtype=out,
                            descale=descale)
     k = attnopt.compile(text, target=target)
@@ -370,6 +371,11 @@ def test_compile_fp8(fmt, out, descale, target):
                    for n in names[-3:])
     else:
         assert "q_descale" not in names
+    if target == "sm_90a":
+        assert "e4m3" in k.manifest["instruction"]
+        assert [m["box"][0] for m in k.manifest["tensor_maps"]] == [128, 128]
+    else:
+        assert k.manifest["instruction"].startswith("fma")
     assert ".entry " + k.name in k.ptx
 
 
@@ -396,7 +402,7 @@ def test_tensor_core_kernels_state_their_alignment():
 def test_compile_no_kernel_takes():
     # f64 has no GPU kernel: the tensor-core kernels' reason, as an error
     # (the command line would leave it unfused on the host).
-    with pytest.raises(attnopt.MLIRError, match="wgmma needs f16 or bf16 inputs, got f64"):
+    with pytest.raises(attnopt.MLIRError, match="wgmma needs f16, bf16 or 8-bit float inputs, got f64"):
         attnopt.compile(graph.attention(1, 4, 128, 64, dtype="f64"))
 
 
@@ -507,7 +513,7 @@ def test_compile_with_mask_and_odd_lengths():
 
 def test_compile_errors():
     # The error names the tensor-core family of the target.
-    with pytest.raises(attnopt.MLIRError, match="wgmma needs f16 or bf16"):
+    with pytest.raises(attnopt.MLIRError, match="wgmma needs f16, bf16 or 8-bit float"):
         attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f64"))
     with pytest.raises(attnopt.MLIRError, match="mma.sync needs f16 or bf16"):
         attnopt.compile(graph.attention(1, 2, 128, 64, dtype="f64"), target="sm_80")
