@@ -400,8 +400,11 @@ void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Va
   // second CTA per SM at d = 64 (bench/NOTES.md, v11).
   SmallVector<Value> flat = fenceOperands(flatten(acc));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kk = 0; kk < c.bkv / pvKeysPerStep(); ++kk)
-    flat = wgmmaRegisterA(c.dv, pvStepOperand(p, kk), pvStepDescriptor(descV, kk), flat);
+  for (int64_t kk = 0; kk < c.bkv / pvKeysPerStep(); ++kk) {
+    // (P's registers first, then the descriptor: the order they are built in.)
+    SmallVector<Value> aRegs = pvStepOperand(p, kk);
+    flat = wgmmaRegisterA(c.dv, aRegs, pvStepDescriptor(descV, kk), flat);
+  }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   if (!s.deferPVWait) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
