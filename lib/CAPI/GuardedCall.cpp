@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GuardedCall.h"
+#include "attn/Tools/InputNesting.h"
 #include "attn/Tools/AttnOptMain.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -143,6 +144,16 @@ void runUnsafe(llvm::StringRef text, const Call &call, CallState &state) {
   ctx.allowUnregisteredDialects(false);
   state.diags = std::make_unique<Diagnostics>(ctx);
   state.phase = "parsing the MLIR input";
+  if (std::optional<std::size_t> at = attn::findExcessiveNesting(text)) {
+    // (What the parser's recursion would not survive: InputNesting.h.)
+    Location loc = FileLineColLoc::get(&ctx, "<attnopt input>",
+                                       1 + text.take_front(*at).count('\n'),
+                                       1 + *at - (text.take_front(*at).rfind('\n') + 1));
+    emitError(loc) << "brackets nested deeper than " << attn::kMaxInputNesting
+                   << " levels; attn-opt does not parse this input";
+    state.error = state.withDiagnostics("could not parse the MLIR input");
+    return;
+  }
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx, "<attnopt input>");
   if (!module) {
     state.error = state.withDiagnostics("could not parse the MLIR input");

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Tools/AttnOptMain.h"
 #include "attn/InitAttn.h"
+#include "attn/Tools/InputNesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -24,6 +25,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -57,6 +59,18 @@ static LogicalResult runAttnOpt(llvm::StringRef inputFilename,
       openInputFile(inputFilename, &message);
   if (!input)
     return fail(message);
+  // Deeper nesting than the parser's recursion survives: an error at the
+  // bracket, not a stack overflow (InputNesting.h).
+  if (std::optional<std::size_t> at = attn::findExcessiveNesting(input->getBuffer())) {
+    llvm::SourceMgr sourceMgr;
+    const char *where = input->getBufferStart() + *at;
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(where), llvm::SourceMgr::DK_Error,
+                           "brackets nested deeper than " +
+                               llvm::Twine(attn::kMaxInputNesting) +
+                               " levels; attn-opt does not parse this input");
+    return failure();
+  }
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &message);
   if (!output)

@@ -98,6 +98,9 @@ CASES = [
     ("run_pipeline-garbage-text", "attnopt.run_pipeline('\\x00\\xff{{{%%%', 'canonicalize')", ME),
     ("run_pipeline-unclosed-func", "attnopt.run_pipeline('func.func @f( {', 'canonicalize')", ME),
     ("run_pipeline-deep-parens", "attnopt.run_pipeline('(' * 100000, 'canonicalize')", ME),
+    ("run_pipeline-deep-attribute",
+     "attnopt.run_pipeline('func.func @f() attributes {a = ' + '[' * 20000 + ']' * 20000 + "
+     "'} { return }', 'canonicalize')", ME),
     ("run_pipeline-deep-regions",
      "attnopt.run_pipeline('func.func @f() { ' + '\"scf.execute_region\"() ({' * 20000, "
      "'canonicalize')", ME),
