@@ -239,8 +239,9 @@ public:
   virtual void retireAccumulators(SmallVectorImpl<Value> &acc) {}
 
   //===--- overlapped P·V (FlashKernelSpec::overlapPV; wgmma) ----------===//
-  /// P as the A-operand registers of P·V: 4 x i32 (bf16/f16 pairs) per 16
-  /// keys, the loop state that carries it to the next tile.
+  /// P as the A-operand registers of P·V: 4 x i32 per 16 keys (bf16/f16
+  /// pairs) or per 32 keys (e4m3 quadruples, 8-bit V), the loop state that
+  /// carries it to the next tile.
   virtual SmallVector<Value> packP(const ScoreTile &p) { llvm_unreachable("no overlapped P·V"); }
   /// Issues S for the tile in stage `buf`, then O += P_prev · V(stage
   /// `prevBuf`) behind it, and waits for S only; `acc` are then in flight

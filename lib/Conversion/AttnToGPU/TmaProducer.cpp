@@ -53,6 +53,14 @@
 // producer warps keep 24 registers and give the rest to the computing
 // warps (setmaxnreg; 24 x 128 + 240 x 256 fill the SM's 64K).
 //
+// With 8-bit inputs the producer warpgroup also transposes V (wgmma reads
+// 8-bit B operands K-major only; TransposedV.cpp): all its 128 threads wait
+// on each tile's "full" mbarrier, write the tile's Vᵀ into a third ring and
+// arrive on a per-stage "transposed" mbarrier, on which the consumers wait
+// after "full"; its first thread issues the boxes stages − 1 tiles ahead
+// (produceAndTransposeTiles says why not further). It keeps 40 registers
+// for that, the consumers 232.
+//
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
 #include "PageLookup.h"
