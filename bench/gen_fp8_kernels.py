@@ -65,7 +65,7 @@ def main():
         (speed_cases() if a.set in ("speed", "all") else [])
     os.makedirs(a.out, exist_ok=True)
     module = "".join(function(i, c) for i, c in enumerate(cases))
-    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s dump-dir=%s" % (a.chip, a.out),
+    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s fp8-mma=on dump-dir=%s" % (a.chip, a.out),
                           "-o", os.devnull], input=module, capture_output=True, text=True)
     if run.returncode:
         print(run.stderr[:4000])

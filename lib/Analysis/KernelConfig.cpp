@@ -583,6 +583,9 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
 llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
                                        const TargetSpec &target,
                                        const KernelConfigRequest &request) {
+  if (!request.fp8TensorCores.value_or(kFP8TensorCoresByDefault))
+    return reason("8-bit float inputs take the generic kernel unless fp8-mma=on asks for the "
+                  "FP8 tensor-core kernel (not yet measured on the GPU)");
   TensorCoreFamily family = request.family.value_or(defaultTensorCoreFamily(target.chip));
   if (family != TensorCoreFamily::Wgmma)
     return reason("the 8-bit float tensor-core kernel needs mma=wgmma (sm_90a); the kernel "
@@ -663,6 +666,9 @@ bool mlir::attn::isRefusedOnlyByRequest(const AttentionShape &shape,
                                         const KernelConfigRequest &request) {
   KernelConfigRequest familyOnly;
   familyOnly.family = request.family;
+  // (Which kernel 8-bit inputs take is a choice between kernels, not a
+  // request of one's tiles.)
+  familyOnly.fp8TensorCores = request.fp8TensorCores;
   llvm::Expected<KernelConfig> plain =
       chooseKernelConfig(shape, mask, target, familyOnly);
   if (plain)

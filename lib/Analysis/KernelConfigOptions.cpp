@@ -77,7 +77,7 @@ llvm::cl::ValuesClass mlir::attn::tensorCoreFamilyOptionValues() {
 }
 
 llvm::Error mlir::attn::applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRef overlapPV,
-                                         llvm::StringRef persistent,
+                                         llvm::StringRef persistent, llvm::StringRef fp8Mma,
                                          KernelConfigRequest &request) {
   auto invalid = [](llvm::StringRef option, llvm::StringRef values, llvm::StringRef got) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -95,6 +95,10 @@ llvm::Error mlir::attn::applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRe
   request.tmaLoads = loads->tmaLoads;
   request.producerWarpgroup = loads->producerWarpgroup;
   request.overlapPV = *overlap;
+  std::optional<std::optional<bool>> fp8 = parseAutoOnOffOption(fp8Mma);
+  if (!fp8)
+    return invalid("fp8-mma", kAutoOnOffValues, fp8Mma);
   request.persistent = *persist;
+  request.fp8TensorCores = *fp8;
   return llvm::Error::success();
 }

@@ -151,6 +151,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   cost.kvLoads = options.kvLoads;
   cost.overlapPV = options.overlapPV;
   cost.persistent = options.persistent;
+  cost.fp8Mma = options.fp8Mma;
   pm.addPass(createAttnIOCostPass(cost));
   AttnLowerToGPUPassOptions lowering;
   // The chip's family when it has one (what the cost model chose in), else
@@ -159,6 +160,7 @@ mlir::attn::buildAttnGpuPipeline(OpPassManager &pm,
   lowering.mma = cost.mma;
   lowering.strict = options.strict;
   lowering.genericKernel = options.genericKernel;
+  lowering.fp8Mma = options.fp8Mma;
   pm.addPass(createAttnLowerToGPUPass(lowering));
   // What the kernels refused runs on the host, fused as on the CPU (the
   // fused path also takes dynamic head counts, which the naive one cannot).

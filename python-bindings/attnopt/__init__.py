@@ -195,6 +195,9 @@ OVERLAP_PV = ("auto", "on", "off")
 #: Whether CTAs stay resident and loop over the work items
 #: (compile(persistent=...)).
 PERSISTENT = ("auto", "on", "off")
+#: Whether 8-bit float inputs take the FP8 tensor-core kernel
+#: (compile(fp8_mma=...)).
+FP8_MMA = ("auto", "on", "off")
 
 
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
@@ -202,7 +205,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
             swizzle: bool = False, kv_splits: int = 0, kv_warps: int = 0,
             kv_loads: str = "auto", overlap_pv: str = "auto",
-            persistent: str = "auto") -> Kernel:
+            persistent: str = "auto", fp8_mma: str = "auto") -> Kernel:
     """Detects the attention in `mlir_text` and compiles it to a tensor-core
     PTX kernel with --attn-gpu-pipeline. The input must hold exactly one
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
@@ -226,8 +229,11 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     producer warpgroup and unsplit keys) launches one CTA per SM, each
     looping over the work items (query tile, batch · head) while its
     producer fills the K/V stages across them (auto: causal kernels whose
-    query tiles pair up into equal work; the manifest's grid says which).
-    Arguments
+    query tiles pair up into equal work; the manifest's grid says which);
+    fp8_mma ("auto", "on" or "off") says whether 8-bit float inputs take
+    the FP8 tensor-core kernel (sm_90a; "on") or the generic CUDA-core
+    kernel ("off"; "auto" is "off" until the FP8 kernel is measured on the
+    GPU). Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
     exceed 256) compiles to the generic CUDA-core kernel (exact, slower;
@@ -255,6 +261,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     kv_loads = graph.check_choice("kv_loads", kv_loads, KV_LOADS)
     overlap_pv = graph.check_choice("overlap_pv", overlap_pv, OVERLAP_PV)
     persistent = graph.check_choice("persistent", persistent, PERSISTENT)
+    fp8_mma = graph.check_choice("fp8_mma", fp8_mma, FP8_MMA)
     if mma == "wgmma" and target not in ("sm_90", "sm_90a"):
         raise ValueError("mma='wgmma' needs target sm_90a (or sm_90); got %r" % target)
     # Detect once: the cost and the kernel come from the same raised IR.
@@ -272,10 +279,10 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
         run_pipeline(found.ir,
                      "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
                      "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d kv-loads=%s "
-                     "overlap-pv=%s persistent=%s swizzle=%s dump-dir=%s}"
+                     "overlap-pv=%s persistent=%s fp8-mma=%s swizzle=%s dump-dir=%s}"
                      % ("true" if strict else "false", target, mma, tiles["block_q"],
                         tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
-                        kv_splits, tiles["kv_warps"], kv_loads, overlap_pv, persistent,
+                        kv_splits, tiles["kv_warps"], kv_loads, overlap_pv, persistent, fp8_mma,
                         "true" if swizzle else "false", _quoted_path(tmp)))
 
     with tempfile.TemporaryDirectory(prefix="attnopt-kernels-") as tmp:

@@ -571,13 +571,22 @@ TEST(KernelConfig, PagedDecodeChargesPageLookups) {
 // the kernel cannot honour.
 TEST(KernelConfig, EightBitFloats) {
   TargetSpec h200 = *getTargetPreset("h200"), a100 = *getTargetPreset("a100");
-  auto refusal = [](const AttentionShape &s, const TargetSpec &t, KernelConfigRequest r = {}) {
+  KernelConfigRequest on;
+  on.fp8TensorCores = true;
+  auto refusal = [&](const AttentionShape &s, const TargetSpec &t, KernelConfigRequest r) {
+    r.fp8TensorCores = r.fp8TensorCores.value_or(true);
     llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, t, r);
     return c ? std::string() : llvm::toString(c.takeError());
   };
+  // Not by default until it is measured (fp8-mma=auto is off).
+  KernelConfigRequest automatic;
+  automatic.fp8TensorCores = kFP8TensorCoresByDefault;
+  if (!kFP8TensorCoresByDefault)
+    EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), h200, automatic).find("fp8-mma=on"),
+              std::string::npos);
   for (int64_t d : {32, 64, 96, 128, 256}) {
     AttentionShape s = square(1, 16, 4096, d, DType::F8);
-    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, {});
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, on);
     ASSERT_TRUE(static_cast<bool>(c)) << d << ": " << llvm::toString(c.takeError());
     EXPECT_EQ(c->family, TensorCoreFamily::Wgmma);
     EXPECT_TRUE(c->tmaLoads && c->producerWarpgroup);
@@ -595,12 +604,12 @@ TEST(KernelConfig, EightBitFloats) {
   // The Vᵀ stages count in shared memory: d = 128, 3 stages of K, V and Vᵀ
   // (16 KB each) and the Q tile, 176 KB with barriers and alignment slack.
   KernelConfig c = *chooseKernelConfig(square(1, 16, 4096, 128, DType::F8), MaskReads::None,
-                                       h200, {});
+                                       h200, on);
   EXPECT_EQ(kernelSharedMemoryBytes(c, square(1, 16, 4096, 128, DType::F8)),
             3 * 3 * 16384 + 16384 + 3 * 3 * 8 + 1024);
-  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), a100).find("needs mma=wgmma"),
+  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), a100, on).find("needs mma=wgmma"),
             std::string::npos);
-  EXPECT_NE(refusal(square(1, 16, 4096, 80, DType::F8), h200).find("d a multiple of 32"),
+  EXPECT_NE(refusal(square(1, 16, 4096, 80, DType::F8), h200, on).find("d a multiple of 32"),
             std::string::npos);
   KernelConfigRequest cpAsync;
   cpAsync.tmaLoads = false;

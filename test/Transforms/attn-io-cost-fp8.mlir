@@ -1,6 +1,12 @@
-// RUN: attn-opt %s -split-input-file --attn-io-cost | FileCheck %s
-// RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100" | FileCheck %s --check-prefix=A100
-// RUN: attn-opt %s -split-input-file --attn-io-cost="kv-loads=cp.async" -verify-diagnostics -o /dev/null
+// RUN: attn-opt %s -split-input-file --attn-io-cost="fp8-mma=on" | FileCheck %s
+// RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100 fp8-mma=on" | FileCheck %s --check-prefix=A100
+// RUN: attn-opt %s -split-input-file --attn-io-cost="kv-loads=cp.async fp8-mma=on" -verify-diagnostics -o /dev/null
+// RUN: attn-opt %s -split-input-file --attn-io-cost | FileCheck %s --check-prefix=DEFAULT
+// Without fp8-mma=on no kernel config is recorded (the generic kernel runs
+// it): the FlashAttention rule's tiles.
+// DEFAULT-LABEL: func.func @fp8_bf16_out
+// DEFAULT-NOT: kernel_config
+// DEFAULT: return
 
 // 8-bit float attentions: the cost of the kernel that runs them. On the
 // H200 the FP8 wgmma kernel (128 x 128 tiles, a producer warpgroup that

@@ -265,13 +265,22 @@ struct KernelConfigRequest {
   std::optional<bool> overlapPV;
   /// nullopt: chosen; true or false: asked for.
   std::optional<bool> persistent;
+  /// 8-bit float inputs: the FP8 tensor-core kernel (true), the generic
+  /// CUDA-core kernel (false), or nullopt: kFP8TensorCoresByDefault.
+  std::optional<bool> fp8TensorCores;
 };
 
-/// The `kv-loads=`, `overlap-pv=` and `persistent=` values into `request`,
+/// Whether 8-bit float inputs take the FP8 tensor-core kernel unless
+/// `fp8-mma=` says otherwise: not until it has been checked on the GPU
+/// (bench/NOTES.md v39); until then `fp8-mma=on` asks for it.
+inline constexpr bool kFP8TensorCoresByDefault = false;
+
+/// The `kv-loads=`, `overlap-pv=`, `persistent=` and `fp8-mma=` values into `request`,
 /// or an error naming the option and the values it takes
 /// (KernelConfigOptions.cpp).
 llvm::Error applyLoadOptions(llvm::StringRef kvLoads, llvm::StringRef overlapPV,
-                             llvm::StringRef persistent, KernelConfigRequest &request);
+                             llvm::StringRef persistent, llvm::StringRef fp8Mma,
+                             KernelConfigRequest &request);
 
 /// Whether the Q tile is staged in shared memory: always for wgmma (its A
 /// operand of Q·Kᵀ is read by descriptor), and for mma.sync when Q's

@@ -86,6 +86,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "items, the K/V stage ring running on across them: auto "
                      "(chosen), on or off"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> fp8Mma{
+      *this, "fp8-mma",
+      llvm::cl::desc("8-bit float inputs: on (the FP8 tensor-core kernel, sm_90a), off "
+                     "(the generic CUDA-core kernel), or auto (off until the FP8 kernel "
+                     "is measured on the GPU)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instructions: auto (on sm_90a wgmma, or mma.sync "

@@ -138,7 +138,7 @@ struct AttnLowerToGPUPass
     o.request.swizzle = swizzle;
     o.request.kvSplits = kvSplits;
     o.request.kvWarps = kvWarps;
-    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, o.request)) {
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, fp8Mma, o.request)) {
       module.emitError("attn-lower-to-gpu: ") << llvm::toString(std::move(e));
       return failure();
     }

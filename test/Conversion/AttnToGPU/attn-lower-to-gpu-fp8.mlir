@@ -1,5 +1,13 @@
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma" -verify-diagnostics | FileCheck %s
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma strict=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma fp8-mma=on" -verify-diagnostics | FileCheck %s
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma fp8-mma=on strict=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma" 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// RUN: not attn-opt %s --attn-lower-to-gpu="fp8-mma=yes" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: attn-lower-to-gpu: fp8-mma must be auto, on or off, got 'yes'
+
+// Without fp8-mma=on (auto: off until the FP8 kernel is measured on the
+// GPU) 8-bit inputs take the generic kernel, with the reason.
+// DEFAULT: warning: attn-lower-to-gpu: 8-bit float inputs take the generic kernel unless fp8-mma=on asks for the FP8 tensor-core kernel
+// DEFAULT: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_obf16_descale(
 
 // The FP8 tensor-core kernel: e4m3 Q·Kᵀ in k-steps of 32 from the
 // swizzled atoms; the producer warpgroup (40 registers; the computing

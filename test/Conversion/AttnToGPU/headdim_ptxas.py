@@ -134,9 +134,10 @@ def main():
                     f.write(attention(d, dv, causal, mod, dtype))
                 # The tensor-core kernels strictly; the generic one is what
                 # the pipeline falls back to.
-                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s %s"
+                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s %s%s"
                                     "kv-splits=1 dump-dir=%s"
-                                    % (chip, "" if a.generic else "strict=true ", out),
+                                    % (chip, "" if a.generic else "strict=true ",
+                                       "fp8-mma=on " if a.fp8 else "", out),
                                     "-o", os.devnull], capture_output=True, text=True)
                 if r.returncode:
                     print("FAIL d=%d dv=%d %s: %s" % (d, dv, chip, r.stderr.strip()))

@@ -409,7 +409,7 @@ struct AttnIOCostPass : public attn::impl::AttnIOCostPassBase<AttnIOCostPass> {
       return failure();
     }
     r.kvWarps = kvWarps;
-    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, r)) {
+    if (llvm::Error e = applyLoadOptions(kvLoads, overlapPV, persistent, fp8Mma, r)) {
       diagnosticAnchor()->emitError("attn-io-cost: ") << llvm::toString(std::move(e));
       return failure();
     }

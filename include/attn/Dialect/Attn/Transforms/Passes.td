@@ -170,6 +170,10 @@ def AttnIOCostPass : Pass<"attn-io-cost", "ModuleOp"> {
            "With a producer warpgroup: issue each tile's P·V behind the next "
            "tile's Q·Kᵀ and wait for it after that tile's softmax: auto "
            "(chosen), on or off">,
+    Option<"fp8Mma", "fp8-mma", "std::string", /*default=*/"\"auto\"",
+           "8-bit float inputs: on (the FP8 tensor-core kernel, sm_90a), off "
+           "(the generic CUDA-core kernel), or auto (off until the FP8 kernel "
+           "is measured on the GPU)">,
     Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
            "With a producer warpgroup: one CTA per SM looping over the work "
            "items (query tile, batch · head), the K/V stage ring running on "
