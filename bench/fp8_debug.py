@@ -44,7 +44,7 @@ def main():
         m = kern.manifest
         if m["dtype"] not in FP8:
             continue
-        sq, sk, sv, so = kern.shapes
+        sq, sk, sv, so = kern.shapes[:4]
         if sq[2] > 512 or sk[2] > 512:
             continue
         dtype = FP8[m["dtype"]]

@@ -185,13 +185,14 @@ struct TileCopy {
       r = arith::MinUIOp::create(k.b, k.loc, r, k.idx(rows - 1));
     return r;
   }
-  /// The thread's first column (elements) in copy `i`.
+  /// The thread's first column (elements of the kernel's input type: 8
+  /// or, 8-bit, 16 per chunk) in copy `i`.
   Value col(int64_t i) {
     int64_t j = i / rowSteps;
     Value chunk = k.add(firstChunk, j * lanes);
     if ((j + 1) * lanes > chunksPerRow)
       chunk = arith::MinUIOp::create(k.b, k.loc, chunk, k.idx(chunksPerRow - 1));
-    return k.mul(chunk, 8);
+    return k.mul(chunk, 128 / k.elt.getIntOrFloatBitWidth());
   }
 
   KernelBuilder &k;
