@@ -34,10 +34,11 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
     // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
     const bool splitState = c.kvSplits > 1 && !c.overlapPV;
     int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
-    // 8-bit inputs: the producer keeps 40 registers to transpose V, its
-    // computing threads 8 fewer (232; ptxas spilled 4-16 bytes at the edge).
+    // 8-bit inputs: the producer keeps 56 registers to transpose V, its
+    // computing threads 16 fewer (224; ptxas spilled 4-16 bytes at the edge
+    // with 8 fewer).
     if (s.dtype == DType::F8)
-      extra += 8;
+      extra += 16;
     return o + 3 * scores + s.headDim / 4 + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
@@ -579,13 +580,13 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
 /// (checkFP8Kernel), tiled as the d = 128 bf16 picks (128 x 128, a
 /// producer warpgroup, the P·V overlapped with the next tile's softmax in
 /// three stages) and fitted to the budgets like them. Not measured against
-/// a sweep yet (bench/NOTES.md v38).
+/// a sweep yet (bench/NOTES.md v39).
 llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
                                        const TargetSpec &target,
                                        const KernelConfigRequest &request) {
   if (!request.fp8TensorCores.value_or(kFP8TensorCoresByDefault))
     return reason("8-bit float inputs take the generic kernel unless fp8-mma=on asks for the "
-                  "FP8 tensor-core kernel (not yet measured on the GPU)");
+                  "FP8 tensor-core kernel (slower than bf16 so far)");
   TensorCoreFamily family = request.family.value_or(defaultTensorCoreFamily(target.chip));
   if (family != TensorCoreFamily::Wgmma)
     return reason("the 8-bit float tensor-core kernel needs mma=wgmma (sm_90a); the kernel "

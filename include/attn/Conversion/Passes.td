@@ -225,8 +225,8 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "(chosen), on or off">,
     Option<"fp8Mma", "fp8-mma", "std::string", /*default=*/"\"auto\"",
            "8-bit float inputs: on (the FP8 tensor-core kernel, sm_90a), off "
-           "(the generic CUDA-core kernel), or auto (off until the FP8 kernel "
-           "is measured on the GPU)">,
+           "(the generic CUDA-core kernel), or auto (off while the FP8 kernel "
+           "runs slower than bf16: bench/NOTES.md v39d)">,
     Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
            "With a producer warpgroup: one CTA per SM looping over the work "
            "items (query tile, batch · head), the K/V stage ring running on "

@@ -58,8 +58,8 @@
 // on each tile's "full" mbarrier, write the tile's Vᵀ into a third ring and
 // arrive on a per-stage "transposed" mbarrier, on which the consumers wait
 // after "full"; its first thread issues the boxes stages − 1 tiles ahead
-// (produceAndTransposeTiles says why not further). It keeps 40 registers
-// for that, the consumers 232.
+// (produceAndTransposeTiles says why not further). It keeps 56 registers
+// for that, the consumers 224.
 //
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"

@@ -91,17 +91,16 @@ void mlir::attn::writeTransposedV(KernelContext &c, Value buf, Value producerThr
   Value a = k.div(lane, 8), bIdx = k.rem(lane, 8);
   Value t = k.rem(bIdx, 4), half = k.div(bIdx, 4);
   Value vStage = k.mul(buf, vStageBytes), vtStage = k.mul(buf, vtStageBytes);
-  // A loop, not unrolled: the producer keeps few registers (setmaxnreg).
-  const int64_t producerWarps = kProducerThreads / 32;
-  auto loop = scf::ForOp::create(b, loc, warp, k.idx(steps), k.idx(producerWarps));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  {
-    Value step = loop.getInductionVar();
-    Value col = k.add(k.mul(k.rem(step, columnGroups), 16), k.mul(a, 4));
-    Value group = k.mul(k.div(step, columnGroups), 32);
+  // A step: the 4 words of its keys σ(4b..4b+3) at V's columns col..col+3,
+  // then their transpose into Vᵀ's rows col..col+3.
+  auto columnOf = [&](Value step) {
+    return k.add(k.mul(k.rem(step, columnGroups), 16), k.mul(a, 4));
+  };
+  auto groupOf = [&](Value step) { return k.mul(k.div(step, columnGroups), 32); };
+  auto loadRows = [&](Value step) {
+    Value col = columnOf(step);
     // Keys σ(4b..4b+3) of the group: 16·half + 2t + {0, 1, 8, 9}.
-    Value firstKey = k.add(k.add(group, k.mul(half, 16)), k.mul(t, 2));
+    Value firstKey = k.add(k.add(groupOf(step), k.mul(half, 16)), k.mul(t, 2));
     Value vAtom = k.add(vStage, k.mul(k.div(col, 128), c.bkv * 128));
     SmallVector<Value> rows;
     for (int64_t offset : {0, 1, 8, 9}) {
@@ -109,13 +108,36 @@ void mlir::attn::writeTransposedV(KernelContext &c, Value buf, Value producerThr
       Value at = k.add(vAtom, swizzledByte(k, key, k.rem(col, 128)));
       rows.push_back(LLVM::LoadOp::create(b, loc, i32, sharedWordPointer(k, c.v.vTile, at)));
     }
+    return rows;
+  };
+  auto storeColumns = [&](Value step, ArrayRef<Value> rows) {
     SmallVector<Value> columns = transpose4x4Bytes(k, rows);
-    Value position = k.add(group, k.mul(bIdx, 4));
+    Value col = columnOf(step);
+    Value position = k.add(groupOf(step), k.mul(bIdx, 4));
     Value vtAtom = k.add(vtStage, k.mul(k.div(position, 128), c.dv * 128));
     for (int64_t j = 0; j < 4; ++j) {
       Value row = k.add(col, j);
       Value at = k.add(vtAtom, swizzledByte(k, row, k.rem(position, 128)));
       LLVM::StoreOp::create(b, loc, columns[j], sharedWordPointer(k, c.v.vtTile, at));
     }
+  };
+  // Two steps per iteration where the warps' steps pair up: both steps'
+  // loads are in flight before the first's stores (the loads cannot move
+  // past the stores by themselves: ptxas cannot tell V and Vᵀ apart). A
+  // loop, not unrolled further: the producer keeps 40 registers.
+  const int64_t producerWarps = kProducerThreads / 32;
+  const int64_t perIteration = steps % (2 * producerWarps) == 0 ? 2 : 1;
+  auto loop = scf::ForOp::create(b, loc, warp, k.idx(steps),
+                                 k.idx(perIteration * producerWarps));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  if (perIteration == 1) {
+    storeColumns(step, loadRows(step));
+    return;
   }
+  Value second = k.add(step, producerWarps);
+  SmallVector<Value> first = loadRows(step), next = loadRows(second);
+  storeColumns(step, first);
+  storeColumns(second, next);
 }

@@ -182,10 +182,11 @@ struct FlashKernelSpec {
   int64_t minCTAsPerSM = 0;
   /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
   /// SM's 64K (FlashAttention-3's split for two consumer warpgroups); a
-  /// producer that transposes V (transposesV) keeps 40 for its byte
-  /// permutes, 40 x 128 + 232 x 256.
-  int64_t producerRegisters() const { return transposesV() ? 40 : 24; }
-  int64_t consumerRegisters() const { return transposesV() ? 232 : 240; }
+  /// producer that transposes V (transposesV) keeps 56 for its byte
+  /// permutes, two steps' words in flight (bench/NOTES.md v39d), 56 x 128
+  /// + 224 x 256.
+  int64_t producerRegisters() const { return transposesV() ? 56 : 24; }
+  int64_t consumerRegisters() const { return transposesV() ? 224 : 240; }
   /// Threads per CTA: the computing warps, then the producer warpgroup.
   int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
   /// 128-byte-swizzle atoms must start on 1024-byte boundaries; the
