@@ -1,4 +1,13 @@
 //===- KernelConfig.cpp - the fused GPU kernel's configuration ------------===//
+//
+// The one chooser: the checks every config passes (checkKernelConfig), the
+// measured rules of each family and of 8-bit inputs, and the fit to the
+// register and shared-memory budgets (shrinkToBudgets). One file, past 600
+// lines: the rules and the FP8 route share the Facts they read and the
+// budget fit, and splitting them would put one decision in two places.
+// The streaming model of the decode kernels is KVSplitModels.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "attn/Analysis/KernelConfig.h"
 #include "KVSplitModels.h"
 
