@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KVSplitModels.h"
+#include "attn/Analysis/StagedTileLayout.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -67,19 +68,44 @@ int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const Attenti
 namespace {
 
 /// H200 facts of the streaming model below. One CTA moves one K/V tile pair
-/// per tileStreamSeconds: a fixed latency, the copy of its bytes (one CTA
+/// per tileStreamSeconds, which depends on how its stages are filled.
+///
+/// Copies from every thread (cp.async, or bulk rows: paged and packed K/V,
+/// chips without TMA): a fixed latency, the copy of its bytes (one CTA
 /// keeps one tile pair in flight, ~86 GB/s), and the math of the keys each
 /// of its warps computes on (10.6 ns per key at d + dv = 256, in series
 /// with the copies in a warp). Fitted on v27's sweep (bench/NOTES.md: 1 to
 /// 8 warps, 32- to 128-key tiles, CTA-starved B = 1 grids), where it gives
 /// 1.21 µs for v13's one warp on 64-key tiles (v13 measured 1.2) and is
-/// within 5% of six of seven tile shapes. v13c found that more stages do
-/// not raise the rate while they cost resident CTAs: the model keeps 2. A
-/// split grid pays ~8 µs more than one kernel (the combine launch, its
-/// partial outputs and the runtime's second launch).
+/// within 5% of six of seven tile shapes.
 constexpr double kTileLatencySec = 0.15e-6;
 constexpr double kTileCopySecPerByte = 0.0119e-6 / 1024;
 constexpr double kWarpSecPerKey = 10.6e-9;
+/// Tensor boxes issued by one thread (TMA, dense K/V on sm_90): the copy
+/// engine leaves the warps only their math, whose time per tile is least
+/// near 18 keys per warp and grows with the square of the distance from
+/// there (more warps sync more often; more keys per warp run longer in
+/// series). Fitted on v37's sweep (the CTA-starved points: B = 1, one
+/// split, 8 CTAs; 32- to 128-key tiles, 1 to 8 warps) within 13% of all
+/// eight tile shapes: 0.62-0.67 µs at 16 keys per warp on 32- and 64-key
+/// tiles, 0.80-0.88 at 32, 1.75-2.2 at 64 (v27's model, fitted on row
+/// copies, gave 1.25 µs for 128 keys on 4 warps, measured 0.81-0.88).
+constexpr double kBoxTileSec = 0.569e-6;
+constexpr double kBoxSecPerByte = 3.52e-12;
+constexpr double kBoxBestWarpKeys = 17.6;
+constexpr double kBoxSecPerWarpKeySquared = 0.54e-9;
+/// How the SMs' demand meets the DRAM's bandwidth: the rate their sum
+/// gets is a smooth minimum (a p-norm) of the two, p = 3, rather than the
+/// lesser: a grid whose demand barely exceeds the DRAM's rate queues and
+/// reaches ~85% of it (v36k: 128-key tiles on 2 warps at B = 64, where 4
+/// warps reached 1.01x cuDNN). Replayed on v37's sweep with the box fit
+/// above, p = 3 put the picks within 2% of the best at 26 of 26 shapes (p =
+/// 2: 0.94 at worst; 6: 0.96; the plain minimum 0.88).
+constexpr double kDramSmoothMinP = 3;
+/// v13c found that more stages do not raise the rate while they cost
+/// resident CTAs: the model keeps 2. A split grid pays ~8 µs more than one
+/// kernel (the combine launch, its partial outputs and the runtime's second
+/// launch).
 constexpr double kSplitOverheadSec = 8e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
 /// swept 16-token pages and v14f measured the fit for one-warp CTAs: 0.45
@@ -92,6 +118,14 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
 
+
+/// Whether one thread fills `c`'s stages with tensor boxes (TMA, dense
+/// K/V), the copies v37's sweep fitted; row copies (cp.async, paged or
+/// packed K/V, chips without TMA) keep the fits of v13-v27b.
+bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {
+  return stagesInSwizzledAtoms(/*wgmma=*/false, c.tmaLoads, s.pageSize == 0 && !s.varlen);
+}
+
 /// One SM's share of DRAM bandwidth, bytes per second.
 double dramShare(const TargetSpec &target) {
   return target.hbmBytesPerSec / double(target.smCount);
@@ -100,8 +134,14 @@ double dramShare(const TargetSpec &target) {
 /// Seconds one CTA takes to stream one K/V tile pair of `c` on `s`.
 double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   const double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * 2;
+  const double mathScale = double(s.headDim + s.headDimV) / 256;
+  if (streamsBoxes(c, s)) {
+    double fromBest = double(c.warpKeys()) - kBoxBestWarpKeys;
+    return kBoxTileSec + tileBytes * kBoxSecPerByte +
+           kBoxSecPerWarpKeySquared * fromBest * fromBest * mathScale;
+  }
   double seconds = kTileLatencySec + tileBytes * kTileCopySecPerByte +
-                   double(c.warpKeys()) * kWarpSecPerKey * double(s.headDim + s.headDimV) / 256;
+                   double(c.warpKeys()) * kWarpSecPerKey * mathScale;
   if (s.pageSize == 0 || s.pageSize >= c.blockKV)
     return seconds;
   int64_t pages = llvm::divideCeil(c.blockKV, s.pageSize);
@@ -110,9 +150,11 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
 
 /// How `c`'s CTAs stream K/V on the busiest SM: the bytes each CTA
 /// streams, the seconds per tile pair, the rounds of CTAs the SM runs, how
-/// many it runs at once, and the bytes per second those ask for together.
+/// many it runs at once, the bytes per second those ask for together, and
+/// how many SMs stream.
 struct SmStream {
-  double perCta, tileSec, rounds, together, demand;
+  double perCta, tileSec, rounds, together, demand, busySMs;
+  bool boxes;
 };
 
 SmStream smStream(const KernelConfig &c, const AttentionShape &s, const TargetSpec &target) {
@@ -135,19 +177,37 @@ SmStream smStream(const KernelConfig &c, const AttentionShape &s, const TargetSp
   m.rounds = std::ceil(perSm / resident);
   m.together = std::min(perSm, resident);
   m.demand = m.together * tileBytes / m.tileSec;
+  m.busySMs = std::min(ctas, double(target.smCount));
+  m.boxes = streamsBoxes(c, s);
   return m;
+}
+
+/// The bytes per second one streaming SM gets. Box copies (v37's fit): the
+/// DRAM's bandwidth is shared by the SMs that stream, not by all of them
+/// (v37: 128 CTAs on 132 SMs read as fast as 1056), and their demand
+/// together meets it in a smooth minimum (kDramSmoothMinP). Row copies
+/// keep the rule their picks were measured with (v27b, v38 (c)): the lesser
+/// of the SM's demand and its share of DRAM. (v38 (b) measured the box
+/// rule's picks; replayed on row copies it moves 16-token paged decode to
+/// 32-key tiles that no run has timed.)
+double smStreamRate(const SmStream &m, const TargetSpec &target) {
+  if (!m.boxes)
+    return std::min(m.demand, dramShare(target));
+  double together = m.busySMs * m.demand, dram = target.hbmBytesPerSec;
+  double rate = std::pow(std::pow(together, -kDramSmoothMinP) + std::pow(dram, -kDramSmoothMinP),
+                         -1 / kDramSmoothMinP);
+  return rate / m.busySMs;
 }
 
 /// Predicted time of a memory-bound small-query kernel (decode): K/V is
 /// streamed by CTAs that each move one tile pair per tileStreamSeconds; the
-/// SM with the most CTAs finishes last, at the lesser of its CTAs' rate and
-/// its share of DRAM bandwidth; CTAs beyond what an SM holds run in
-/// further rounds, each paying the pipeline fill.
+/// SM with the most CTAs finishes last, at its share of what the streaming
+/// SMs get together; CTAs beyond what an SM holds run in further rounds,
+/// each paying the pipeline fill.
 double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
                               const TargetSpec &target) {
   SmStream m = smStream(c, s, target);
-  double smRate = std::min(m.demand, dramShare(target));
-  double seconds = m.rounds * (m.together * m.perCta / smRate + m.tileSec);
+  double seconds = m.rounds * (m.together * m.perCta / smStreamRate(m, target) + m.tileSec);
   if (c.kvSplits > 1)
     seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
                                        double(s.headsQ) * double(s.seqQ) *
@@ -161,9 +221,9 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
 /// streaming model: every legal (block_kv, kv_warps, S) whose registers fit
 /// the family's budget, with S up to half the tiles, the fastest
 /// prediction, then the fewest splits (then the larger tile, then the
-/// fewer warps, or the more where contiguous K/V streams at the SM's DRAM
-/// share) within 3% of it: the model does not resolve differences that
-/// small.
+/// fewer warps, or the more where row-copied contiguous K/V streams at the
+/// SM's DRAM share) within 3% of it: the model does not resolve differences
+/// that small.
 llvm::Expected<KernelConfig>
 mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &s,
                                                    const TargetSpec &target,
@@ -218,16 +278,16 @@ mlir::attn::detail::chooseStreamingSplits(KernelConfig c, const AttentionShape &
   for (const Candidate &cand : candidates)
     fastest = std::min(fastest, cand.seconds);
   const Candidate *pick = nullptr;
-  // Then the larger tile; then fewer warps, except where contiguous K/V's
-  // SM asks for its whole DRAM share: the model predicts the share for any
-  // warps there, but measured, CTAs whose demand barely exceeds it stream
-  // slower (B = 64, 128-key tiles: 2 warps 3789-4395 GB/s, 4 warps
-  // 4519-4523, cuDNN 4465; bench/NOTES.md v36k), so more warps. (Paged
-  // K/V keeps v27b's proven rule.)
+  // Then the larger tile; then fewer warps, except where contiguous K/V
+  // streamed by row copies asks for its SM's whole DRAM share: that rule
+  // predicts the share for any warps there, but measured, CTAs whose demand
+  // barely exceeds it stream slower (v36k: B = 64, 128-key tiles, 2 warps
+  // 3789-4395 GB/s, 4 warps 4519-4523), so more warps. (The box rule's
+  // smooth minimum models that queueing itself; paged K/V keeps v27b's.)
   auto rank = [&](const KernelConfig &c) {
-    bool atShare = s.pageSize == 0 && smStream(c, s, target).demand >= dramShare(target);
-    int64_t warps = atShare ? -c.kvWarps : c.kvWarps;
-    return std::make_tuple(c.kvSplits, -c.blockKV, warps);
+    SmStream m = smStream(c, s, target);
+    bool atShare = s.pageSize == 0 && !m.boxes && m.demand >= dramShare(target);
+    return std::make_tuple(c.kvSplits, -c.blockKV, atShare ? -c.kvWarps : c.kvWarps);
   };
   for (const Candidate &cand : candidates)
     if (cand.seconds <= 1.03 * fastest && (!pick || rank(cand.config) < rank(pick->config)))

@@ -433,11 +433,26 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   EXPECT_EQ(c.blockKV % (16 * c.kvWarps), 0);
   // 512 packed CTAs at B = 64 fill the GPU without a split.
   EXPECT_EQ(choose(decode(64, 64, 8, 1, 16384)).kvSplits, 1);
-  // There every candidate streams at the SM's DRAM share, where the model
-  // cannot tell warps apart and measured more warps win (v36m: 4 or 8 key
-  // warps on 128-key tiles 1.00-1.22x the 2-warp kernel at B >= 8).
+  // Nor do 256 to 2048 CTAs of any head grouping at B = 64 (v38 measured
+  // the box model's picks there within 3% of the best swept and at
+  // 1.00-1.01x cuDNN). Where the grid is that full, the SMs ask for more
+  // than the DRAM gives whatever the tile: GQA keeps 128-key tiles, whose
+  // K/V head is read by the fewest CTAs.
   for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{64, 8}, {32, 8}, {32, 32}}) {
     KernelConfig wide = choose(decode(64, hq, hkv, 1, 16384));
+    EXPECT_EQ(wide.kvSplits, 1) << hq << ":" << hkv;
+    if (hq != hkv)
+      EXPECT_EQ(wide.blockKV, 128) << hq << ":" << hkv;
+  }
+  // Row copies (cp.async) keep v36m's rule: where every candidate streams at
+  // the SM's DRAM share that model cannot tell warps apart, and measured,
+  // more warps won (4 or 8 key warps on 128-key tiles 1.00-1.22x the 2-warp
+  // kernel at B >= 8).
+  KernelConfigRequest rows;
+  rows.tmaLoads = false;
+  for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{64, 8}, {32, 8}, {32, 32}}) {
+    KernelConfig wide = choose(decode(64, hq, hkv, 1, 16384), rows);
+    EXPECT_FALSE(wide.tmaLoads);
     EXPECT_EQ(wide.blockKV, 128);
     EXPECT_GE(wide.kvWarps, 4) << hq << ":" << hkv;
   }
@@ -549,11 +564,17 @@ TEST(KernelConfig, PagedDecodeChargesPageLookups) {
                   Shape{8, 32, 32, 16384}}) {
     AttentionShape small = paged(p.b, p.hq, p.hkv, p.lk, 16);
     KernelConfig c = choose(small);
-    KernelConfig contiguous = choose(paged(p.b, p.hq, p.hkv, p.lk, 0));
+    KernelConfigRequest rows;
+    rows.tmaLoads = false;
+    llvm::Expected<KernelConfig> rowCopied =
+        chooseKernelConfig(paged(p.b, p.hq, p.hkv, p.lk, 0), MaskReads::None, h200, rows);
+    ASSERT_TRUE(bool(rowCopied)) << llvm::toString(rowCopied.takeError());
+    KernelConfig contiguous = *rowCopied;
     // Pages of a whole tile cost nothing extra: the tile and splits of
-    // contiguous K/V (whose tie-break may take more warps where it streams
-    // at its DRAM share, v36m; paged keeps v27b's). 16-token pages take more
-    // warps, smaller tiles or more splits than those.
+    // contiguous K/V copied by rows as paged K/V is (whose tie-break may
+    // take more warps where it streams at its DRAM share, v36m; paged keeps
+    // v27b's). 16-token pages take more warps, smaller tiles or more splits
+    // than those.
     KernelConfig wide = choose(paged(p.b, p.hq, p.hkv, p.lk, 128));
     EXPECT_EQ(wide.blockKV, contiguous.blockKV);
     EXPECT_EQ(wide.kvSplits, contiguous.kvSplits);

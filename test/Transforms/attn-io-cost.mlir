@@ -59,17 +59,18 @@ func.func @seed_n16384(%q: tensor<16384x64xf16>) -> tensor<16384x64xf16> {
 // Decode with GQA: one query token, Hq=64, Hkv=8, L=4096, d=128. Intensity
 // is about (Hq/Hkv)·Lq = 8 FLOP/B: memory-bound even when fused. The
 // kernel packs the 8 query heads of each K/V head into one 16-row tile and
-// splits the keys 16 ways (8 CTAs would leave most of the 132 SMs idle;
-// the streaming model of KVSplitModels.cpp), each CTA's 64-key tiles
-// divided between 4 key warps (where a CTA streams at its SM's DRAM share,
-// the chooser takes more warps: bench/NOTES.md v36m); the splits' f32
-// partial outputs, written
-// and read back (16·64·129·4 B each way), bring the intensity to 7.51.
-// On the H200 (sm_90a) TMA boxes fill the stages (tma_loads).
+// splits the keys 11 ways (8 CTAs would leave most of the 132 SMs idle;
+// the streaming model of KVSplitModels.cpp: 88 CTAs already ask the DRAM
+// for more than it gives, and each further split adds partials), each
+// CTA's 128-key tiles divided between 8 key warps (16 keys per warp, near
+// the box fit's best: bench/NOTES.md v37, v38); the splits' f32 partial
+// outputs, written and read back (11·64·129·4 B each way), bring the
+// intensity to 7.65. On the H200 (sm_90a) TMA boxes fill the stages
+// (tma_loads).
 // CHECK-LABEL: func.func @decode_gqa
-// CHECK: intensity_fused = 7.512{{[0-9]*}} : f64
+// CHECK: intensity_fused = 7.653{{[0-9]*}} : f64
 // CHECK-SAME: bound_naive = "memory", bound_fused = "memory"
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 16, pack_kv_groups = true, kv_warps = 4, tma_loads = true>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 11, pack_kv_groups = true, kv_warps = 8, tma_loads = true>
 func.func @decode_gqa(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.088)
       : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16>
@@ -123,15 +124,15 @@ func.func @fixed_tiles(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf1
 // full (Lk = max_pages · page_size = 128): the same FLOPs and bytes as
 // @paged_as_contiguous below. Its kernel is chosen with the block-table
 // lookups of its 16-token pages charged (0.45 µs per page a tile spans,
-// shared by the key warps): 8 key warps on 128-key tiles where contiguous
-// K/V take 4 on 64-key tiles (the contiguous kernel's stages filled by
-// TMA boxes, the paged one's by cp.async).
+// shared by the key warps): 8 key warps on 128-key tiles, as contiguous
+// K/V take (the contiguous kernel's stages filled by TMA boxes, the paged
+// one's by cp.async; the unit tests compare the two choices).
 // CHECK-LABEL: func.func @paged_decode
 // CHECK: attn.paged_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
 // CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8>}
 // CHECK-LABEL: func.func @paged_as_contiguous
 // CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 64, {{.*}} kv_warps = 4, tma_loads = true>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8, tma_loads = true>
 func.func @paged_decode(%q: tensor<2x4x1x64xf16>, %kc: tensor<16x16x2x64xf16>, %vc: tensor<16x16x2x64xf16>, %t: tensor<2x8xi32>, %l: tensor<2xi32>) -> tensor<2x4x1x64xf16> {
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x4x1x64xf16>, tensor<16x16x2x64xf16>, tensor<16x16x2x64xf16>, tensor<2x8xi32>, tensor<2xi32> -> tensor<2x4x1x64xf16>
   return %o : tensor<2x4x1x64xf16>
