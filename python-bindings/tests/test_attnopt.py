@@ -248,6 +248,12 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert warps.manifest["kv_warps"] == 4 and warps.manifest["block"]["value"] == [128, 1, 1]
     assert warps.manifest["block"]["formula"] == "[32 * block_q / rows_per_warp * kv_warps, 1, 1]"
     assert warps.name.endswith("_kw4_tma")
+    # The oldest chip with the kernel's instructions: mma.sync fed by TMA
+    # boxes needs sm_90's TMA unit (its PTX is compiled for sm_90a); with
+    # cp.async it runs from sm_80.
+    assert warps.manifest["min_chip"] == "sm_90" and ".target sm_90a" in warps.ptx
+    copies = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_loads="cp.async")
+    assert copies.manifest["min_chip"] == "sm_80"
     with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
         attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
     # K/V loads: TMA by default on wgmma (the manifest names the maps the

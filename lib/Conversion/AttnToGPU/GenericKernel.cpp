@@ -122,7 +122,7 @@ private:
   /// The lane's columns of row `key` of K or V (`cols` wide), in f32.
   SmallVector<Value> loadKVRow(Value mem, Value key, int64_t cols) {
     SmallVector<Value> values;
-    for (int64_t r = 0; r < llvm::divideCeil(cols, 32); ++r)
+    for (int64_t r = 0, e = llvm::divideCeilSigned(cols, int64_t(32)); r < e; ++r)
       values.push_back(toF32(
           memref::LoadOp::create(b, loc, mem, ValueRange{batch, kvHead, key, column(r, cols)})));
     return values;

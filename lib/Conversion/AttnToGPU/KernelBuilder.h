@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir {
@@ -75,6 +76,15 @@ struct KernelBuilder {
                b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
                LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
+  }
+  /// The shared address (as !llvm.ptr<3>) of workgroup memref `memref`'s
+  /// first element plus `bytes`: for what addresses shared memory below the
+  /// memref level (mbarriers, TMA destinations, the Vᵀ transposer's words).
+  Value sharedPointer(Value memref, Value bytes) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), add(base, bytes));
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+                                    address);
   }
   Value xorShuffle(Value v, int32_t offset) {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)

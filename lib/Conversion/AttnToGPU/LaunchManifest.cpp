@@ -260,7 +260,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                           : s.transposesV() ? "wgmma.mma_async.m64nNk32 (e4m3/e5m2)"
                           : s.wgmma()       ? "wgmma.mma_async.m64nNk16"
                                       : "mma.sync.m16n8k16")},
-      {"min_chip", str(s.wgmma() ? "sm_90a" : "sm_80")},
+      {"min_chip", str(s.minimumChip())},
       // The key offsets j − i a score_mod can keep (tiles outside skipped);
       // a missing bound is null.
       {"score_mod", !s.scoreMod ? Attribute(b.getBoolAttr(false))

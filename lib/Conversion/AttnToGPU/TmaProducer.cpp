@@ -142,15 +142,15 @@ private:
   /// CTA's last key (the stage is computed under that guard).
   void issueTileBeforeEnd(Value start, function_ref<Value()> stage);
   /// The mbarrier of stage `buf`.
-  Value stageBarrier(Value buf) { return sharedPointer(c.v.stageFull, k.mul(buf, 8)); }
-  Value stageBarrier(int64_t buf) { return sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
-  Value emptyBarrier(Value buf) { return sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
-  Value emptyBarrier(int64_t buf) { return sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
+  Value stageBarrier(Value buf) { return k.sharedPointer(c.v.stageFull, k.mul(buf, 8)); }
+  Value stageBarrier(int64_t buf) { return k.sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
+  Value emptyBarrier(Value buf) { return k.sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
+  Value emptyBarrier(int64_t buf) { return k.sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
   Value transposedBarrier(Value buf) {
-    return sharedPointer(c.v.stageTransposed, k.mul(buf, 8));
+    return k.sharedPointer(c.v.stageTransposed, k.mul(buf, 8));
   }
   Value transposedBarrier(int64_t buf) {
-    return sharedPointer(c.v.stageTransposed, k.idx(8 * buf));
+    return k.sharedPointer(c.v.stageTransposed, k.idx(8 * buf));
   }
   /// 8-bit V (FlashKernelSpec::transposesV): every producer thread, over
   /// the work item's tiles: waits for each tile's boxes, writes its Vᵀ
@@ -161,16 +161,13 @@ private:
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
   void inLeader(function_ref<void()> body);
-  /// The 32-bit shared address (as !llvm.ptr<3>) of `memref`'s first element
-  /// plus `bytes`.
-  Value sharedPointer(Value memref, Value bytes);
-  /// sharedPointer as the shared::cluster address the bulk copies write
+  /// KernelBuilder::sharedPointer as the shared::cluster address the bulk copies write
   /// to (a shared::cta address is a shared::cluster one of this CTA; the
   /// .shared::cta destination form needs PTX 8.6).
   Value clusterPointer(Value memref, Value bytes) {
     return LLVM::AddrSpaceCastOp::create(k.b, k.loc,
                                          LLVM::LLVMPointerType::get(k.b.getContext(), 7),
-                                         sharedPointer(memref, bytes));
+                                         k.sharedPointer(memref, bytes));
   }
   /// The bytes from `memref`'s first element to the one at `indices` (a
   /// static shape with the identity layout, as the kernel's tensors and
@@ -193,14 +190,6 @@ void TmaProducer::inLeader(function_ref<void()> body) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
   body();
-}
-
-Value TmaProducer::sharedPointer(Value memref, Value bytes) {
-  OpBuilder &b = k.b;
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, k.loc, memref);
-  Value address = arith::IndexCastUIOp::create(b, k.loc, b.getI64Type(), k.add(base, bytes));
-  return LLVM::IntToPtrOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-                                  address);
 }
 
 Value TmaProducer::byteOffset(Value memref, ValueRange indices) {

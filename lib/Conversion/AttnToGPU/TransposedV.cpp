@@ -42,15 +42,6 @@ Value swizzledByte(KernelBuilder &k, Value row, Value col) {
   return k.add(k.add(k.mul(row, 128), k.mul(chunk, 16)), k.rem(col, 16));
 }
 
-/// The 32-bit word at byte `offset` of workgroup memref `tile`.
-Value sharedWordPointer(KernelBuilder &k, Value tile, Value offset) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(k.b, k.loc, tile);
-  Value address =
-      arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI64Type(), k.add(base, offset));
-  return LLVM::IntToPtrOp::create(k.b, k.loc, LLVM::LLVMPointerType::get(k.b.getContext(), 3),
-                                  address);
-}
-
 /// Rows w0..w3 of a 4 x 4 byte block (byte i of wj: row j, column i) as
 /// its columns: byte j of result i is byte i of wj. Eight byte permutes.
 SmallVector<Value> transpose4x4Bytes(KernelBuilder &k, ArrayRef<Value> w) {
@@ -106,7 +97,7 @@ void mlir::attn::writeTransposedV(KernelContext &c, Value buf, Value producerThr
     for (int64_t offset : {0, 1, 8, 9}) {
       Value key = k.add(firstKey, offset);
       Value at = k.add(vAtom, swizzledByte(k, key, k.rem(col, 128)));
-      rows.push_back(LLVM::LoadOp::create(b, loc, i32, sharedWordPointer(k, c.v.vTile, at)));
+      rows.push_back(LLVM::LoadOp::create(b, loc, i32, k.sharedPointer(c.v.vTile, at)));
     }
     return rows;
   };
@@ -118,7 +109,7 @@ void mlir::attn::writeTransposedV(KernelContext &c, Value buf, Value producerThr
     for (int64_t j = 0; j < 4; ++j) {
       Value row = k.add(col, j);
       Value at = k.add(vtAtom, swizzledByte(k, row, k.rem(position, 128)));
-      LLVM::StoreOp::create(b, loc, columns[j], sharedWordPointer(k, c.v.vtTile, at));
+      LLVM::StoreOp::create(b, loc, columns[j], k.sharedPointer(c.v.vtTile, at));
     }
   };
   // Two steps per iteration where the warps' steps pair up: both steps'

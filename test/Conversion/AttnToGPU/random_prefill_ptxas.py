@@ -22,8 +22,19 @@ import sys
 import tempfile
 
 
-def spill_bytes(ptxas, ptx, chip):
-    out = subprocess.run([ptxas, "-arch=" + chip, "-v", ptx, "-o", os.devnull],
+def ptx_target(ptx):
+    """The chip the PTX was compiled for (its .target; the manifest's
+    min_chip is the oldest chip with the kernel's instructions, which may be
+    earlier)."""
+    with open(ptx) as f:
+        for line in f:
+            if line.startswith(".target"):
+                return line.split()[1].rstrip(",")
+    sys.exit("no .target in " + ptx)
+
+
+def spill_bytes(ptxas, ptx):
+    out = subprocess.run([ptxas, "-arch=" + ptx_target(ptx), "-v", ptx, "-o", os.devnull],
                          capture_output=True, text=True)
     if out.returncode:
         sys.exit("ptxas failed on %s:\n%s" % (ptx, out.stderr[-600:]))
@@ -55,7 +66,7 @@ def main():
         for path in manifests:
             with open(path) as f:
                 manifest = json.load(f)
-            spilled = spill_bytes(a.ptxas, path[:-5] + ".ptx", manifest["min_chip"])
+            spilled = spill_bytes(a.ptxas, path[:-5] + ".ptx")
             if spilled and known_trade(manifest, spilled):
                 print("known %d bytes %s" % (spilled, manifest["kernel"]))
             elif spilled:

@@ -189,6 +189,16 @@ struct FlashKernelSpec {
   int64_t consumerRegisters() const { return transposesV() ? 224 : 240; }
   /// Threads per CTA: the computing warps, then the producer warpgroup.
   int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
+  /// The oldest chip that has every instruction the kernel uses (the
+  /// manifest's min_chip; the PTX's .target is the chip it was compiled
+  /// for, which may be later): wgmma and setmaxnreg are sm_90a's, the TMA
+  /// unit's copies and mbarrier waits sm_90's, the rest (mma.sync,
+  /// cp.async, ldmatrix; the generic kernel's f32 FMAs) sm_80's.
+  StringRef minimumChip() const {
+    if (wgmma() || producerWarpgroup)
+      return "sm_90a";
+    return tmaLoads ? "sm_90" : "sm_80";
+  }
   /// 128-byte-swizzle atoms must start on 1024-byte boundaries; the
   /// kernel rounds the dynamic shared-memory base up.
   int64_t alignmentSlackBytes() const { return atomTiles() ? 1024 : 0; }
