@@ -77,6 +77,53 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
     t.scalarF32 = 19.5e12;
     return t;
   }
+  // The chips whose SMs have 100 KB of shared memory, 99 KB for one block
+  // (compute capabilities 8.6, 8.9 and 12.0; CCCL's arch_traits), where a
+  // kernel chosen for the A100's 163 KB or the H200's 227 KB would not
+  // launch. Datasheet values; no attn-opt kernel has run on these chips.
+  if (name == "a10" || name == "l40s" || name == "rtx5090") {
+    t.sramBytesPerBlock = 99 * 1024;
+    if (name == "a10") {
+      // NVIDIA A10 datasheet (GA102, sm_86): 72 SMs, 600 GB/s GDDR6; 125
+      // TFLOP/s dense FP16/BF16 tensor, 62.5 TF32, 31.2 FP32; 6 MB L2.
+      // No FP64 or FP8 tensor cores: FP64 at 1/64 of FP32; FP8 converted
+      // to f16 runs at its peak.
+      t.chip = "sm_86";
+      t.smCount = 72;
+      t.l2Bytes = 6ll << 20;
+      t.hbmBytesPerSec = 0.6e12;
+      t.tensorF16 = t.tensorBF16 = t.tensorF8 = 125e12;
+      t.tensorF32 = 62.5e12;
+      t.scalarF32 = 31.2e12;
+    } else if (name == "l40s") {
+      // NVIDIA L40S datasheet (AD102, sm_89): 142 SMs, 864 GB/s GDDR6, 96 MB
+      // L2; 362 TFLOP/s dense FP16/BF16 tensor, 733 FP8, 183 TF32, 91.6
+      // FP32 (FP64 at 1/64 of it).
+      t.chip = "sm_89";
+      t.smCount = 142;
+      t.l2Bytes = 96ll << 20;
+      t.hbmBytesPerSec = 0.864e12;
+      t.tensorF16 = t.tensorBF16 = 362e12;
+      t.tensorF8 = 733e12;
+      t.tensorF32 = 183e12;
+      t.scalarF32 = 91.6e12;
+    } else {
+      // NVIDIA GeForce RTX 5090 (GB202, sm_120): 170 SMs, 1,792 GB/s GDDR7,
+      // 96 MB L2; with f32 accumulation (as the kernels accumulate) 209.5
+      // TFLOP/s dense FP16/BF16 tensor, 419 FP8; 104.8 TF32 and FP32.
+      t.chip = "sm_120";
+      t.smCount = 170;
+      t.l2Bytes = 96ll << 20;
+      t.hbmBytesPerSec = 1.792e12;
+      t.tensorF16 = t.tensorBF16 = 209.5e12;
+      t.tensorF8 = 419e12;
+      t.tensorF32 = t.scalarF32 = 104.8e12;
+    }
+    t.tensorF64 = t.scalarF32 / 64;
+    // No microbenchmark of these chips' L2: 2.5x DRAM, the A100's ratio.
+    t.l2BytesPerSec = 2.5 * t.hbmBytesPerSec;
+    return t;
+  }
   if (name == "h100" || name == "h200") {
     t.chip = "sm_90a";
     // NVIDIA H100 SXM5 datasheet: 989.4 TFLOP/s dense FP16/BF16 tensor, 494.7
@@ -106,7 +153,7 @@ std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
 }
 
 std::vector<std::string> mlir::attn::getTargetPresetNames() {
-  return {"a100", "h100", "h200"};
+  return {"a100", "a10", "l40s", "h100", "h200", "rtx5090"};
 }
 
 //===----------------------------------------------------------------------===//

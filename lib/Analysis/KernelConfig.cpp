@@ -464,7 +464,8 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
 /// head dims: while the loop's registers exceed loopRegisterBudget or the
 /// CTA's shared memory the target's, give up what costs least first: a
 /// third K/V stage, then key-tile width, then (mma.sync) rows per warp,
-/// then (wgmma) the second warpgroup. Fields the request fixes stay.
+/// then (wgmma) the second warpgroup, then (mma.sync) warps of rows.
+/// Fields the request fixes stay.
 void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
                      const KernelConfigRequest &request, bool readsMaskTensor) {
   // Only tiles of the family's sets and head dims a kernel takes are sized
@@ -497,6 +498,11 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
       c.blockQ = 64;
       c.producerWarpgroup = false; // it needs two computing warpgroups
       c.overlapPV = false;
+    } else if (!request.blockQ && c.family == TensorCoreFamily::MmaSync && c.blockQ > 16 &&
+               c.blockQ > c.rowsPerWarp) {
+      // Fewer warps of rows: the staged Q tile shrinks with them (d = 256
+      // on the 99 KB of sm_86/89/120 fits 64 rows, not 128).
+      c.blockQ /= 2;
     } else
       return; // checkKernelConfig says why, if the result is illegal
   }

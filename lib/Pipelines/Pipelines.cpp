@@ -71,18 +71,20 @@ namespace {
 /// 8.0 is what the kernels were measured with on sm_80..sm_90a). mma.sync
 /// runs on every one of them; wgmma only on sm_90a.
 /// `costTarget` is the cost-model preset the kernel is chosen and costed
-/// for: the chip's own (a100, h200), or the nearest one where there is no
-/// preset (Ampere/Ada: a100; Blackwell: h200).
+/// for: the chip's own (a100, a10, l40s, h200, rtx5090), or where there is
+/// none, one whose SMs have the same shared memory, which bounds the tiles
+/// and stages (sm_87, Orin: a100's 164 KB; sm_90: h200; sm_100: h200's
+/// 228 KB).
 struct ChipSupport {
   llvm::StringLiteral chip, ptxFeatures;
   bool wgmma;
   llvm::StringLiteral costTarget;
 };
 constexpr ChipSupport kSupportedChips[] = {
-    {"sm_80", "+ptx80", false, "a100"},  {"sm_86", "+ptx80", false, "a100"},
-    {"sm_87", "+ptx80", false, "a100"},  {"sm_89", "+ptx80", false, "a100"},
+    {"sm_80", "+ptx80", false, "a100"},  {"sm_86", "+ptx80", false, "a10"},
+    {"sm_87", "+ptx80", false, "a100"},  {"sm_89", "+ptx80", false, "l40s"},
     {"sm_90", "+ptx80", false, "h200"},  {"sm_90a", "+ptx80", true, "h200"},
-    {"sm_100", "+ptx86", false, "h200"}, {"sm_120", "+ptx87", false, "h200"},
+    {"sm_100", "+ptx86", false, "h200"}, {"sm_120", "+ptx87", false, "rtx5090"},
 };
 
 std::string supportedChipList() {

@@ -87,7 +87,7 @@ def detect(mlir_text: str, explain: bool = False) -> DetectResult:
     return DetectResult(ir=ir, count=count, remarks=list(remarks))
 
 
-IO_COST_TARGETS = ("a100", "h100", "h200")
+IO_COST_TARGETS = ("a100", "a10", "l40s", "h100", "h200", "rtx5090")
 """Presets of --attn-io-cost (lib/Analysis/IOCost.cpp, knownTargetNames)."""
 
 # io_cost's keyword overrides and their kind. Integer options take positive
@@ -184,9 +184,9 @@ class Kernel:
     """The --attn-io-cost entry of the attention this kernel computes."""
 
 
-CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a")
-"""GPU targets compile() accepts (the attn-gpu-pipeline's chip=): sm_90a
-uses wgmma, the others mma.sync (sm_80+)."""
+CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120")
+"""GPU targets compile() accepts (the attn-gpu-pipeline's chip=, all of
+them): sm_90a uses wgmma, the others mma.sync (sm_80+)."""
 MMA = ("auto", "mma.sync", "wgmma")
 #: Who fills the K/V stages (compile(kv_loads=...)).
 KV_LOADS = ("auto", "cp.async", "tma", "tma-producer")

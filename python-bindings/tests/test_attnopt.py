@@ -197,7 +197,7 @@ def test_io_cost_overrides_and_errors():
     with pytest.raises(ValueError, match="missing: Lk, d"):
         attnopt.io_cost(B=1, H=1, Lq=16)
     # Checked in Python before anything runs: the accepted presets are listed.
-    with pytest.raises(ValueError, match="target must be one of a100, h100, h200"):
+    with pytest.raises(ValueError, match="target must be one of a100, a10, l40s, h100, h200, rtx5090"):
         attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, target="v100")
     with pytest.raises(ValueError, match="hbm_bandwidth must be a finite positive number"):
         attnopt.io_cost(B=1, H=1, Lq=16, Lk=16, d=16, hbm_bandwidth=float("inf"))
@@ -254,6 +254,15 @@ def test_compile_gives_ptx_manifest_and_cost():
     assert warps.manifest["min_chip"] == "sm_90" and ".target sm_90a" in warps.ptx
     copies = attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_loads="cp.async")
     assert copies.manifest["min_chip"] == "sm_80"
+    # Every chip the pipeline accepts compiles from Python too; the 99 KB
+    # chips (sm_86, sm_89, sm_120) get d = 256 kernels that fit them.
+    for chip in attnopt.CHIPS:
+        gemma = attnopt.compile(graph.attention(1, 4, 1024, 256), target=chip)
+        limit = 1024 * {"sm_86": 99, "sm_89": 99, "sm_120": 99, "sm_80": 163,
+                        "sm_87": 163}.get(chip, 227)
+        assert (gemma.manifest["dynamic_shared_memory_bytes"] +
+                gemma.manifest["static_shared_memory_bytes"]) <= limit, chip
+        assert (".target %s" % chip) in gemma.ptx
     with pytest.raises(attnopt.MLIRError, match="kv-warps=4 leaves each warp 8 keys"):
         attnopt.compile(graph.attention(2, 8, 1, 64, hkv=2, Lk=4096), kv_warps=4, block_kv=32)
     # K/V loads: TMA by default on wgmma (the manifest names the maps the
@@ -531,7 +540,7 @@ def test_compile_errors():
     with pytest.raises(ValueError, match="exactly one attention, found 2"):
         attnopt.compile(two)
     with pytest.raises(ValueError, match="target must be one of sm_80, sm_86, sm_87, sm_89, "
-                       "sm_90, sm_90a; got 'sm_70'"):
+                       "sm_90, sm_90a, sm_100, sm_120; got 'sm_70'"):
         attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_70")
     with pytest.raises(ValueError, match="mma='wgmma' needs target sm_90a"):
         attnopt.compile(graph.attention(1, 2, 128, 64), target="sm_86", mma="wgmma")

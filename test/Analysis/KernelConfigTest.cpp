@@ -381,6 +381,32 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
   EXPECT_EQ(stagedRowPitch(false, false, 80), 88);
 }
 
+// Every preset's chooser, over head dims it did not see written down (d
+// and dv multiples of 16 up to 256, decode to prefill lengths, GQA):
+// each gets a tensor-core kernel whose shared memory the chip holds and
+// whose loop fits the register budget. (sm_86/89/120 presets once took the
+// A100's 163 KB or the H200's 227 KB, and d = 256 asked for 135 KB of
+// their 99.)
+TEST(KernelConfig, EveryPresetFitsItsChip) {
+  for (const std::string &name : getTargetPresetNames()) {
+    TargetSpec target = *getTargetPreset(name);
+    for (int64_t d = 16; d <= 256; d += 16)
+      for (int64_t dv : {d, int64_t(64), int64_t(256) - d + 16})
+        for (int64_t lq : {1, 4, 64, 1000, 4096}) {
+          AttentionShape s = square(2, 8, 4096, d, DType::BF16);
+          s.headDimV = dv;
+          s.seqQ = lq;
+          s.headsKV = lq < 64 ? 2 : 8;
+          llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, target);
+          std::string where = name + " d=" + std::to_string(d) + " dv=" + std::to_string(dv) +
+                              " Lq=" + std::to_string(lq);
+          ASSERT_TRUE(bool(c)) << where << ": " << llvm::toString(c.takeError());
+          EXPECT_LE(kernelSharedMemoryBytes(*c, s), target.sramBytesPerBlock) << where;
+          EXPECT_LE(loopRegistersPerThread(*c, s), loopRegisterBudget(*c)) << where;
+        }
+  }
+}
+
 // Decode and other few-row attentions: the small-query kernel (GQA head
 // packing, mma.sync) with its K/V tile and split count from the streaming
 // model; requests and refusals; and what the cost model charges for both.

@@ -52,7 +52,7 @@
 // KWARPS: error: attn-io-cost: kv-warps must be 0 (chosen), 1, 2, 4 or 8, got
 // The remark states each verdict; the warning covers what the model skips.
 // Option errors point at the first attention op.
-// TARGET: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: unknown io-cost target 'v100'; known targets: a100, h100, h200
+// TARGET: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: unknown io-cost target 'v100'; known targets: a100, a10, l40s, h100, h200, rtx5090
 // WRITE: attn-io-cost-diagnostics.mlir:{{[0-9]+}}:8: error: cannot write '{{.*}}x.json'
 
 func.func @remark(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf16> {

@@ -46,7 +46,8 @@ int64_t elementBytes(DType t);
 /// pass options, so the model also serves hardware without a preset.
 struct TargetSpec {
   std::string name;
-  /// The chip the preset names (a100: sm_80; h100, h200: sm_90a): it picks
+  /// The chip the preset names (a100: sm_80; a10: sm_86; l40s: sm_89; h100,
+  /// h200: sm_90a; rtx5090: sm_120): it picks
   /// the tensor-core family of the kernel the cost is for.
   std::string chip;
   /// M: shared memory one thread block may use, in bytes.
@@ -81,7 +82,8 @@ struct TargetSpec {
 /// overrides alike. The error names the field.
 llvm::Error validateTarget(const TargetSpec &target);
 
-/// Presets "a100", "h100", "h200"; std::nullopt for other names.
+/// Presets "a100", "a10", "l40s", "h100", "h200", "rtx5090"; std::nullopt
+/// for other names.
 std::optional<TargetSpec> getTargetPreset(llvm::StringRef name);
 /// The preset names, for diagnostics and --help.
 std::vector<std::string> getTargetPresetNames();
