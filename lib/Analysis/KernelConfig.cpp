@@ -51,9 +51,12 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
     return o + 3 * scores + s.headDim / 4 + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
-  // k-step first (2 registers each: d/8); Q's A fragments (4 per m-tile and
-  // k-step) stay in registers when Q is not staged.
-  int64_t regs = o + scores + s.headDim / 8;
+  // k-step first (2 registers each: d/8), and O per 16 keys, V's fragments
+  // of every n-tile likewise (dv/8): the larger of the two is live. (With
+  // d/8 alone, d = 16 beside dv = 128 at 32 rows per warp spilled 12 bytes:
+  // bench/gen_headdim_random.py, seed 3.) Q's A fragments (4 per m-tile
+  // and k-step) stay in registers when Q is not staged.
+  int64_t regs = o + scores + std::max(s.headDim, s.headDimV) / 8;
   if (!stagesQInSharedMemory(c, s))
     regs += mTiles * llvm::divideCeil(s.headDim, 16) * 4;
   // A key count known at run time only (paged, varlen) zero-fills every
@@ -499,9 +502,11 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
       c.producerWarpgroup = false; // it needs two computing warpgroups
       c.overlapPV = false;
     } else if (!request.blockQ && c.family == TensorCoreFamily::MmaSync && c.blockQ > 16 &&
-               c.blockQ > c.rowsPerWarp) {
-      // Fewer warps of rows: the staged Q tile shrinks with them (d = 256
-      // on the 99 KB of sm_86/89/120 fits 64 rows, not 128).
+               c.blockQ > c.rowsPerWarp &&
+               kernelSharedMemoryBytes(c, s) > target.sramBytesPerBlock) {
+      // Fewer warps of rows, for shared memory only (a thread's registers
+      // do not depend on them): the staged Q tile shrinks with them (d =
+      // 256 on the 99 KB of sm_86/89/120 fits 64 rows, not 128).
       c.blockQ /= 2;
     } else
       return; // checkKernelConfig says why, if the result is illegal

@@ -135,7 +135,7 @@ const std::vector<const char *> kLoads = {"auto", "cp.async", "tma", "tma-produc
                                           "TMA", "cp.async ", "bulk", "tma-"};
 const std::vector<const char *> kAutoOnOff = {"auto", "on", "off", "", "ON", "true", "1",
                                               "on "};
-const std::vector<const char *> kTargets = {"h200", "h100", "a100", "",
+const std::vector<const char *> kTargets = {"h200", "h100", "a100", "a10", "l40s", "rtx5090", "",
                                             "b200", "H200", "cpu", "h200 "};
 const std::vector<const char *> kBools = {"true", "false", "1", "0", "yes",
                                           "2", ""};
