@@ -55,105 +55,71 @@ double TargetSpec::peakFor(DType t) const {
   llvm_unreachable("unknown dtype");
 }
 
+namespace {
+/// One chip's datasheet numbers, in the units datasheets print them.
+struct Preset {
+  llvm::StringLiteral name, chip;
+  int64_t sramKiBPerBlock, smCount, l2MiB;
+  double dramTBps, l2TBps;
+  /// Dense tensor-core TFLOP/s: FP16/BF16 (f32 accumulation), TF32, FP64
+  /// (or the CUDA cores' FP64 where there are no FP64 tensor cores), FP8
+  /// (the FP16 peak where there are no FP8 tensor cores: FP8 converted to
+  /// f16 runs at it); and the CUDA cores' FP32.
+  double f16, tf32, f64, f8, scalarF32;
+};
+
+/// Sources: NVIDIA's datasheets and whitepapers (cited per row). L2
+/// bandwidth is on no datasheet: microbenchmarks for the A100 and H100/H200;
+/// for the others 2.5x DRAM, the A100's ratio. Shared memory per block is
+/// what one block may opt into (CCCL arch_traits: the SM's minus 1 KB).
+constexpr Preset kPresets[] = {
+    // A100 80GB PCIe: 108 SMs, 40 MB L2, 1,935 GB/s HBM2e; 312 / 156 / 19.5
+    // (FP64 tensor) / 19.5 FP32. 312 / 1.935 is the seeds' ridge, 161.2.
+    {"a100", "sm_80", 163, 108, 40, 1.935, 4.8, 312, 156, 19.5, 312, 19.5},
+    // A10 (GA102, sm_86): 72 SMs, 6 MB L2, 600 GB/s GDDR6; 125 / 62.5 /
+    // FP64 at 1/64 of the 31.2 FP32. 99 KB per block.
+    {"a10", "sm_86", 99, 72, 6, 0.6, 1.5, 125, 62.5, 31.2 / 64, 125, 31.2},
+    // L40S (AD102, sm_89): 142 SMs, 96 MB L2, 864 GB/s GDDR6; 362 / 183 /
+    // FP64 at 1/64 of 91.6 FP32 / 733 FP8. 99 KB per block.
+    {"l40s", "sm_89", 99, 142, 96, 0.864, 2.16, 362, 183, 91.6 / 64, 733, 91.6},
+    // H100 SXM5: 132 SMs, 50 MB L2, 3.35 TB/s HBM3, 227 KB per block; 989.4
+    // / 494.7 / 66.9 / 1,978.9 FP8 / 66.9.
+    {"h100", "sm_90a", 227, 132, 50, 3.35, 7.0, 989.4, 494.7, 66.9, 1978.9, 66.9},
+    // H200 SXM: the H100's GH100 with 4.8 TB/s HBM3e; the H200 we measure
+    // on reports 60 MB of L2 (shared/ANCHORS.md). Ridge 989.4 / 4.8 = 206.
+    {"h200", "sm_90a", 227, 132, 60, 4.8, 7.0, 989.4, 494.7, 66.9, 1978.9, 66.9},
+    // GeForce RTX 5090 (GB202, sm_120): 170 SMs, 96 MB L2, 1,792 GB/s
+    // GDDR7; with f32 accumulation 209.5 FP16/BF16, 419 FP8; 104.8 TF32 and
+    // FP32, FP64 at 1/64. 99 KB per block.
+    {"rtx5090", "sm_120", 99, 170, 96, 1.792, 4.48, 209.5, 104.8, 104.8 / 64, 419, 104.8},
+};
+} // namespace
+
 std::optional<TargetSpec> mlir::attn::getTargetPreset(llvm::StringRef name) {
+  const Preset *p = llvm::find_if(kPresets, [&](const Preset &p) { return p.name == name; });
+  if (p == std::end(kPresets))
+    return std::nullopt;
   TargetSpec t;
   t.name = name.str();
-  if (name == "a100") {
-    t.chip = "sm_80";
-    // NVIDIA A100 80GB PCIe datasheet: 1,935 GB/s HBM2e; 312 TFLOP/s dense
-    // FP16/BF16 tensor, 156 TF32, 19.5 FP64 tensor, 19.5 FP32. Whitepaper:
-    // 108 SMs, 40 MB L2, up to 163 KB shared memory per thread block.
-    // 312/1.935 gives the seeds' ridge point of 161.2 FLOP/byte.
-    t.sramBytesPerBlock = 163 * 1024;
-    t.smCount = 108;
-    t.l2Bytes = 40ll << 20;
-    t.hbmBytesPerSec = 1.935e12;
-    t.l2BytesPerSec = 4.8e12; // microbenchmarks, not on the datasheet
-    t.tensorF16 = t.tensorBF16 = 312e12;
-    t.tensorF32 = 156e12;
-    t.tensorF64 = 19.5e12;
-    // Ampere has no FP8 tensor cores: FP8 converted to f16 runs at its peak.
-    t.tensorF8 = 312e12;
-    t.scalarF32 = 19.5e12;
-    return t;
-  }
-  // The chips whose SMs have 100 KB of shared memory, 99 KB for one block
-  // (compute capabilities 8.6, 8.9 and 12.0; CCCL's arch_traits), where a
-  // kernel chosen for the A100's 163 KB or the H200's 227 KB would not
-  // launch. Datasheet values; no attn-opt kernel has run on these chips.
-  if (name == "a10" || name == "l40s" || name == "rtx5090") {
-    t.sramBytesPerBlock = 99 * 1024;
-    if (name == "a10") {
-      // NVIDIA A10 datasheet (GA102, sm_86): 72 SMs, 600 GB/s GDDR6; 125
-      // TFLOP/s dense FP16/BF16 tensor, 62.5 TF32, 31.2 FP32; 6 MB L2.
-      // No FP64 or FP8 tensor cores: FP64 at 1/64 of FP32; FP8 converted
-      // to f16 runs at its peak.
-      t.chip = "sm_86";
-      t.smCount = 72;
-      t.l2Bytes = 6ll << 20;
-      t.hbmBytesPerSec = 0.6e12;
-      t.tensorF16 = t.tensorBF16 = t.tensorF8 = 125e12;
-      t.tensorF32 = 62.5e12;
-      t.scalarF32 = 31.2e12;
-    } else if (name == "l40s") {
-      // NVIDIA L40S datasheet (AD102, sm_89): 142 SMs, 864 GB/s GDDR6, 96 MB
-      // L2; 362 TFLOP/s dense FP16/BF16 tensor, 733 FP8, 183 TF32, 91.6
-      // FP32 (FP64 at 1/64 of it).
-      t.chip = "sm_89";
-      t.smCount = 142;
-      t.l2Bytes = 96ll << 20;
-      t.hbmBytesPerSec = 0.864e12;
-      t.tensorF16 = t.tensorBF16 = 362e12;
-      t.tensorF8 = 733e12;
-      t.tensorF32 = 183e12;
-      t.scalarF32 = 91.6e12;
-    } else {
-      // NVIDIA GeForce RTX 5090 (GB202, sm_120): 170 SMs, 1,792 GB/s GDDR7,
-      // 96 MB L2; with f32 accumulation (as the kernels accumulate) 209.5
-      // TFLOP/s dense FP16/BF16 tensor, 419 FP8; 104.8 TF32 and FP32.
-      t.chip = "sm_120";
-      t.smCount = 170;
-      t.l2Bytes = 96ll << 20;
-      t.hbmBytesPerSec = 1.792e12;
-      t.tensorF16 = t.tensorBF16 = 209.5e12;
-      t.tensorF8 = 419e12;
-      t.tensorF32 = t.scalarF32 = 104.8e12;
-    }
-    t.tensorF64 = t.scalarF32 / 64;
-    // No microbenchmark of these chips' L2: 2.5x DRAM, the A100's ratio.
-    t.l2BytesPerSec = 2.5 * t.hbmBytesPerSec;
-    return t;
-  }
-  if (name == "h100" || name == "h200") {
-    t.chip = "sm_90a";
-    // NVIDIA H100 SXM5 datasheet: 989.4 TFLOP/s dense FP16/BF16 tensor, 494.7
-    // TF32, 66.9 FP64 tensor, 66.9 FP32; 3.35 TB/s HBM3. Hopper tuning guide:
-    // 132 SMs, up to 227 KB shared memory per thread block, 50 MB L2.
-    t.sramBytesPerBlock = 227 * 1024;
-    t.smCount = 132;
-    t.l2Bytes = 50ll << 20;
-    t.hbmBytesPerSec = 3.35e12;
-    t.l2BytesPerSec = 7.0e12; // microbenchmarks, not on the datasheet
-    t.tensorF16 = t.tensorBF16 = 989.4e12;
-    t.tensorF32 = 494.7e12;
-    t.tensorF64 = 66.9e12;
-    // Same datasheet: 1,978.9 TFLOP/s dense FP8 (E4M3/E5M2) tensor.
-    t.tensorF8 = 1978.9e12;
-    t.scalarF32 = 66.9e12;
-    if (name == "h200") {
-      // NVIDIA H200 SXM datasheet: same GH100 compute, 4.8 TB/s HBM3e. The
-      // H200 we measure on reports 60 MB of L2 (shared/ANCHORS.md).
-      // Ridge: 989.4 / 4.8 = 206 FLOP/byte.
-      t.hbmBytesPerSec = 4.8e12;
-      t.l2Bytes = 60ll << 20;
-    }
-    return t;
-  }
-  return std::nullopt;
+  t.chip = p->chip.str();
+  t.sramBytesPerBlock = p->sramKiBPerBlock * 1024;
+  t.smCount = p->smCount;
+  t.l2Bytes = p->l2MiB << 20;
+  t.hbmBytesPerSec = p->dramTBps * 1e12;
+  t.l2BytesPerSec = p->l2TBps * 1e12;
+  t.tensorF16 = t.tensorBF16 = p->f16 * 1e12;
+  t.tensorF32 = p->tf32 * 1e12;
+  t.tensorF64 = p->f64 * 1e12;
+  t.tensorF8 = p->f8 * 1e12;
+  t.scalarF32 = p->scalarF32 * 1e12;
+  return t;
 }
 
 std::vector<std::string> mlir::attn::getTargetPresetNames() {
-  return {"a100", "a10", "l40s", "h100", "h200", "rtx5090"};
+  std::vector<std::string> names;
+  for (const Preset &p : kPresets)
+    names.push_back(p.name.str());
+  return names;
 }
 
 //===----------------------------------------------------------------------===//
