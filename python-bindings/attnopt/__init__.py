@@ -21,7 +21,8 @@ from ._core import run_pipeline_counting as _run_counting
 from ._core import version as compiler_version
 
 __all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
-           "compile", "graph", "CHIPS", "IO_COST_TARGETS", "compiler_version"]
+           "compile", "graph", "CHIPS", "IO_COST_TARGETS", "compiler_version",
+           "chip_for_capability"]
 
 
 def run_pipeline(mlir_text: str, pipeline: str) -> str:
@@ -187,6 +188,28 @@ class Kernel:
 CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120")
 """GPU targets compile() accepts (the attn-gpu-pipeline's chip=, all of
 them): sm_90a uses wgmma, the others mma.sync (sm_80+)."""
+
+# Devices whose compute capability is not in CHIPS but whose SMs are one of
+# theirs (CCCL's arch_traits: the same shared memory per SM and the same
+# instructions the kernels use): their PTX targets that chip, which the
+# driver compiles for the device (a non-"a" target is forward-compatible).
+_CHIP_OF_CAPABILITY = {(8, 8): "sm_86", (10, 1): "sm_100", (10, 3): "sm_100",
+                       (11, 0): "sm_100", (12, 1): "sm_120"}
+
+
+def chip_for_capability(major: int, minor: int) -> str:
+    """The chip (one of CHIPS) attn-opt compiles for on a device of compute
+    capability major.minor: sm_90a (wgmma) on 9.0, the device's own chip
+    where attn-opt has it, else the chip whose SMs the device's are; a
+    ValueError names the accepted chips for any other (older than sm_80, or
+    newer than attn-opt knows)."""
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    chip = _CHIP_OF_CAPABILITY.get((major, minor), "sm_%d%d" % (major, minor))
+    if chip not in CHIPS:
+        raise ValueError("attn-opt builds no kernels for compute capability %d.%d; it builds "
+                         "for %s" % (major, minor, ", ".join(CHIPS)))
+    return chip
 MMA = ("auto", "mma.sync", "wgmma")
 #: Who fills the K/V stages (compile(kv_loads=...)).
 KV_LOADS = ("auto", "cp.async", "tma", "tma-producer")

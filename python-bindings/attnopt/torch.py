@@ -96,10 +96,8 @@ def bucket(length: int, exact_up_to: int = 64) -> int:
 
 @functools.lru_cache(maxsize=None)
 def _chip(device: torch.device) -> str:
-    major, minor = torch.cuda.get_device_capability(device)
-    if (major, minor) == (9, 0):
-        return "sm_90a"  # wgmma
-    return "sm_%d%d" % (major, minor)
+    from . import chip_for_capability
+    return chip_for_capability(*torch.cuda.get_device_capability(device))
 
 
 # --- the problem --------------------------------------------------------------

@@ -528,6 +528,24 @@ def test_compile_with_mask_and_odd_lengths():
     assert k.manifest["kv_loads"] == "tma" and len(k.manifest["tensor_maps"]) == 2
 
 
+def test_chip_for_capability():
+    # Hopper takes wgmma; chips attn-opt has are their own; devices whose SMs
+    # are one of those chips' (same shared memory) take that chip's PTX.
+    assert attnopt.chip_for_capability(9, 0) == "sm_90a"
+    assert attnopt.chip_for_capability(8, 9) == "sm_89"
+    assert attnopt.chip_for_capability(12, 0) == "sm_120"
+    assert attnopt.chip_for_capability(12, 1) == "sm_120"
+    assert attnopt.chip_for_capability(10, 3) == "sm_100"
+    assert attnopt.chip_for_capability(8, 8) == "sm_86"
+    for major, minor in ((7, 5), (7, 0), (13, 0), (9, 1)):
+        with pytest.raises(ValueError, match="builds no kernels for compute capability "
+                                             "%d.%d; it builds for sm_80" % (major, minor)):
+            attnopt.chip_for_capability(major, minor)
+    for major, minor in ((8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (12, 0), (8, 8),
+                         (10, 3), (11, 0), (12, 1)):
+        assert attnopt.chip_for_capability(major, minor) in attnopt.CHIPS
+
+
 def test_compile_errors():
     # The error names the tensor-core family of the target.
     with pytest.raises(attnopt.MLIRError, match="wgmma needs f16, bf16 or 8-bit float"):
