@@ -44,7 +44,8 @@ def spill_bytes(ptxas, ptx):
 def known_trade(manifest, spilled):
     if manifest.get("min_ctas_per_sm") == 2:
         return spilled <= 48
-    return manifest["d"] == 256 and manifest["causal"] != "none" and spilled <= 8
+    return (manifest["kv_loads"] == "tma-producer" and manifest["d"] == 256
+            and manifest["causal"] != "none" and spilled <= 8)
 
 
 def main():
@@ -54,10 +55,13 @@ def main():
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--cases", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options for every draw (the generator's)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as out:
         gen = subprocess.run([sys.executable, a.generator, "--attn-opt", a.attn_opt, "--out", out,
-                              "--cases", str(a.cases), "--seed", str(a.seed)],
+                              "--cases", str(a.cases), "--seed", str(a.seed),
+                              "--options", a.options],
                              capture_output=True, text=True)
         if gen.returncode:
             sys.exit(gen.stdout + gen.stderr)
