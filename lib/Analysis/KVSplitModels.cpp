@@ -118,7 +118,6 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
 
-
 /// Whether one thread fills `c`'s stages with tensor boxes (TMA, dense
 /// K/V), the copies v37's sweep fitted; row copies (cp.async, paged or
 /// packed K/V, chips without TMA) keep the fits of v13-v27b.
