@@ -161,9 +161,9 @@ private:
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
   void inLeader(function_ref<void()> body);
-  /// KernelBuilder::sharedPointer as the shared::cluster address the bulk copies write
-  /// to (a shared::cta address is a shared::cluster one of this CTA; the
-  /// .shared::cta destination form needs PTX 8.6).
+  /// KernelBuilder::sharedPointer as the shared::cluster address the bulk
+  /// copies write to (a shared::cta address is a shared::cluster one of
+  /// this CTA; the .shared::cta destination form needs PTX 8.6).
   Value clusterPointer(Value memref, Value bytes) {
     return LLVM::AddrSpaceCastOp::create(k.b, k.loc,
                                          LLVM::LLVMPointerType::get(k.b.getContext(), 7),
