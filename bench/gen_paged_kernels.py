@@ -12,6 +12,7 @@ Grid: B in {1, 8, 64}, Lk in {4k, 16k, 128k}, (Hq, Hkv) in {(64, 8),
 pages and the block table Lk/S entries per sequence. index.json lists them.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -55,6 +56,11 @@ def main():
                     help="also compile, for 16-token pages, every split count of SWEEP[B] "
                          "with every (block-kv, kv-warps) of TILES (the chooser's stages), "
                          "to check its pick")
+    ap.add_argument("--neighbours", action="store_true",
+                    help="also compile, for each page size, the row-copy kernel the chooser "
+                         "takes with kv-loads=cp.async (the picks before v42) and, for "
+                         "16-token pages, the chooser's pick at half and twice its split "
+                         "count and at the other 64- and 128-key tiles")
     ap.add_argument("--prefill", action="store_true",
                     help="chunked prefill instead: a few Lq > 1 shapes, causal bottom-right "
                          "(the wgmma kernels on sm_90a), for correctness")
@@ -78,6 +84,8 @@ def main():
                     with open(src, "w") as f:
                         f.write(paged_ir(B, Hq, Hkv, Lk, 128, S))
                     entry["paged"][str(S)], err = compile_one(a.attn_opt, src, a.out, "")
+                if a.neighbours and not err:
+                    entry["sweeps"] = neighbours(a, src, B, Hq, Hkv, Lk, entry["paged"])
                 if a.sweep and not err:
                     entry["sweep"] = {}
                     with open(src, "w") as f:
@@ -97,6 +105,34 @@ def main():
                 print(entry, flush=True)
     write_index(a.out, index)
     return 0
+
+
+def neighbours(a, src, B, Hq, Hkv, Lk, picks):
+    """{page size: {label: kernel}}: the row-copy pick of each page size and,
+    for 16-token pages, the chooser's pick's neighbours (split count halved
+    and doubled; the other 64- and 128-key tiles at its split count)."""
+    sweeps = {}
+    for S, pick in picks.items():
+        with open(src, "w") as f:
+            f.write(paged_ir(B, Hq, Hkv, Lk, 128, int(S)))
+        with open(os.path.join(a.out, pick + ".json")) as f:
+            m = json.load(f)
+        splits, bkv, warps = m["kv_splits"], m["block_kv"], m["kv_warps"]
+        variants = {"rows (kv-loads=cp.async)": "kv-loads=cp.async"}
+        if S == "16":
+            for other in sorted({max(1, splits // 2), splits * 2} - {splits}):
+                variants["splits=%d,bkv=%d,warps=%d" % (other, bkv, warps)] = (
+                    "kv-splits=%d block-kv=%d kv-warps=%d" % (other, bkv, warps))
+            for tb, tw in ((64, 2), (64, 4), (128, 4), (128, 8)):
+                if (tb, tw) != (bkv, warps):
+                    variants["splits=%d,bkv=%d,warps=%d" % (splits, tb, tw)] = (
+                        "kv-splits=%d block-kv=%d kv-warps=%d" % (splits, tb, tw))
+        sweeps[S] = {}
+        for label, options in variants.items():
+            name, _ = compile_one(a.attn_opt, src, a.out, options)
+            if name:
+                sweeps[S][label] = name
+    return sweeps
 
 
 def prefill(a):

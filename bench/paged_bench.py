@@ -154,12 +154,15 @@ def main():
                 good = good and rel_err(o[b], r) <= 2 * sdpa_err + 1e-6
             row["ragged_correct"][S] = good
             # The chooser's pick against every swept split count and tile
-            # (16-token pages, full sequences; each sweep kernel checked).
-            if S == 16 and e.get("sweep"):
+            # (full sequences; each sweep kernel checked): "sweep" (16-token
+            # pages, gen_paged_kernels.py --sweep) or "sweeps" per page size
+            # (--neighbours).
+            swept = (e.get("sweeps") or {}).get(str(S)) or (e.get("sweep") if S == 16 else None)
+            if swept:
                 lens.fill_(Lk)
                 kp, vp = to_pool(k, S, perm), to_pool(v, S, perm)
                 sweep, wrong = {}, []
-                for label, other_name in e["sweep"].items():
+                for label, other_name in swept.items():
                     other = Kernel(os.path.join(a.kernels, other_name + ".json"))
                     o.fill_(float("nan"))
                     other(q, kp, vp, o, block_table=table, seq_lens=lens)
@@ -167,7 +170,7 @@ def main():
                         wrong.append(label)
                     sweep[label] = gbps(bench(lambda: other(q, kp, vp, o, block_table=table,
                                                             seq_lens=lens)))
-                row["sweep16"], row["sweep16_wrong"] = sweep, wrong
+                row["sweep%d" % S], row["sweep%d_wrong" % S] = sweep, wrong
             del kp, vp
         if Lq == 1:
             row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
@@ -196,15 +199,21 @@ def main():
                 r["B"], r["Lk"], r["Hq"], r["Hkv"], c, p16, p128, p16 / c, p128 / c,
                 "%.0f" % cud if cud else "–", "%.0f" % r["flash"] if r.get("flash") else "–",
                 "%.2f" % (p16 / cud) if cud else "–", correct))
-        swept = [r for r in rows if r.get("sweep16")]
-        if swept:
-            f.write("\nChooser vs sweep (16-token pages): | B | Lk | Hq | Hkv | chosen | best "
-                    "(config) | chosen ÷ best | wrong |\n")
+        for S in (16, 128):
+            swept = [r for r in rows if r.get("sweep%d" % S)]
+            if not swept:
+                continue
+            f.write("\nChooser vs sweep (%d-token pages): | B | Lk | Hq | Hkv | chosen | best "
+                    "(config) | chosen ÷ best | chosen ÷ row copies | wrong |\n" % S)
             for r in swept:
-                best = max(r["sweep16"].items(), key=lambda kv: kv[1])
-                f.write("| %d | %s | %d | %d | %.0f | %.0f (%s) | %.3f | %s |\n" % (
-                    r["B"], r["Lk"], r["Hq"], r["Hkv"], r["paged"][16], best[1], best[0],
-                    r["paged"][16] / best[1], r["sweep16_wrong"]))
+                sweep = r["sweep%d" % S]
+                best = max(sweep.items(), key=lambda kv: kv[1])
+                rows_pick = sweep.get("rows (kv-loads=cp.async)")
+                f.write("| %d | %s | %d | %d | %.0f | %.0f (%s) | %.3f | %s | %s |\n" % (
+                    r["B"], r["Lk"], r["Hq"], r["Hkv"], r["paged"][S], best[1], best[0],
+                    r["paged"][S] / max(best[1], r["paged"][S]),
+                    "%.3f" % (r["paged"][S] / rows_pick) if rows_pick else "–",
+                    r["sweep%d_wrong" % S]))
     print(open(os.path.join(a.out, "table.md")).read())
     return 0
 

@@ -118,11 +118,13 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
 
-/// Whether one thread fills `c`'s stages with tensor boxes (TMA, dense
-/// K/V), the copies v37's sweep fitted; row copies (cp.async, paged or
-/// packed K/V, chips without TMA) keep the fits of v13-v27b.
+/// Whether one thread fills `c`'s stages with tensor boxes (TMA: dense K/V,
+/// the copies v37's sweep fitted, or whole pages of a pool, one box per
+/// page, which v42 measures); row copies (cp.async, packed K/V, chips
+/// without TMA) keep the fits of v13-v27b.
 bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {
-  return stagesInSwizzledAtoms(/*wgmma=*/false, c.tmaLoads, s.pageSize == 0 && !s.varlen);
+  return stagesInSwizzledAtoms(/*wgmma=*/false, c.tmaLoads,
+                               kvTilesInTensorBoxes(s.pageSize, s.varlen));
 }
 
 /// One SM's share of DRAM bandwidth, bytes per second.

@@ -63,8 +63,9 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
   // copied row past it: one source size per 16-byte copy of a stage,
   // computed per row. ptxas on the d = 128 decode kernel (one warp):
   // 64-key tiles reach 255 registers and spill, 32-key tiles hold at 234
-  // (bench/NOTES.md, v26).
-  if (s.pageSize > 0 || s.varlen)
+  // (bench/NOTES.md, v26). Tensor boxes of whole pages copy no row by row.
+  bool rowCopies = !(c.tmaLoads && kvTilesInTensorBoxes(s.pageSize, s.varlen));
+  if ((s.pageSize > 0 || s.varlen) && rowCopies)
     regs += c.blockKV * (s.headDim + s.headDimV) / 8 / (32 * c.numWarps());
   return regs;
 }
@@ -151,10 +152,13 @@ bool chipHasTma(llvm::StringRef chip) {
 
 /// TMA writes whole boxes of a tensor map over a dense [B, Hkv, Lk, d]
 /// tensor into 128-byte-swizzled atoms (wgmma's, and the mma.sync stages'
-/// then); a paged pool or a packed batch is addressed per row through
-/// tables the tensor map does not know. There the mma.sync kernels' padded
-/// rows take one bulk copy per key row instead (every K/V form); wgmma's
-/// stay with cp.async.
+/// then), and on mma.sync over a paged pool whose pages nest with the tiles
+/// (a box per page; kvTilesInTensorBoxes). A packed batch or other page
+/// sizes are addressed per row through tables no tensor map can follow:
+/// there the mma.sync kernels' padded rows take one bulk copy per key row
+/// instead. wgmma's stages take dense K/V only (its paged and packed
+/// kernels stay with cp.async: no producer zeroes a page's rows past the
+/// sequence).
 llvm::Error checkTmaLoads(const KernelConfig &c, const AttentionShape &s,
                           const TargetSpec &target) {
   if (!c.tmaLoads)
@@ -358,6 +362,7 @@ struct Facts {
   bool causal;
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
+  bool boxKV;        // tensor boxes can fill the K/V tiles (kvTilesInTensorBoxes)
   bool wholeAtoms;   // d and dv multiples of 64: every TMA box row is 128 bytes
   bool causalTo1k;   // causal with Lk <= 1024
   bool wholeTiles;   // Lq and Lk multiples of 128: no partial 128-row or key tile
@@ -524,11 +529,12 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // (1.03-1.38x cp.async). "v30b/c": and the small-query mma.sync stages,
   // as tensor boxes into swizzled atoms, where the chip has the TMA unit
   // (1.03-1.09x cp.async at B = 1; row copies of paged or packed K/V stream
-  // 0.35-0.64x and are never chosen).
+  // 0.35-0.64x and are never chosen). "v42": paged pools too, one box per
+  // page.
   const bool mmaSyncBoxes = family == TensorCoreFamily::MmaSync && fewRows &&
-                            chipHasTma(target.chip) && !request.swizzle;
-  bool tmaLoads = request.tmaLoads.value_or(
-      f.denseKV && (family == TensorCoreFamily::Wgmma || mmaSyncBoxes));
+                            chipHasTma(target.chip) && !request.swizzle && f.boxKV;
+  bool tmaLoads = request.tmaLoads.value_or((family == TensorCoreFamily::Wgmma && f.denseKV) ||
+                                            mmaSyncBoxes);
   KernelConfig c = family == TensorCoreFamily::Wgmma ? measuredWgmmaDefaults(f, tmaLoads)
                    : fewRows                         ? smallQueryDefaults(s)
                                                      : measuredMmaSyncDefaults(f);
@@ -646,7 +652,7 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
-          s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
+          kvTilesInTensorBoxes(s.pageSize, s.varlen), s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
           s.seqQ % 128 == 0 && s.seqKV % 128 == 0, /*twoPerSM=*/false};
   KernelConfig twoWarpgroups; // 128 x 128, 2 stages, wgmma
   twoWarpgroups.tmaLoads = f.denseKV;

@@ -26,7 +26,7 @@ bool mlir::attn::stagesQInSharedMemory(const KernelConfig &c,
 int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
                                             const AttentionShape &s) {
   const bool atoms = stagesInSwizzledAtoms(c.family == TensorCoreFamily::Wgmma, c.tmaLoads,
-                                           s.pageSize == 0 && !s.varlen);
+                                           kvTilesInTensorBoxes(s.pageSize, s.varlen));
   const int64_t e = elementBytes(s.dtype);
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
   auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols, e); };

@@ -504,12 +504,13 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   ASSERT_TRUE(bool(rows33)) << llvm::toString(rows33.takeError());
   EXPECT_EQ(rows33->blockQ, 64);
 
-  // Bulk row copies by the TMA unit (kv-loads=tma on mma.sync): any K/V
-  // form on sm_90, paged included; refused on sm_80 and with swizzled rows.
+  // Bulk row copies by the TMA unit (kv-loads=tma on mma.sync): the K/V
+  // forms no tensor map can follow on sm_90 (pages that are not a power of
+  // two here); refused on sm_80 and with swizzled rows.
   KernelConfigRequest bulk;
   bulk.tmaLoads = true;
   AttentionShape paged = one;
-  paged.pageSize = 16;
+  paged.pageSize = 24;
   KernelConfig pagedBulk = choose(paged, bulk);
   EXPECT_EQ(pagedBulk.family, TensorCoreFamily::MmaSync);
   EXPECT_TRUE(pagedBulk.tmaLoads);
@@ -577,15 +578,18 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
 // best swept, v27b the key-warp rule within 5% at 12 of 12 shapes); pages of
 // a whole tile or more cost nothing extra, and every pick's registers fit
 // the budget with the copies' zero-fill sizes counted.
-TEST(KernelConfig, PagedDecodeChargesPageLookups) {
+TEST(KernelConfig, RowCopiedPagesChargePageLookups) {
   TargetSpec h200 = *getTargetPreset("h200");
   auto paged = [](int64_t b, int64_t hq, int64_t hkv, int64_t lk, int64_t page) {
     AttentionShape s = decodeShape(b, hq, hkv, 1, lk);
     s.pageSize = page;
     return s;
   };
+  // Row copies (cp.async): the pages' lookups are the copying threads'.
+  KernelConfigRequest rows;
+  rows.tmaLoads = false;
   auto choose = [&](const AttentionShape &s) {
-    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200);
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, rows);
     EXPECT_TRUE(static_cast<bool>(c));
     return c ? *c : KernelConfig{};
   };
@@ -596,8 +600,7 @@ TEST(KernelConfig, PagedDecodeChargesPageLookups) {
                   Shape{8, 32, 32, 16384}}) {
     AttentionShape small = paged(p.b, p.hq, p.hkv, p.lk, 16);
     KernelConfig c = choose(small);
-    KernelConfigRequest rows;
-    rows.tmaLoads = false;
+    EXPECT_FALSE(c.tmaLoads);
     llvm::Expected<KernelConfig> rowCopied =
         chooseKernelConfig(paged(p.b, p.hq, p.hkv, p.lk, 0), MaskReads::None, h200, rows);
     ASSERT_TRUE(bool(rowCopied)) << llvm::toString(rowCopied.takeError());
@@ -615,6 +618,37 @@ TEST(KernelConfig, PagedDecodeChargesPageLookups) {
         << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk;
     EXPECT_LE(loopRegistersPerThread(c, small), loopRegisterBudget(c.family));
   }
+}
+
+// Paged pools of power-of-two pages on sm_90 take tensor boxes, one per
+// page of a tile (bench/NOTES.md v42), and the pick of the contiguous K/V
+// they hold; other page sizes keep row copies.
+TEST(KernelConfig, PagesOfBoxesTakeTheContiguousPick) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  auto choose = [&](const AttentionShape &s) {
+    llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200);
+    EXPECT_TRUE(static_cast<bool>(c)) << (c ? "" : llvm::toString(c.takeError()));
+    return c ? *c : KernelConfig{};
+  };
+  for (int64_t b : {1, 8, 64})
+    for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{64, 8}, {32, 32}})
+      for (int64_t lk : {4096, 131072}) {
+        KernelConfig contiguous = choose(decodeShape(b, hq, hkv, 1, lk));
+        ASSERT_TRUE(contiguous.tmaLoads);
+        for (int64_t page : {8, 16, 128, 256}) {
+          AttentionShape s = decodeShape(b, hq, hkv, 1, lk);
+          s.pageSize = page;
+          KernelConfig c = choose(s);
+          EXPECT_TRUE(c.tmaLoads) << page;
+          EXPECT_EQ(c, contiguous) << b << " " << hq << ":" << hkv << " " << lk << " " << page;
+          EXPECT_LE(loopRegistersPerThread(c, s), loopRegisterBudget(c.family));
+        }
+        AttentionShape odd = decodeShape(b, hq, hkv, 1, lk);
+        odd.pageSize = 24;
+        EXPECT_FALSE(choose(odd).tmaLoads);
+        odd.pageSize = 4; // (a box would start inside the swizzle's 8-row period)
+        EXPECT_FALSE(choose(odd).tmaLoads);
+      }
 }
 
 // 8-bit floats: the FP8 wgmma kernel (its producer warpgroup transposes V)

@@ -22,10 +22,21 @@ inline int64_t atomColumns(int64_t elementBytes) { return 128 / elementBytes; }
 /// Whether the staged tiles are atoms of the 128-byte swizzle, [atoms,
 /// rows, atomColumns] per stage: what wgmma's descriptors read, and what TMA
 /// writes from a tensor map's boxes, so also the mma.sync kernels' when
-/// TMA fills their stages from dense K/V (their ldmatrix addresses follow
-/// the swizzle). Otherwise rows (padded, or XOR-swizzled in place).
-inline bool stagesInSwizzledAtoms(bool wgmma, bool tmaLoads, bool denseKV) {
-  return wgmma || (tmaLoads && denseKV);
+/// TMA fills their stages from tensor boxes (their ldmatrix addresses
+/// follow the swizzle). Otherwise rows (padded, or XOR-swizzled in place).
+inline bool stagesInSwizzledAtoms(bool wgmma, bool tmaLoads, bool boxKV) {
+  return wgmma || (tmaLoads && boxKV);
+}
+
+/// Whether tensor boxes can fill a K/V tile (`boxKV` above): dense [B, Hkv,
+/// Lk, d] tensors, and paged pools [pages, pageSize, Hkv, d] whose pages
+/// nest with the tiles: a power-of-two page size (so that a power-of-two
+/// tile lies inside one page or is whole pages, one box each) of at least
+/// 8 rows (so that each box starts on the 1024-byte period of the 128-byte
+/// swizzle, which TMA applies by shared-memory address). Packed varlen rows
+/// and other page sizes are copied row by row.
+inline bool kvTilesInTensorBoxes(int64_t pageSize, bool varlen) {
+  return !varlen && (pageSize == 0 || (pageSize >= 8 && llvm::isPowerOf2_64(pageSize)));
 }
 
 /// Elements per row of a staged tile of `cols` columns of `elementBytes`

@@ -37,11 +37,6 @@ using namespace mlir::attn;
 namespace {
 
 
-/// A TMA tensor map over the [B, Hkv, L, d] buffer `kv` whose boxes are
-/// one 128-byte atom (64 or 128 columns) of a `blockKV`-key tile, 128-byte swizzled, zero
-/// filled out of bounds, without L2 promotion (kTensorMapL2Promotion): nvgpu's descriptor, built on the host by the CUDA
-/// runtime wrappers (cuTensorMapEncodeTiled, the map copied to device
-/// memory), passed to the kernel as the generic pointer it lowers to.
 /// The manifest's L2 promotion names (none, 64B, 128B, 256B) as nvgpu's.
 nvgpu::TensorMapL2PromoKind l2PromotionKind(StringRef promotion) {
   return llvm::StringSwitch<nvgpu::TensorMapL2PromoKind>(promotion)
@@ -51,10 +46,18 @@ nvgpu::TensorMapL2PromoKind l2PromotionKind(StringRef promotion) {
       .Default(nvgpu::TensorMapL2PromoKind::L2PROMO_NONE);
 }
 
-Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
+/// A TMA tensor map over the K or V buffer `kv` (dense [B, Hkv, L, d] or a
+/// paged pool) with the spec's box (FlashKernelSpec::tensorMapBox: one
+/// 128-byte atom of a tile's or a page's keys), 128-byte swizzled, zero
+/// filled out of bounds, without L2 promotion (kTensorMapL2Promotion):
+/// nvgpu's descriptor, built on the host by the CUDA runtime wrappers
+/// (cuTensorMapEncodeTiled, the map copied to device memory), passed to the
+/// kernel as the generic pointer it lowers to.
+Value createTensorMap(OpBuilder &b, Location loc, Value kv, const FlashKernelSpec &spec) {
   auto type = cast<MemRefType>(kv.getType());
-  const int64_t atom = atomColumns(type.getElementTypeBitWidth() / 8);
-  auto box = MemRefType::get({1, 1, blockKV, atom}, type.getElementType(), MemRefLayoutAttrInterface(),
+  // (nvgpu's box is a memref shape, outermost dim first.)
+  SmallVector<int64_t, 4> boxShape(llvm::reverse(spec.tensorMapBox()));
+  auto box = MemRefType::get(boxShape, type.getElementType(), MemRefLayoutAttrInterface(),
                              gpu::AddressSpaceAttr::get(b.getContext(),
                                                         gpu::AddressSpace::Workgroup));
   auto descType = nvgpu::TensorMapDescriptorType::get(
@@ -72,7 +75,6 @@ Value createTensorMap(OpBuilder &b, Location loc, Value kv, int64_t blockKV) {
                                             desc)
       .getResult(0);
 }
-
 
 /// How an attention tensor of rank 2 or 3 reads as the kernel's rank 4:
 /// [L, d] as [1, 1, L, d], [H, L, d] as [1, H, L, d].
@@ -266,7 +268,7 @@ struct AttnLowerToGPUPass
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
       if (spec->tensorMapLoads())
         for (Value kv : {inputs[1], inputs[2]})
-          args.push_back(createTensorMap(b, loc, kv, spec->blockKV));
+          args.push_back(createTensorMap(b, loc, kv, *spec));
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
       std::array<int64_t, 3> dims = spec->grid();

@@ -288,7 +288,7 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
   b.setInsertionPointToStart(loop.getBody());
   Value kvStart = loop.getInductionVar();
-  Value buf = producer.acquire(kvStart);
+  Value buf = producer.acquire(kvStart, /*mayEndKeys=*/masked);
   if (producer.publishesWithBarrier()) {
     family.beforeStageBarrier();
     gpu::BarrierOp::create(b, loc);

@@ -294,7 +294,9 @@ public:
   virtual void prologue() = 0;
   /// At the top of an iteration of a K/V loop: the stage that holds the
   /// tile starting at key `kvStart` once the barrier after it has passed.
-  virtual Value acquire(Value kvStart) = 0;
+  /// `mayEndKeys`: whether the loop's run of tiles may hold the tile where
+  /// the keys end (its masked run), the only one that can reach past them.
+  virtual Value acquire(Value kvStart, bool mayEndKeys) = 0;
   /// After the K/V loops, before the CTA's shared memory goes.
   virtual void drain() = 0;
   /// Whether a tile acquired by each thread is published to all by a CTA

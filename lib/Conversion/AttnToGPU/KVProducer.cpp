@@ -46,7 +46,7 @@ public:
     }
   }
 
-  Value acquire(Value kvStart) override {
+  Value acquire(Value kvStart, bool /*mayEndKeys*/) override {
     // Prefetch tile j+D (D = the prefetch distance) into its stage, the one
     // tile j-1 left (the last iterations re-fetch the last tile into that
     // idle stage: branch-free, and nobody reads it), then wait until only

@@ -181,7 +181,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   attentionArgs.append(descaleArgs.begin(), descaleArgs.end());
   // TMA loads: for each entry the runner encodes a CUtensorMap
   // (cuTensorMapEncodeTiled) over its tensor's address and shape
-  // (contiguous, dims innermost first: {d, Lk, Hkv, B}), with the box and
+  // (contiguous, dims innermost first: {d, Lk, Hkv, B}, or a paged pool's
+  // {d, Hkv, page_size, pages}), with the box and
   // swizzle and L2 promotion given here and zero fill out of bounds, and passes a pointer to
   // it in global memory (128 bytes, 64-byte aligned) as the argument `arg`.
   SmallVector<Attribute> tensorMaps;
@@ -190,7 +191,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       std::string arg = (tensor + "_tensor_map").str();
       tensorMaps.push_back(dict({{"arg", str(arg)},
                                  {"tensor", str(tensor)},
-                                 {"box", shape({atomColumns(s.elementBytes()), s.blockKV, 1, 1})},
+                                 {"box", shape(s.tensorMapBox())},
                                  {"swizzle", str("128B")},
                                  {"l2_promotion", str(kTensorMapL2Promotion)}}));
     }

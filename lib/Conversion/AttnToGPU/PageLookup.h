@@ -17,13 +17,17 @@ namespace mlir {
 namespace attn {
 
 /// The pages of one staged tile of a paged KV cache, each looked up in the
-/// block table once for the K and the V copies. Lookups are clamped to the
-/// sequence's last page, so that no entry past it (which may hold anything)
-/// is ever used as an address.
+/// block table once for the K and the V copies. Row copies clamp their
+/// lookups to the sequence's last page, so that no entry past it (which may
+/// hold anything) is ever used as an address. Tensor boxes need no clamp:
+/// the TMA unit checks a box's coordinates against the pool and zero-fills
+/// outside it, and the rows a box brings past the sequence are zeroed
+/// anyway (TmaProducer::zeroKeysPastSequence); their lookups only stay
+/// inside the block table's row.
 class PageLookup {
 public:
   PageLookup(KernelContext &c, Value start) : c(c), k(c.k), start(start) {
-    if (!c.s.paged())
+    if (!c.s.paged() || c.s.tensorMapLoads())
       return;
     // The last page of the sequence (page 0 for an empty one).
     Value lastKey = arith::SubIOp::create(k.b, k.loc,
@@ -59,7 +63,10 @@ public:
 
 private:
   Value lookup(Value pageIndex) {
-    pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
+    if (lastPage)
+      pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
+    else if (llvm::alignTo(c.lk, c.bkv) > uint64_t(c.s.maxPages * c.s.pageSize))
+      pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, k.idx(c.s.maxPages - 1));
     Value page = memref::LoadOp::create(k.b, k.loc, c.v.blockTable,
                                         ValueRange{c.v.batch, pageIndex});
     return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), page);

@@ -1,7 +1,7 @@
 //===- TmaProducer.cpp - K/V tiles into shared memory by TMA ---------------===//
 //
-// TmaProducer (FlashKernelSpec::tmaLoads; dense K/V: tensorMapLoads, on
-// wgmma and on mma.sync alike): one thread issues each K/V tile as TMA box
+// TmaProducer (FlashKernelSpec::tmaLoads; dense K/V or whole pages:
+// tensorMapLoads, on wgmma and on mma.sync alike): one thread issues each K/V tile as TMA box
 // copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
 // against the tensor maps of K and V, which the runtime encodes from the
 // manifest's `tensor_maps` (a [B, Hkv, L, d] tensor seen as dims {d, L, Hkv,
@@ -19,8 +19,18 @@
 // ⌊(t − f) / stages⌋ mod 2. Boxes reaching past Lk (or past d, in the last
 // atom) are zero-filled by the hardware and their bytes still count.
 //
-// Paged or packed K/V (mma.sync only, FlashKernelSpec::bulkRowLoads) are
-// addressed per row through tables no tensor map knows, into padded rows:
+// A paged pool whose pages nest with the tiles (kvTilesInTensorBoxes:
+// power-of-two pages of at least 8 rows) takes boxes too, from a map over
+// the pool seen as {d, Hkv, page_size, pages}: one box per atom and page of
+// the tile (or one inside the page holding the tile) at {column, head, row
+// in page, page}, the page looked up in the block table by the issuing
+// thread (PageLookup.h). Such a box brings whole pages whatever the
+// sequence's length, so the rows past it are zeroed once they have landed
+// (zeroKeysPastSequence).
+//
+// Packed K/V and other page sizes (mma.sync only,
+// FlashKernelSpec::bulkRowLoads) are addressed per row through tables no
+// tensor map can follow, into padded rows:
 // there every computing thread issues whole key rows as bulk copies
 // (cp.async.bulk, d·2 bytes each, into the row's place in the tile), rows
 // r = tid, tid + threads, ... of K then of V, and the stage's mbarrier
@@ -92,7 +102,7 @@ public:
   using KVProducer::KVProducer;
 
   void prologue() override;
-  Value acquire(Value kvStart) override;
+  Value acquire(Value kvStart, bool mayEndKeys) override;
   /// No copy is issued past the CTA's last tile, and each one issued is
   /// waited for by the iteration that reads it.
   void drain() override {}
@@ -133,6 +143,9 @@ private:
   /// Zeroes `rows` past the sequence in stage `buf`; returns the bytes of
   /// the others.
   Value zeroOutsideRows(ArrayRef<RowCopy> rows, Value buf);
+  /// Paged boxes: zeroes the rows of the tile at `start` (in stage `buf`,
+  /// landed) past the sequence's keys.
+  void zeroKeysPastSequence(Value start, Value buf);
   /// `body` in the threads that issue a tile: thread 0 for boxes, every
   /// computing thread for rows.
   void inIssuers(function_ref<void()> body) {
@@ -410,7 +423,7 @@ void TmaProducer::issueTileBeforeEnd(Value start, function_ref<Value()> stage) {
   issueTile(start, stage());
 }
 
-Value TmaProducer::acquire(Value kvStart) {
+Value TmaProducer::acquire(Value kvStart, bool mayEndKeys) {
   // Issue tile j + D into the stage tile j + D − stages left (freed by the
   // barrier that ended the previous iteration), unless it is past the last
   // tile; then wait for tile j.
@@ -432,7 +445,47 @@ Value TmaProducer::acquire(Value kvStart) {
   // 8-bit V: and for the producer's Vᵀ of the tile (the same fill).
   if (c.s.transposesV())
     waitParity(transposedBarrier(buf), parity);
+  if (mayEndKeys && c.s.paged() && c.s.tensorMapLoads())
+    zeroKeysPastSequence(kvStart, buf);
   return buf;
+}
+
+void TmaProducer::zeroKeysPastSequence(Value start, Value buf) {
+  // A page's boxes bring all its rows whatever the sequence's length: those
+  // past it (the last page's rest, and the pages past the last, whose
+  // lookups are clamped to it) hold other keys or stale ones, maybe NaN,
+  // which P = 0 does not hide. Once the boxes have landed every thread
+  // zeroes whole rows of them, and the barrier publishes the zeros before
+  // any fragment load. Only a CTA's last tile has such rows, so no box
+  // writes the stage after these stores (no proxy fence). (Whole rows per
+  // thread, not a loop over 16-byte chunks: with the loop's index
+  // arithmetic ptxas held the d = 128 decode kernel at 168 registers and
+  // spilled 8-16 bytes; with this, 179 and none.)
+  assert(!specializesWarps() && "paged boxes are issued by a computing thread");
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value pastEnd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, k.add(start, c.bkv), c.v.kvLen);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(scf::IfOp::create(b, loc, pastEnd, false).thenBlock());
+  Value firstPast = arith::SubIOp::create(b, loc, c.v.kvLen, start);
+  const int64_t chunkElements = 16 / c.s.elementBytes();
+  Value zeros = k.zeros(VectorType::get({chunkElements}, c.T));
+  // Thread t zeroes rows t, t + threads, ... of K and V from the first row
+  // past the keys on.
+  for (int64_t step = 0; step < c.bkv; step += c.threads) {
+    Value row = k.add(c.v.tid, step);
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, row, firstPast);
+    if (step + c.threads > c.bkv) // (more threads than rows)
+      past = arith::AndIOp::create(
+          b, loc, past, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, k.idx(c.bkv)));
+    OpBuilder::InsertionGuard inRow(b);
+    b.setInsertionPointToStart(scf::IfOp::create(b, loc, past, false).thenBlock());
+    for (auto [tile, cols] : {std::pair<Value, int64_t>{c.v.kTile, c.d}, {c.v.vTile, c.dv}})
+      for (int64_t col = 0; col < cols; col += chunkElements)
+        vector::StoreOp::create(b, loc, zeros, tile, family.tileAt(buf, row, k.idx(col)));
+  }
+  gpu::BarrierOp::create(b, loc);
 }
 
 void TmaProducer::issueBoxes(Value start, Value buf) {
@@ -440,23 +493,42 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   Location loc = k.loc;
   const int64_t atom = atomColumns(c.s.elementBytes());
   const int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
-  // Every box is one atom's 128 bytes (64 or 128 columns) x block_kv rows,
-  // zero-filled where it reaches past the tensor, and counted in full.
-  const int64_t boxBytes = 128 * c.bkv;
+  // Every atom of the tile is one 128-byte column block x block_kv rows,
+  // written by boxes of boxRows() rows (the whole tile, or each of its
+  // pages), zero-filled where they reach past the tensor, counted in full.
+  const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
   Value full = stageBarrier(buf);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * boxBytes),
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * atomBytes),
                                          NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
-  Value key = i32(start), head = i32(c.v.kvHead), batch = i32(c.v.batch);
-  for (auto [map, tile, atoms] : {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
-                                  std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
-    // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
-    Value stage = k.mul(buf, atoms * boxBytes);
-    for (int64_t a = 0; a < atoms; ++a) {
-      Value dst = clusterPointer(tile, k.add(stage, a * boxBytes));
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, dst, map, ValueRange{i32(a * atom), key, head, batch}, full,
-          /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-          NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  // Box by box of rows: its outer coordinates ({key, head, batch} of a
+  // dense tensor, {head, row in page, page} of a pool, PageLookup.h), then
+  // its K and V atoms. (Page by page, so that one page's coordinates are
+  // live at a time in the issuing branch.)
+  PageLookup pages(c, start);
+  for (int64_t row = 0; row < c.bkv; row += boxRows) {
+    SmallVector<Value, 3> outer;
+    if (c.s.paged()) {
+      Value page = pages.pageOf(row, boxRows, k.add(start, row));
+      // (A tile of whole pages starts each box at a page's first row.)
+      Value rowInPage = boxRows < c.s.pageSize ? i32(k.rem(start, c.s.pageSize)) : i32(0);
+      outer = {i32(c.v.kvHead), rowInPage, i32(page)};
+    } else {
+      outer = {i32(k.add(start, row)), i32(c.v.kvHead), i32(c.v.batch)};
+    }
+    for (auto [map, tile, atoms] :
+         {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
+          std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
+      // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
+      Value stage = k.mul(buf, atoms * atomBytes);
+      for (int64_t a = 0; a < atoms; ++a) {
+        Value dst = clusterPointer(tile, k.add(stage, a * atomBytes + row * 128));
+        SmallVector<Value, 4> at{i32(a * atom)};
+        at.append(outer.begin(), outer.end());
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, map, at, full, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+            /*group=*/nullptr, /*predicate=*/Value());
+      }
     }
   }
 }

@@ -2,13 +2,14 @@
 // RUN: attn-opt %s -split-input-file --attn-io-cost=target=h200 --attn-lower-to-gpu="mma=mma.sync kv-loads=cp.async kv-splits=1" | FileCheck %s --check-prefix=CPASYNC
 
 // kv-loads=tma on the mma.sync kernels (sm_90+; the default for decode on
-// dense K/V). Paged K/V: the padded rows are filled by one bulk copy per
-// key row (cp.async.bulk, not a tensor box: no tensor maps), and each
-// stage's mbarrier counts one arrival per thread (32: one warp). Every
-// row's page comes from the block table, and rows past the sequence's
-// run-time length are zeroed by the thread's stores before it arrives,
-// armed with its copied rows' bytes.
-// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k256_d64_v64_causal_br_bq16_bk64_w16_pack_tma_paged16x32(
+// dense K/V and on pools of power-of-two pages). A page size that is not a
+// power of two (24): the padded rows are filled by one bulk copy per key
+// row (cp.async.bulk, not a tensor box: no tensor maps), and each stage's
+// mbarrier counts one arrival per thread (32: one warp). Every row's page
+// comes from the block table, and rows past the sequence's run-time length
+// are zeroed by the thread's stores before it arrives, armed with its
+// copied rows' bytes.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k264_d64_v64_causal_br_bq16_bk64_w16_pack_tma_paged24x22(
 // CHECK-NOT: !llvm.ptr
 // CHECK: gpu.dynamic_shared_memory
 // CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c32_i32
@@ -29,13 +30,80 @@
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.return
 // Without it: cp.async chunks, no mbarriers.
-// CPASYNC-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k256_d64_v64_causal_br_bq16_bk64_w16_pack_paged16x32(
+// CPASYNC-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k264_d64_v64_causal_br_bq16_bk64_w16_pack_paged24x22(
 // CPASYNC-NOT: mbarrier
 // CPASYNC: nvgpu.device_async_copy
 // CPASYNC-NOT: cp.async.bulk
 // CPASYNC: gpu.return
+func.func @paged_decode_odd_pages(%q: tensor<2x8x1x64xbf16>, %kc: tensor<22x24x2x64xbf16>, %vc: tensor<22x24x2x64xbf16>, %t: tensor<2x11xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xbf16> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x8x1x64xbf16>, tensor<22x24x2x64xbf16>, tensor<22x24x2x64xbf16>, tensor<2x11xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}
+
+// -----
+
+// 16-token pages (a power of two): tensor boxes, as for dense K/V, from
+// maps over the pools seen as {d, Hkv, page_size, pages}: per 64-key tile
+// thread 0 arms the stage with its 16 KB, reads the tile's 4 pages from the
+// block table and issues one 16-row box per page and tensor at {column,
+// head, row in page, page}. One arrival per stage. Only the loop over the
+// masked tiles (the last one) zeroes the rows past the sequence once the
+// boxes have landed (whole rows per thread, then a barrier).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k256_d64_v64_causal_br_bq16_bk64_w16_pack_tma_paged16x32(
+// CHECK-SAME: %{{.*}}: memref<2x16xi32>, %{{.*}}: memref<2xi32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr
+// CHECK: memref.view {{.*}} to memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK-COUNT-4: memref.load %arg4
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: vector.store %cst
+// CHECK: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[PAST:.*]] = arith.cmpi ugt
+// CHECK-NEXT: scf.if %[[PAST]]
+// CHECK: arith.cmpi uge, %thread_id_x
+// CHECK: scf.if
+// CHECK-COUNT-8: vector.store %cst{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-COUNT-8: vector.store %cst{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: cp.async.bulk.shared.cluster.global
+// CHECK: gpu.return
+// CHECK-LABEL: func.func @paged_decode
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}] : memref<*xbf16> -> <tensor = memref<1x16x1x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.create.descriptor
+// CHECK: gpu.launch_func
+// The row copies of the same kernel are cp.async's.
+// CPASYNC-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k256_d64_v64_causal_br_bq16_bk64_w16_pack_paged16x32(
+// CPASYNC-NOT: mbarrier
+// CPASYNC: nvgpu.device_async_copy
 func.func @paged_decode(%q: tensor<2x8x1x64xbf16>, %kc: tensor<32x16x2x64xbf16>, %vc: tensor<32x16x2x64xbf16>, %t: tensor<2x16xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xbf16> {
   %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x8x1x64xbf16>, tensor<32x16x2x64xbf16>, tensor<32x16x2x64xbf16>, tensor<2x16xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
+  return %o : tensor<2x8x1x64xbf16>
+}
+
+// -----
+
+// 128-token pages, larger than the 64-key tile: one box per tensor inside
+// the tile's page, at its row start % 128.
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k256_d64_v64_causal_br_bq16_bk64_w16_pack_tma_paged128x4(
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK: memref.load %arg4
+// CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c128
+// CHECK-NEXT: %[[ROW32:.*]] = arith.index_castui %[[ROW]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[ROW32]], %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg7, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[ROW32]], %{{.*}}]
+// CHECK: scf.for
+// CHECK-LABEL: func.func @paged_decode_large_pages
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}] : memref<*xbf16> -> <tensor = memref<1x64x1x64xbf16
+func.func @paged_decode_large_pages(%q: tensor<2x8x1x64xbf16>, %kc: tensor<4x128x2x64xbf16>, %vc: tensor<4x128x2x64xbf16>, %t: tensor<2x2xi32>, %l: tensor<2xi32>) -> tensor<2x8x1x64xbf16> {
+  %o = attn.paged_attention %q, %kc, %vc pages(%t, %l) scale(0.125) causal(bottom_right) : tensor<2x8x1x64xbf16>, tensor<4x128x2x64xbf16>, tensor<4x128x2x64xbf16>, tensor<2x2xi32>, tensor<2xi32> -> tensor<2x8x1x64xbf16>
   return %o : tensor<2x8x1x64xbf16>
 }
 

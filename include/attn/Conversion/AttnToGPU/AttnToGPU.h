@@ -160,19 +160,34 @@ struct FlashKernelSpec {
   }
   /// The K/V stages are filled by the TMA unit (KernelConfig::tmaLoads),
   /// each stage's arrival counted by an mbarrier (TmaProducer.cpp). Dense
-  /// K/V: as tensor boxes into 128-byte-swizzled atoms (tensorMapLoads,
-  /// atomTiles); the kernel then takes two more parameters, the K and V
-  /// tensor maps (CUtensorMap, 128 bytes each) in global memory, which the
-  /// runtime encodes from the manifest's `tensor_maps` and the tensors'
-  /// addresses. Paged or packed K/V (mma.sync only): as one bulk copy per
-  /// key row into padded rows (bulkRowLoads), addressed like the cp.async
-  /// chunks.
+  /// K/V, and paged pools whose pages nest with the tiles
+  /// (kvTilesInTensorBoxes): as tensor boxes into 128-byte-swizzled atoms
+  /// (tensorMapLoads, atomTiles); the kernel then takes two more
+  /// parameters, the K and V tensor maps (CUtensorMap, 128 bytes each) in
+  /// global memory, which the runtime encodes from the manifest's
+  /// `tensor_maps` and the tensors' addresses. Packed K/V and other page
+  /// sizes (mma.sync only): as one bulk copy per key row into padded rows
+  /// (bulkRowLoads), addressed like the cp.async chunks.
   bool tmaLoads = false;
-  bool tensorMapLoads() const { return tmaLoads && !dynamicKVLength(); }
-  bool bulkRowLoads() const { return tmaLoads && dynamicKVLength(); }
+  bool kvInTensorBoxes() const { return kvTilesInTensorBoxes(pageSize, varlen); }
+  bool tensorMapLoads() const { return tmaLoads && kvInTensorBoxes(); }
+  bool bulkRowLoads() const { return tmaLoads && !kvInTensorBoxes(); }
+  /// Key rows per tensor box: a whole tile, or one page of a paged pool
+  /// whose pages are smaller than the tile.
+  int64_t boxRows() const { return paged() ? std::min(pageSize, blockKV) : blockKV; }
+  /// The K/V tensor maps' box, innermost dim first (as CUtensorMap takes
+  /// it): one swizzle atom's columns of boxRows() keys of one K/V head, over
+  /// [B, Hkv, Lk, d] ({d, Lk, Hkv, B}) or a pool [pages, pageSize, Hkv, d]
+  /// ({d, Hkv, pageSize, pages}).
+  SmallVector<int64_t, 4> tensorMapBox() const {
+    const int64_t atom = atomColumns(elementBytes());
+    if (paged())
+      return {atom, 1, boxRows(), 1};
+    return {atom, boxRows(), 1, 1};
+  }
   /// The staged tiles are [atoms, rows, 64] with the 128-byte swizzle
   /// (wgmma; mma.sync filled by tensor boxes), else rows.
-  bool atomTiles() const { return stagesInSwizzledAtoms(wgmma(), tmaLoads, !dynamicKVLength()); }
+  bool atomTiles() const { return stagesInSwizzledAtoms(wgmma(), tmaLoads, kvInTensorBoxes()); }
   /// TMA issued by a producer warpgroup after the computing warps, which
   /// waits on per-stage "empty" mbarriers the consumers arrive on
   /// (KernelConfig::producerWarpgroup; TmaProducer.cpp).
