@@ -426,19 +426,33 @@ def test_compile_paged_attention():
     assert params["k"]["shape"] == [1024, 16, 8, 128]
     assert params["block_table"] == {"name": "block_table", "type": "i32*", "shape": [4, 256]}
     assert params["seq_lens"] == {"name": "seq_lens", "type": "i32*", "shape": [4]}
-    assert k.manifest["launches"][0]["args"][-2:] == ["block_table", "seq_lens"]
+    assert k.manifest["launches"][0]["args"][-4:] == ["block_table", "seq_lens",
+                                                      "k_tensor_map", "v_tensor_map"]
     assert k.cost["paged"] == {"page_size": 16, "lk_is_capacity": True}
-    # 16-token pages: each page a tile spans delays its copies, so the
-    # paged kernel spends more key warps (which share the lookups), smaller
-    # tiles or more splits than with pages of a whole tile, which cost
-    # nothing extra (bench/NOTES.md v14f, v27b; contiguous K/V's tie-break
-    # may take more warps where it streams at its DRAM share, v36m).
-    flat = attnopt.compile(graph.paged_attention(4, 32, 1, 128, hkv=8, num_pages=128,
-                                                 page_size=128, max_pages=32,
-                                                 causal="bottom_right"))
-    assert (k.manifest["kv_warps"] > flat.manifest["kv_warps"]
-            or k.manifest["block_kv"] < flat.manifest["block_kv"]
-            or k.manifest["kv_splits"] > flat.manifest["kv_splits"])
+    # Power-of-two pages on sm_90: TMA boxes over the pool, one per page of a
+    # tile (innermost first: 64 columns, one head, the page's 16 rows), and
+    # the contiguous K/V's pick, which 128-token pages (a box inside the
+    # tile's page) share (bench/NOTES.md v42).
+    assert k.manifest["kv_loads"] == "tma"
+    assert k.manifest["smem_layout"] == "swizzled-128b-atoms"
+    assert [m["box"] for m in k.manifest["tensor_maps"]] == [[64, 1, 16, 1]] * 2
+    flat_text = graph.paged_attention(4, 32, 1, 128, hkv=8, num_pages=128, page_size=128,
+                                      max_pages=32, causal="bottom_right")
+    flat = attnopt.compile(flat_text)
+    assert flat.manifest["tensor_maps"][0]["box"] == [64, 1, flat.manifest["block_kv"], 1]
+    pick = lambda m: (m["block_kv"], m["kv_warps"], m["kv_splits"])  # noqa: E731
+    assert pick(k.manifest) == pick(flat.manifest)
+    # Row copies (kv_loads="cp.async"): each page a tile spans delays its
+    # copies, so the 16-token kernel spends more key warps (which share the
+    # lookups), smaller tiles or more splits than with pages of a whole tile
+    # (v14f, v27b; contiguous K/V's tie-break may take more warps where it
+    # streams at its DRAM share, v36m).
+    rows = attnopt.compile(text, kv_loads="cp.async")
+    rows_flat = attnopt.compile(flat_text, kv_loads="cp.async")
+    assert rows.manifest["tensor_maps"] == [] and rows.manifest["kv_loads"] == "cp.async"
+    assert (rows.manifest["kv_warps"] > rows_flat.manifest["kv_warps"]
+            or rows.manifest["block_kv"] < rows_flat.manifest["block_kv"]
+            or rows.manifest["kv_splits"] > rows_flat.manifest["kv_splits"])
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -122,14 +122,14 @@ func.func @fixed_tiles(%q: tensor<1x16x4096x64xbf16>) -> tensor<1x16x4096x64xbf1
 
 // A paged attention is costed as the contiguous one with every sequence
 // full (Lk = max_pages · page_size = 128): the same FLOPs and bytes as
-// @paged_as_contiguous below. Its kernel is chosen with the block-table
-// lookups of its 16-token pages charged (0.45 µs per page a tile spans,
-// shared by the key warps): 8 key warps on 128-key tiles, as contiguous
-// K/V take (the contiguous kernel's stages filled by TMA boxes, the paged
-// one's by cp.async; the unit tests compare the two choices).
+// @paged_as_contiguous below. Its 16-token pages are filled by TMA boxes,
+// one per page of a tile, as the contiguous K/V's stages are, and its
+// kernel is the contiguous one's: 8 key warps on 128-key tiles
+// (bench/NOTES.md v42; the unit tests compare the choices, and the row
+// copies' with the block-table lookups charged).
 // CHECK-LABEL: func.func @paged_decode
 // CHECK: attn.paged_attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS:[0-9]+]], naive_hbm_bytes = [[NAIVE:[0-9]+]], fused_sram_l2_bytes = [[SRAM:[0-9]+]],
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8>}
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8, tma_loads = true>}
 // CHECK-LABEL: func.func @paged_as_contiguous
 // CHECK: attn.attention {{.*}} {io_cost = #attn.io_cost<target = "h200", flops = [[FLOPS]], naive_hbm_bytes = [[NAIVE]], fused_sram_l2_bytes = [[SRAM]],
 // CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, {{.*}} kv_warps = 8, tma_loads = true>

@@ -251,10 +251,10 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
       {"keys_per_split", i64(s.keysPerSplit)},
       {"kv_warps", i64(s.kvWarps)},
       {"pack_kv_groups", b.getBoolAttr(s.packKVGroups)},
-      {"smem_layout", str(s.generic()  ? "none"
-                          : s.wgmma()  ? "swizzled-128b-atoms"
-                          : s.swizzle  ? "swizzled"
-                                       : "padded")},
+      {"smem_layout", str(s.generic()     ? "none"
+                          : s.atomTiles() ? "swizzled-128b-atoms"
+                          : s.swizzle     ? "swizzled"
+                                          : "padded")},
       {"causal", str(s.causal ? (s.causalBottomRight ? "bottom_right" : "top_left") : "none")},
       {"scale", b.getF64FloatAttr(s.scale)},
       {"instruction", str(s.generic() ? "fma.rn.f32 (CUDA cores, no tensor cores)"
