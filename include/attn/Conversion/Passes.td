@@ -114,11 +114,16 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     on wgmma). On the mma.sync kernels (sm_90 and later) `kv-loads=tma`
     fills dense K/V stages with the same tensor boxes, the tiles then
     staged in 128-byte-swizzled atoms as wgmma's (1.02-1.09x cp.async on
-    decode at B = 1, v30b/c), and paged or packed K/V stages with one bulk
-    copy (cp.async.bulk) per key row into padded rows, each thread arming
-    the stage's mbarrier with its rows' bytes (correct, but 256-byte
-    requests to the TMA unit stream 0.35-0.94x cp.async, v30). The chooser
-    keeps cp.async there for now (bench/NOTES.md v30d).
+    decode at B = 1, v30b/c), and paged pools whose page size is a power of
+    two of at least 8 tokens with one box per page of a tile, from maps over
+    the pools, the page read from the block table by the issuing thread and
+    the rows past the sequence zeroed once they land (bench/NOTES.md v42:
+    the default there; 1.00-1.16x the row-copy kernel at 128-token pages,
+    0.79-1.14x at 16-token pages). Packed K/V and other page sizes take one
+    bulk copy (cp.async.bulk) per key row into padded rows, each thread
+    arming the stage's mbarrier with its rows' bytes (correct, but 256-byte
+    requests to the TMA unit stream 0.35-0.94x cp.async, v30); the chooser
+    keeps cp.async there (bench/NOTES.md v30d).
     `kv-loads=tma-producer` (block-q 128) issues the TMA boxes from a
     producer warpgroup of their own (warp specialization): the computing
     warpgroups report each stage empty on an mbarrier instead of meeting at
@@ -235,7 +240,8 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "Who fills the K/V stages: auto (recorded or chosen), cp.async, "
            "tma (wgmma: cp.async.bulk.tensor through tensor maps the "
            "runtime builds, also on mma.sync (sm_90+) over dense K/V; "
-           "paged or packed K/V on mma.sync: a cp.async.bulk per key row; "
+           "paged K/V on mma.sync: a box per page of power-of-two pages, "
+           "else, and packed K/V, a cp.async.bulk per key row; "
            "mbarriers per stage), or tma-producer (wgmma: the boxes from a "
            "producer warpgroup of its own)">,
     Option<"strict", "strict", "bool", /*default=*/"false",
