@@ -71,6 +71,11 @@
 // (produceAndTransposeTiles says why not further). It keeps 56 registers
 // for that, the consumers 224.
 //
+// One file of ~630 lines: the fill modes (boxes from one thread, a
+// producer warpgroup, its V transposer, bulk row copies) are one protocol
+// over the same stage barriers and fill parities, which the class keeps
+// private; split, each part would re-derive the parity rule.
+//
 //===----------------------------------------------------------------------===//
 #include "FlashAttentionEmitter.h"
 #include "PageLookup.h"
