@@ -1,8 +1,8 @@
 //===- TmaProducer.cpp - K/V tiles into shared memory by TMA ---------------===//
 //
 // TmaProducer (FlashKernelSpec::tmaLoads; dense K/V or whole pages:
-// tensorMapLoads, on wgmma and on mma.sync alike): one thread issues each K/V tile as TMA box
-// copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
+// tensorMapLoads, on wgmma and on mma.sync alike): one thread issues each
+// K/V tile as TMA box copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
 // against the tensor maps of K and V, which the runtime encodes from the
 // manifest's `tensor_maps` (a [B, Hkv, L, d] tensor seen as dims {d, L, Hkv,
 // B}, boxes of {64, block_kv, 1, 1}, the 128-byte swizzle) and passes in
@@ -457,9 +457,9 @@ Value TmaProducer::acquire(Value kvStart, bool mayEndKeys) {
 
 void TmaProducer::zeroKeysPastSequence(Value start, Value buf) {
   // A page's boxes bring all its rows whatever the sequence's length: those
-  // past it (the last page's rest, and the pages past the last, whose
-  // lookups are clamped to it) hold other keys or stale ones, maybe NaN,
-  // which P = 0 does not hide. Once the boxes have landed every thread
+  // past it (the last page's rest, and whatever the table names for the
+  // pages after it, or zeros where that is outside the pool) hold other
+  // keys or stale ones, maybe NaN, which P = 0 does not hide. Once the boxes have landed every thread
   // zeroes whole rows of them, and the barrier publishes the zeros before
   // any fragment load. Only a CTA's last tile has such rows, so no box
   // writes the stage after these stores (no proxy fence). (Whole rows per
