@@ -652,7 +652,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
-          kvTilesInTensorBoxes(s.pageSize, s.varlen), s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
+          kvTilesInTensorBoxes(s.pageSize, s.varlen),
+          s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
           s.seqQ % 128 == 0 && s.seqKV % 128 == 0, /*twoPerSM=*/false};
   KernelConfig twoWarpgroups; // 128 x 128, 2 stages, wgmma
   twoWarpgroups.tmaLoads = f.denseKV;
