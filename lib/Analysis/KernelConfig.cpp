@@ -468,6 +468,15 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
   return c;
 }
 
+/// Whether half the key tile still gives each key warp whole k-steps of 16
+/// (checkKeyWarps): the streaming chooser's tile over the register budget
+/// (d = 256 beside paged row copies: 64 keys on 4 warps) would otherwise
+/// shrink to 32 keys on 4 warps, which no kernel takes, and the small-query
+/// rule would fall back to a 128-row wgmma tile for a few rows.
+bool halvingKeepsKeyWarps(const KernelConfig &c) {
+  return (c.blockKV / 2) % (16 * c.kvWarps) == 0;
+}
+
 /// Fits the measured defaults, written for d and dv of 64 and 128, to any
 /// head dims: while the loop's registers exceed loopRegisterBudget or the
 /// CTA's shared memory the target's, give up what costs least first: a
@@ -497,7 +506,7 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
         c.overlapPV = false;
     } else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
-    else if (!request.blockKV && c.blockKV > 32)
+    else if (!request.blockKV && c.blockKV > 32 && halvingKeepsKeyWarps(c))
       c.blockKV /= 2;
     else if (!request.rowsPerWarp && c.rowsPerWarp > 16)
       c.rowsPerWarp = 16;

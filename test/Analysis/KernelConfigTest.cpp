@@ -651,6 +651,37 @@ TEST(KernelConfig, PagesOfBoxesTakeTheContiguousPick) {
       }
 }
 
+// Every small-query shape, over head dims, page layouts (dense, row-copied
+// and boxed pages), GQA groups, query counts and key lengths, takes a legal
+// mma.sync kernel on sm_90a: never a 128-row wgmma tile for a few rows. (The
+// split-state refit once halved d = 256's over-budget 64-key tile on 4 key
+// warps to 32 keys, 8 per warp, which no kernel takes; the small-query rule
+// then fell back to wgmma, found by bench/gen_paged_random.py.)
+TEST(KernelConfig, SmallQueriesStayOnLegalMmaSyncTiles) {
+  TargetSpec h200 = *getTargetPreset("h200");
+  int checked = 0;
+  for (int64_t d : {32, 64, 80, 96, 128, 160, 256})
+    for (int64_t page : {0, 12, 16, 24, 128})
+      for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{8, 2}, {64, 8}, {4, 4}})
+        for (int64_t lq : {1, 4})
+          for (int64_t lk : {96, 600, 10248, 131072}) {
+            AttentionShape s = decodeShape(2, hq, hkv, lq, lk);
+            s.headDim = s.headDimV = d;
+            s.pageSize = page;
+            llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200);
+            ASSERT_TRUE(static_cast<bool>(c)) << llvm::toString(c.takeError());
+            std::string where = "d=" + std::to_string(d) + " page=" + std::to_string(page) +
+                                " " + std::to_string(hq) + ":" + std::to_string(hkv) +
+                                " lq=" + std::to_string(lq) + " lk=" + std::to_string(lk);
+            EXPECT_EQ(c->family, TensorCoreFamily::MmaSync) << where;
+            EXPECT_EQ(c->warpKeys() % 16, 0) << where;
+            llvm::Error legal = checkKernelConfig(*c, s, h200);
+            EXPECT_FALSE(static_cast<bool>(legal)) << where << ": " << llvm::toString(std::move(legal));
+            ++checked;
+          }
+  EXPECT_EQ(checked, 7 * 5 * 3 * 2 * 4);
+}
+
 // 8-bit floats: the FP8 wgmma kernel (its producer warpgroup transposes V)
 // where the chip has wgmma, tiled like the d = 128 bf16 picks and fitted to
 // the budgets at d = 256; refused (the generic kernel's case) on mma.sync,
