@@ -35,6 +35,20 @@ for mod in numpy pytest; do
   fi
 done
 
+# nvdisasm (NVIDIA's, from PyPI's nvidia-cuda-nvdisasm) where the CUDA
+# install lacks it: the random ptxas tests read the SASS of a spilling
+# kernel to tell a spill inside its K/V loop from ptxas's once-per-thread
+# occupancy trade (test/Conversion/AttnToGPU/random_prefill_ptxas.py).
+# Into the build tree, not the system; the tests that need it are
+# unsupported without it.
+CUDA_TOOLS="$BUILD_DIR/cuda-tools"
+if ! command -v nvdisasm >/dev/null && [ ! -x /usr/local/cuda/bin/nvdisasm ] \
+   && [ ! -x "$CUDA_TOOLS/nvidia/cu13/bin/nvdisasm" ]; then
+  echo "== installing nvdisasm (nvidia-cuda-nvdisasm) from PyPI into $CUDA_TOOLS"
+  python3 -m pip install -q --target "$CUDA_TOOLS" nvidia-cuda-nvdisasm \
+    || echo "== (no nvdisasm: the SASS-reading tests will be unsupported)"
+fi
+
 if [ "${1:-}" = "--deps-only" ]; then
   exit 0
 fi

@@ -64,5 +64,8 @@ config.substitutions.append(("%mlir_runner_bin", os.path.join(config.llvm_tools_
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+if config.nvdisasm and os.path.exists(config.nvdisasm):
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(("%nvdisasm", config.nvdisasm))
 if config.sanitizers in ("ON", "1", "TRUE", "True"):
     config.available_features.add("asan")

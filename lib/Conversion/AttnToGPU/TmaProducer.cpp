@@ -23,8 +23,10 @@
 // power-of-two pages of at least 8 rows) takes boxes too, from a map over
 // the pool seen as {d, Hkv, page_size, pages}: one box per atom and page of
 // the tile (or one inside the page holding the tile) at {column, head, row
-// in page, page}, the page looked up in the block table by the issuing
-// thread (PageLookup.h). Such a box brings whole pages whatever the
+// in page, page}, the page looked up in the block table (PageLookup.h): by
+// the issuing thread for a tile inside one page, by the lanes of the first
+// warp at once for a tile of several (pagesReadByLanes). Such a box brings
+// whole pages whatever the
 // sequence's length, so the rows past it are zeroed once they have landed
 // (zeroKeysPastSequence).
 //
@@ -71,8 +73,8 @@
 // (produceAndTransposeTiles says why not further). It keeps 56 registers
 // for that, the consumers 224.
 //
-// One file of ~630 lines: the fill modes (boxes from one thread, a
-// producer warpgroup, its V transposer, bulk row copies) are one protocol
+// One file of ~700 lines: the fill modes (boxes from one thread or from a
+// warp reading a tile's pages, a producer warpgroup, its V transposer, bulk row copies) are one protocol
 // over the same stage barriers and fill parities, which the class keeps
 // private; split, each part would re-derive the parity rule.
 //
