@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
 mkdir -p /tmp/r42c/new /tmp/r42c/old
 for set in new old; do
   dir=bench/kernels_p42c; [ $set = old ] && dir=bench/kernels_p42
-  timeout 270 python3 bench/paged_bench.py --graphs --kernels $dir --out /tmp/r42c/$set \
+  timeout 170 python3 bench/paged_bench.py --graphs --max-gb 16 --kernels $dir --out /tmp/r42c/$set \
     > /tmp/r42c/$set/log.txt 2>&1
   echo "$set rc=$?"
 done

@@ -173,7 +173,7 @@ private:
   bool pagesReadByLanes() const {
     return c.s.tensorMapLoads() && c.s.paged() && c.bkv > c.s.pageSize;
   }
-  /// `body` in the first warp only.
+  /// `body` in the CTA's first 32 threads only.
   void inFirstWarp(function_ref<void()> body);
   /// Issues the K and V atoms of the box of rows [row, row + boxRows) of
   /// the tile at `start` into stage `buf`, at outer coordinates `outer`.
@@ -570,8 +570,11 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
 }
 
 void TmaProducer::inFirstWarp(function_ref<void()> body) {
+  // Threads 0-31 (not c.v.warp == 0, which is the warp's row slice: every
+  // key warp of the first rows has it, and each would arm and fill the
+  // stages again).
   OpBuilder &b = k.b;
-  Value first = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, c.v.warp, k.idx(0));
+  Value first = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ult, c.v.tid, k.idx(32));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(scf::IfOp::create(b, k.loc, first, false).thenBlock());
   body();

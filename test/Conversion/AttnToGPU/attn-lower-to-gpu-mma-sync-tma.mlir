@@ -57,6 +57,9 @@ func.func @paged_decode_odd_pages(%q: tensor<2x8x1x64xbf16>, %kc: tensor<22x24x2
 // CHECK-SAME: %{{.*}}: memref<2x16xi32>, %{{.*}}: memref<2xi32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr
 // CHECK: memref.view {{.*}} to memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// (The first 32 threads, not the first warp of rows: with key warps each
+// has that row slice.)
+// CHECK: arith.cmpi ult, %thread_id_x, %c32
 // CHECK: %[[ENTRY:.*]] = memref.load %arg4
 // CHECK-NOT: memref.load %arg4
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
