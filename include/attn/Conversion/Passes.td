@@ -116,8 +116,7 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     staged in 128-byte-swizzled atoms as wgmma's (1.02-1.09x cp.async on
     decode at B = 1, v30b/c), and paged pools whose page size is a power of
     two of at least 8 tokens with one box per page of a tile, from maps over
-    the pools, a tile's pages read from the block table by the lanes of
-    the first warp at once (one load; its first lane issues the boxes) and
+    the pools, the page read from the block table by the issuing thread and
     the rows past the sequence zeroed once they land (bench/NOTES.md v42:
     the default there; 1.00-1.16x the row-copy kernel at 128-token pages,
     0.79-1.14x at 16-token pages). Packed K/V and other page sizes take one

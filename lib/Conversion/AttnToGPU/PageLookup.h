@@ -61,20 +61,15 @@ public:
     return page;
   }
 
-  /// The block table's i32 entry for page `pageIndex` of the sequence,
-  /// clamped as above (and into the table's row where the tiles reach past
-  /// its capacity).
-  Value tableEntry(Value pageIndex) {
+private:
+  Value lookup(Value pageIndex) {
     if (lastPage)
       pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, lastPage);
     else if (llvm::alignTo(c.lk, c.bkv) > uint64_t(c.s.maxPages * c.s.pageSize))
       pageIndex = arith::MinUIOp::create(k.b, k.loc, pageIndex, k.idx(c.s.maxPages - 1));
-    return memref::LoadOp::create(k.b, k.loc, c.v.blockTable, ValueRange{c.v.batch, pageIndex});
-  }
-
-private:
-  Value lookup(Value pageIndex) {
-    return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), tableEntry(pageIndex));
+    Value page = memref::LoadOp::create(k.b, k.loc, c.v.blockTable,
+                                        ValueRange{c.v.batch, pageIndex});
+    return arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), page);
   }
 
   KernelContext &c;

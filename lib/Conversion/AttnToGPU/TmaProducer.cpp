@@ -23,10 +23,8 @@
 // power-of-two pages of at least 8 rows) takes boxes too, from a map over
 // the pool seen as {d, Hkv, page_size, pages}: one box per atom and page of
 // the tile (or one inside the page holding the tile) at {column, head, row
-// in page, page}, the page looked up in the block table (PageLookup.h): by
-// the issuing thread for a tile inside one page, by the lanes of the first
-// warp at once for a tile of several (pagesReadByLanes). Such a box brings
-// whole pages whatever the
+// in page, page}, the page looked up in the block table by the issuing
+// thread (PageLookup.h). Such a box brings whole pages whatever the
 // sequence's length, so the rows past it are zeroed once they have landed
 // (zeroKeysPastSequence).
 //
@@ -73,8 +71,8 @@
 // (produceAndTransposeTiles says why not further). It keeps 56 registers
 // for that, the consumers 224.
 //
-// One file of ~700 lines: the fill modes (boxes from one thread or from a
-// warp reading a tile's pages, a producer warpgroup, its V transposer, bulk row copies) are one protocol
+// One file of ~630 lines: the fill modes (boxes from one thread, a
+// producer warpgroup, its V transposer, bulk row copies) are one protocol
 // over the same stage barriers and fill parities, which the class keeps
 // private; split, each part would re-derive the parity rule.
 //
@@ -156,28 +154,8 @@ private:
   /// `body` in the threads that issue a tile: thread 0 for boxes, every
   /// computing thread for rows.
   void inIssuers(function_ref<void()> body) {
-    if (c.s.bulkRowLoads())
-      body();
-    else if (pagesReadByLanes())
-      inFirstWarp(body);
-    else
-      inLeader(body);
+    c.s.bulkRowLoads() ? body() : inLeader(body);
   }
-  /// Whether the boxes of a tile come from several pages of a pool, whose
-  /// block-table entries the lanes of the first warp then read at once,
-  /// each handed to the issuing lane by a shuffle before its page's boxes.
-  /// (Read by the issuing thread before each page's boxes, the reads were
-  /// waited for one after another: bench/NOTES.md v42, 0.59 µs per 128-key
-  /// tile of 16-token pages where too few CTAs hide it; read together into
-  /// that thread's registers, 8-36 bytes spilled in random kernels.)
-  bool pagesReadByLanes() const {
-    return c.s.tensorMapLoads() && c.s.paged() && c.bkv > c.s.pageSize;
-  }
-  /// `body` in the CTA's first 32 threads only.
-  void inFirstWarp(function_ref<void()> body);
-  /// Issues the K and V atoms of the box of rows [row, row + boxRows) of
-  /// the tile at `start` into stage `buf`, at outer coordinates `outer`.
-  void issueBoxAtoms(int64_t row, ArrayRef<Value> outer, Value buf);
   /// issueTile into stage `stage()`, unless the tile starts at or past the
   /// CTA's last key (the stage is computed under that guard).
   void issueTileBeforeEnd(Value start, function_ref<Value()> stage);
@@ -518,86 +496,44 @@ void TmaProducer::zeroKeysPastSequence(Value start, Value buf) {
 void TmaProducer::issueBoxes(Value start, Value buf) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
+  const int64_t atom = atomColumns(c.s.elementBytes());
+  const int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
   // Every atom of the tile is one 128-byte column block x block_kv rows,
   // written by boxes of boxRows() rows (the whole tile, or each of its
   // pages), zero-filled where they reach past the tensor, counted in full.
-  const int64_t atom = atomColumns(c.s.elementBytes());
-  const int64_t atoms = llvm::divideCeil(c.d, atom) + llvm::divideCeil(c.dv, atom);
-  const int64_t boxRows = c.s.boxRows();
-  auto armStage = [&] {
-    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), stageBarrier(buf),
-                                           i32(atoms * 128 * c.bkv), NVVM::MemScopeKind::CTA,
-                                           /*relaxed=*/false, Value());
-  };
+  const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
+  Value full = stageBarrier(buf);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * atomBytes),
+                                         NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
   // Box by box of rows: its outer coordinates ({key, head, batch} of a
   // dense tensor, {head, row in page, page} of a pool, PageLookup.h), then
   // its K and V atoms. (Page by page, so that one page's coordinates are
   // live at a time in the issuing branch.)
   PageLookup pages(c, start);
-  if (!pagesReadByLanes()) {
-    armStage();
-    for (int64_t row = 0; row < c.bkv; row += boxRows) {
-      if (!c.s.paged()) {
-        issueBoxAtoms(row, {i32(k.add(start, row)), i32(c.v.kvHead), i32(c.v.batch)}, buf);
-        continue;
-      }
-      // (One box inside the page that holds the whole tile, or the tile's
-      // one page.)
+  for (int64_t row = 0; row < c.bkv; row += boxRows) {
+    SmallVector<Value, 3> outer;
+    if (c.s.paged()) {
       Value page = pages.pageOf(row, boxRows, k.add(start, row));
-      Value rowInPage = c.bkv < c.s.pageSize ? i32(k.rem(start, c.s.pageSize)) : i32(0);
-      issueBoxAtoms(row, {i32(c.v.kvHead), rowInPage, i32(page)}, buf);
+      // (A tile of whole pages starts each box at a page's first row.)
+      Value rowInPage = boxRows < c.s.pageSize ? i32(k.rem(start, c.s.pageSize)) : i32(0);
+      outer = {i32(c.v.kvHead), rowInPage, i32(page)};
+    } else {
+      outer = {i32(k.add(start, row)), i32(c.v.kvHead), i32(c.v.batch)};
     }
-    return;
-  }
-  // Whole pages: lane l of the first warp reads the entry of the tile's
-  // page l (the last page's for lanes past them), and each page's boxes
-  // start at its first row; the first lane arms the stage and issues.
-  const int64_t pagesPerTile = c.bkv / c.s.pageSize;
-  Value lanePage = arith::MinUIOp::create(b, loc, c.v.lane, k.idx(pagesPerTile - 1));
-  Value entry = pages.tableEntry(k.add(k.div(start, c.s.pageSize), lanePage));
-  Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.lane, k.idx(0));
-  auto inFirstLane = [&](function_ref<void()> body) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(scf::IfOp::create(b, loc, firstLane, false).thenBlock());
-    body();
-  };
-  inFirstLane(armStage);
-  for (int64_t p = 0; p < pagesPerTile; ++p) {
-    Value page = gpu::ShuffleOp::create(b, loc, entry, int32_t(p), 32, gpu::ShuffleMode::IDX)
-                     .getShuffleResult();
-    inFirstLane([&] { issueBoxAtoms(p * boxRows, {i32(c.v.kvHead), i32(0), page}, buf); });
-  }
-}
-
-void TmaProducer::inFirstWarp(function_ref<void()> body) {
-  // Threads 0-31 (not c.v.warp == 0, which is the warp's row slice: every
-  // key warp of the first rows has it, and each would arm and fill the
-  // stages again).
-  OpBuilder &b = k.b;
-  Value first = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::ult, c.v.tid, k.idx(32));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(scf::IfOp::create(b, k.loc, first, false).thenBlock());
-  body();
-}
-
-void TmaProducer::issueBoxAtoms(int64_t row, ArrayRef<Value> outer, Value buf) {
-  const int64_t atom = atomColumns(c.s.elementBytes());
-  const int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
-  const int64_t atomBytes = 128 * c.bkv;
-  Value full = stageBarrier(buf);
-  for (auto [map, tile, atoms] :
-       {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
-        std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
-    // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
-    Value stage = k.mul(buf, atoms * atomBytes);
-    for (int64_t a = 0; a < atoms; ++a) {
-      Value dst = clusterPointer(tile, k.add(stage, a * atomBytes + row * 128));
-      SmallVector<Value, 4> at{i32(a * atom)};
-      at.append(outer.begin(), outer.end());
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          k.b, k.loc, dst, map, at, full, /*im2colOffsets=*/ValueRange{},
-          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-          /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+    for (auto [map, tile, atoms] :
+         {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
+          std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
+      // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
+      Value stage = k.mul(buf, atoms * atomBytes);
+      for (int64_t a = 0; a < atoms; ++a) {
+        Value dst = clusterPointer(tile, k.add(stage, a * atomBytes + row * 128));
+        SmallVector<Value, 4> at{i32(a * atom)};
+        at.append(outer.begin(), outer.end());
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, map, at, full, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+            /*group=*/nullptr, /*predicate=*/Value());
+      }
     }
   }
 }

@@ -44,10 +44,9 @@ func.func @paged_decode_odd_pages(%q: tensor<2x8x1x64xbf16>, %kc: tensor<22x24x2
 
 // 16-token pages (a power of two): tensor boxes, as for dense K/V, from
 // maps over the pools seen as {d, Hkv, page_size, pages}: per 64-key tile
-// the first warp's lanes read the tile's 4 pages from the block table with
-// one load (lane l page l), lane 0 arms the stage with its 16 KB and, each
-// page shuffled to it, issues one 16-row box per page and tensor at
-// {column, head, 0, page}. One arrival per stage. Only the loop over the
+// thread 0 arms the stage with its 16 KB, reads the tile's 4 pages from the
+// block table page by page, issuing one 16-row box per page and tensor at
+// {column, head, row in page, page}. One arrival per stage. Only the loop over the
 // masked tiles (the last one) zeroes the rows past the sequence once the
 // boxes have landed (whole rows per thread, then a barrier).
 // The manifest: the stages' swizzled atoms and the pools' 16-row boxes
@@ -57,24 +56,17 @@ func.func @paged_decode_odd_pages(%q: tensor<2x8x1x64xbf16>, %kc: tensor<22x24x2
 // CHECK-SAME: %{{.*}}: memref<2x16xi32>, %{{.*}}: memref<2xi32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr
 // CHECK: memref.view {{.*}} to memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c1_i32
-// (The first 32 threads, not the first warp of rows: with key warps each
-// has that row slice.)
-// CHECK: arith.cmpi ult, %thread_id_x, %c32
-// CHECK: %[[ENTRY:.*]] = memref.load %arg4
-// CHECK-NOT: memref.load %arg4
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
-// CHECK: gpu.shuffle idx %[[ENTRY]], %c0_i32
+// CHECK: memref.load %arg4
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: gpu.shuffle idx %[[ENTRY]], %c1_i32
+// CHECK: memref.load %arg4
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: gpu.shuffle idx %[[ENTRY]], %c2_i32
+// CHECK: memref.load %arg4
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: gpu.shuffle idx %[[ENTRY]], %c3_i32
+// CHECK: memref.load %arg4
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: scf.for
-// CHECK: memref.load %arg4
-// CHECK-NOT: memref.load %arg4
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
 // CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
