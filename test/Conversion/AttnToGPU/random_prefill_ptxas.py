@@ -11,6 +11,9 @@ than both spill-free kernels (32-key tiles 0.81-0.85x, no producer
 (128 registers; d = 64), which v33 measured 1.01-1.36x the same kernel at
 one CTA per SM (the non-causal kernel's spill outside its loop, the causal
 one's three 8-byte reloads per tile, SASS in bench/results/2026-12-04-v33b).
+With --nvdisasm it also accepts, as "once", a spill whose stores and
+reloads all lie outside the kernel's loops (spills_in_loops): the random
+paged test (attn-gpu-pipeline-random-paged-ptxas.test) runs with it.
 """
 import argparse
 import glob
