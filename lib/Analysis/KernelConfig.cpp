@@ -473,8 +473,9 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
 /// (d = 256 beside paged row copies: 64 keys on 4 warps) would otherwise
 /// shrink to 32 keys on 4 warps, which no kernel takes, and the small-query
 /// rule would fall back to a 128-row wgmma tile for a few rows.
-bool halvingKeepsKeyWarps(const KernelConfig &c) {
-  return (c.blockKV / 2) % (16 * c.kvWarps) == 0;
+bool halvingKeepsKeyWarps(KernelConfig c) {
+  c.blockKV /= 2;
+  return c.warpKeys() % 16 == 0;
 }
 
 /// Fits the measured defaults, written for d and dv of 64 and 128, to any
