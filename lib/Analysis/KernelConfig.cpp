@@ -43,11 +43,6 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
     // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
     const bool splitState = c.kvSplits > 1 && !c.overlapPV;
     int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
-    // 8-bit inputs: the producer keeps 56 registers to transpose V, its
-    // computing threads 16 fewer (224; ptxas spilled 4-16 bytes at the edge
-    // with 8 fewer).
-    if (s.dtype == DType::F8)
-      extra += 16;
     return o + 3 * scores + s.headDim / 4 + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
@@ -274,10 +269,11 @@ llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
 
 /// The 8-bit float kernel (FlashAttention-3's FP8 forward): wgmma with
 /// e4m3/e5m2 operands, whose k-steps are 32 elements (d a multiple of 32),
-/// whose 8-bit B operands are read K-major only, so that the producer
-/// warpgroup rewrites each V tile as Vᵀ (TmaProducer.cpp), from dense K/V
-/// by tensor boxes, with P·V's 32 keys per k-step in whole tiles; one work
-/// item per CTA and unsplit keys.
+/// whose 8-bit B operands are read K-major only, so that P·V reads Vᵀ,
+/// written per tile by a pre-kernel (VTransposeKernel.cpp) and brought by
+/// the producer warpgroup beside K's tensor boxes, from dense K/V, with
+/// P·V's 32 keys per k-step in whole tiles; one work item per CTA and
+/// unsplit keys.
 llvm::Error checkFP8Kernel(const KernelConfig &c, const AttentionShape &s) {
   auto refuse = [](const llvm::Twine &why) {
     return reason("the 8-bit float tensor-core kernel " + why);
@@ -287,7 +283,7 @@ llvm::Error checkFP8Kernel(const KernelConfig &c, const AttentionShape &s) {
   if (s.pageSize > 0 || s.varlen)
     return refuse("reads dense K/V tensors, not a paged KV cache or a packed batch");
   if (!c.tmaLoads || !c.producerWarpgroup)
-    return refuse("needs kv-loads=tma-producer (its producer warpgroup transposes V)");
+    return refuse("needs kv-loads=tma-producer (its producer warpgroup brings Vᵀ)");
   if (c.persistent || c.kvSplits > 1 || c.kvWarps > 1)
     return refuse("runs one work item per CTA over unsplit keys (persistent=off, "
                   "kv-splits=1)");

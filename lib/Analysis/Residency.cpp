@@ -30,15 +30,15 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   const int64_t e = elementBytes(s.dtype);
   const bool wgmma = c.family == TensorCoreFamily::Wgmma;
   auto pitch = [&](int64_t cols) { return stagedRowPitch(atoms, c.swizzle, cols, e); };
-  int64_t kv = e * c.kvStages * c.blockKV * (pitch(s.headDim) + pitch(s.headDimV));
-  if (stagesTransposedV(wgmma, e))
-    kv += transposedVBytes(c.kvStages, c.blockKV, s.headDimV);
+  // (8-bit wgmma stages Vᵀ in place of V.)
+  int64_t kv = e * c.kvStages * c.blockKV * pitch(s.headDim) +
+               (stagesTransposedV(wgmma, e) ? transposedVBytes(c.kvStages, c.blockKV, s.headDimV)
+                                            : e * c.kvStages * c.blockKV * pitch(s.headDimV));
   int64_t q = stagesQInSharedMemory(c, s) ? e * c.blockQ * pitch(s.headDim) : 0;
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages,
-                                                  stagesTransposedV(wgmma, e)) +
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
          (atoms ? 1024 : 0);
 }
 

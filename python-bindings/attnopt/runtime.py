@@ -217,7 +217,11 @@ class LoadedKernel:
         self.grid = self.launches[0][1]
         self.block = self.launches[0][2]
         self.shapes = [tuple(p["shape"]) for p in manifest["params"]]
-        self.workspace = [(w["name"], tuple(w["shape"])) for w in manifest.get("workspace", [])]
+        self.workspace = [(w["name"], tuple(w["shape"]), w.get("type", "f32*").rstrip("*"))
+                          for w in manifest.get("workspace", [])]
+        for name, _, dtype in self.workspace:
+            if dtype not in _DTYPES:
+                raise ValueError("workspace %s: unknown type %r" % (name, dtype))
         self.tensor_maps = list(manifest.get("tensor_maps", []))
         for m in self.tensor_maps:
             if m.get("l2_promotion", "none") not in _TENSOR_MAP_L2_PROMOTIONS:
@@ -273,12 +277,13 @@ class LoadedKernel:
         return buffers
 
     def _workspace(self, device):
-        """The split-KV workspace (f32), allocated per call from PyTorch's
-        caching allocator on the current stream: a kernel shared by threads
-        or streams never shares its partial results."""
+        """The workspace buffers (split-KV's f32 partial results, FP8's Vᵀ
+        tile images), each of its manifest type, allocated per call from
+        PyTorch's caching allocator on the current stream: a kernel shared
+        by threads or streams never shares its intermediate results."""
         import torch
-        return {name: torch.empty(shape, device=device, dtype=torch.float32)
-                for name, shape in self.workspace}
+        return {name: torch.empty(shape, device=device, dtype=getattr(torch, _DTYPES[dtype]))
+                for name, shape, dtype in self.workspace}
 
     def __call__(self, q, k, v, out=None, mask=None, block_table=None, seq_lens=None,
                  check_bounds=False, score_mod_operands=(), cu_seqlens_q=None,

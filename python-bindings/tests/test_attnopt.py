@@ -381,7 +381,18 @@ def test_compile_fp8(fmt, out, descale, target):
         assert "q_descale" not in names
     if target == "sm_90a":
         assert "e4m3" in k.manifest["instruction"]
-        assert [m["box"][0] for m in k.manifest["tensor_maps"]] == [128, 128]
+        # K by tensor boxes 128 one-byte columns wide; V as Vᵀ tile images
+        # that a first launch writes into a workspace of the inputs' type,
+        # [B, Hkv, K/V tiles, 128 · dv bytes], read in V's place.
+        assert [(m["tensor"], m["box"][0]) for m in k.manifest["tensor_maps"]] == [("k", 128)]
+        tiles = -(-256 // k.manifest["block_kv"])
+        assert k.manifest["workspace"] == [
+            {"name": "v_transposed", "type": fmt + "*", "shape": [1, 2, tiles, 128 * 128]}]
+        first, attention = k.manifest["launches"]
+        assert first["kernel"] == k.name + "_vt" and first["args"] == ["v", "v_transposed"]
+        assert first["grid"] == [tiles, 2, 1] and first["block"] == [256, 1, 1]
+        assert attention["kernel"] == k.name and attention["args"][:3] == ["q", "k", "v_transposed"]
+        assert attention["args"][-1] == "k_tensor_map"
     else:
         assert k.manifest["instruction"].startswith("fma")
     assert ".entry " + k.name in k.ptx

@@ -682,7 +682,7 @@ TEST(KernelConfig, SmallQueriesStayOnLegalMmaSyncTiles) {
   EXPECT_EQ(checked, 7 * 5 * 3 * 2 * 4);
 }
 
-// 8-bit floats: the FP8 wgmma kernel (its producer warpgroup transposes V)
+// 8-bit floats: the FP8 wgmma kernel (P·V reads Vᵀ from a pre-kernel)
 // where the chip has wgmma, tiled like the d = 128 bf16 picks and fitted to
 // the budgets at d = 256; refused (the generic kernel's case) on mma.sync,
 // for head dims that are not whole 32-element k-steps, and for requests
@@ -719,12 +719,13 @@ TEST(KernelConfig, EightBitFloats) {
       EXPECT_TRUE(c->overlapPV);
     }
   }
-  // The Vᵀ stages count in shared memory: d = 128, 3 stages of K, V and Vᵀ
-  // (16 KB each) and the Q tile, 176 KB with barriers and alignment slack.
+  // The Vᵀ stages replace V's in shared memory: d = 128, 3 stages of K and
+  // Vᵀ (16 KB each) and the Q tile, 113 KB with barriers and alignment
+  // slack.
   KernelConfig c = *chooseKernelConfig(square(1, 16, 4096, 128, DType::F8), MaskReads::None,
                                        h200, on);
   EXPECT_EQ(kernelSharedMemoryBytes(c, square(1, 16, 4096, 128, DType::F8)),
-            3 * 3 * 16384 + 16384 + 3 * 3 * 8 + 1024);
+            3 * 2 * 16384 + 16384 + 3 * 2 * 8 + 1024);
   EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), a100, on).find("needs mma=wgmma"),
             std::string::npos);
   EXPECT_NE(refusal(square(1, 16, 4096, 80, DType::F8), h200, on).find("d a multiple of 32"),

@@ -37,7 +37,7 @@ func.func @fp8_bf16_out(%q: tensor<1x16x4096x64xf8E4M3FN>, %qs: tensor<f32>) -> 
 // A request the FP8 kernel cannot honour (its producer warpgroup is what
 // transposes V) is refused with the reason, as for any kernel.
 func.func @fp8_cp_async(%q: tensor<1x16x4096x128xf8E4M3FN>) -> tensor<1x16x4096x128xbf16> {
-  // expected-error @+1 {{attn-io-cost: the 8-bit float tensor-core kernel needs kv-loads=tma-producer (its producer warpgroup transposes V)}}
+  // expected-error @+1 {{attn-io-cost: the 8-bit float tensor-core kernel needs kv-loads=tma-producer (its producer warpgroup brings Vᵀ)}}
   %o = attn.attention %q, %q, %q scale(0.088)
      : tensor<1x16x4096x128xf8E4M3FN>, tensor<1x16x4096x128xf8E4M3FN>, tensor<1x16x4096x128xf8E4M3FN> -> tensor<1x16x4096x128xbf16>
   return %o : tensor<1x16x4096x128xbf16>

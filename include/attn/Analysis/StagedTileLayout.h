@@ -51,16 +51,19 @@ inline int64_t stagedRowPitch(bool swizzledAtoms, bool swizzle, int64_t cols,
   return swizzle ? cols : cols + 8;
 }
 
-/// Whether the kernel stages V a second time, transposed: wgmma reads 8-bit
-/// B operands K-major only (no transpose flag for them), and P·V's K is the
-/// keys, so a V tile ([keys, dv], dv contiguous as TMA brings it) is
-/// rewritten as Vᵀ [dv, keys] by the producer warpgroup (TmaProducer.cpp).
+/// Whether the kernel stages Vᵀ instead of V: wgmma reads 8-bit B operands
+/// K-major only (no transpose flag for them), and P·V's K is the keys, so
+/// 8-bit V ([keys, dv], dv contiguous) is rewritten as Vᵀ [dv, keys] once
+/// per call by a pre-kernel (VTransposeKernel.cpp) into a workspace that
+/// holds each K/V tile as the exact bytes of its shared-memory stage, and
+/// the producer brings that image with one bulk copy per tile.
 inline bool stagesTransposedV(bool wgmma, int64_t elementBytes) {
   return wgmma && elementBytes == 1;
 }
 
 /// Bytes of the Vᵀ stages (stagesTransposedV): per stage, dv rows of the
-/// tile's keys in 128-key atoms, [atoms, dv, 128] bytes.
+/// tile's keys in 128-key atoms, [atoms, dv, 128] bytes. One stage is also
+/// one tile's image in the pre-kernel's workspace.
 inline int64_t transposedVBytes(int64_t stages, int64_t blockKV, int64_t headDimV) {
   return stages * int64_t(llvm::alignTo(blockKV, 128)) * headDimV;
 }
@@ -83,12 +86,9 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
 /// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
 /// each K/V stage full: one 8-byte mbarrier per stage, after the tiles, and
 /// with a producer warpgroup one more per stage on which the consumers
-/// report it empty, and, where it transposes V (stagesTransposedV), one
-/// on which its threads report the stage's Vᵀ written. 0 when the stages
-/// are filled by cp.async.
-inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages,
-                               bool transposesV = false) {
-  return tmaLoads ? 8 * stages * (1 + producerWarpgroup + transposesV) : 0;
+/// report it empty. 0 when the stages are filled by cp.async.
+inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages) {
+  return tmaLoads ? 8 * stages * (1 + producerWarpgroup) : 0;
 }
 
 } // namespace attn

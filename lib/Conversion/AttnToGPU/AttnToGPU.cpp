@@ -178,8 +178,12 @@ struct AttnLowerToGPUPass
     NamedAttrList manifests;
     if (auto earlier = module->getAttrOfType<DictionaryAttr>(kLaunchManifestsAttrName))
       manifests.append(earlier.getValue());
-    // The attention kernel and, with split-KV, its combine kernel.
-    llvm::StringMap<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> kernels;
+    // The attention kernel, with split-KV its combine kernel, and with
+    // 8-bit wgmma its Vᵀ pre-kernel.
+    struct Kernels {
+      gpu::GPUFuncOp attention, combine, vTranspose;
+    };
+    llvm::StringMap<Kernels> kernels;
     // The scale is a constant of the kernel but not part of its name:
     // attentions that differ only in scale must not share a kernel. The
     // first scale of a name keeps it; another gets its bits appended.
@@ -213,13 +217,15 @@ struct AttnLowerToGPUPass
         spec->name += llvm::formatv("_scale{0:x16}", llvm::bit_cast<uint64_t>(spec->scale)).str();
       Location loc = op->getLoc();
       OpBuilder b(module.getBodyRegion());
-      auto &[kernel, combine] = kernels[spec->name];
+      auto &[kernel, combine, vTranspose] = kernels[spec->name];
       if (!kernel) {
         auto gpuModule = gpu::GPUModuleOp::create(b, loc, spec->name + "_module");
         kernel = spec->generic() ? buildGenericAttentionKernel(b, loc, gpuModule, *spec)
                                  : buildFlashAttentionKernel(b, loc, gpuModule, *spec);
         if (spec->splitKV())
           combine = buildSplitKVCombineKernel(b, loc, gpuModule, *spec);
+        if (spec->transposesV())
+          vTranspose = buildVTransposeKernel(b, loc, gpuModule, *spec);
         // Keyed by the gpu.module's symbol, which its gpu.binary keeps
         // (see kLaunchManifestsAttrName).
         manifests.set(gpuModule.getSymNameAttr(), manifestFor(b, *spec));
@@ -246,6 +252,13 @@ struct AttnLowerToGPUPass
         for (Type t : combine.getArgumentTypes().take_front(2))
           workspace.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(t)));
       SmallVector<Value> args(inputs);
+      // 8-bit wgmma: the pre-kernel's Vᵀ images in V's place.
+      Value vImages;
+      if (vTranspose) {
+        vImages = memref::AllocOp::create(
+            b, loc, cast<MemRefType>(vTranspose.getArgumentTypes()[1]));
+        args[2] = vImages;
+      }
       if (combine)
         args.append(workspace);
       else
@@ -266,9 +279,9 @@ struct AttnLowerToGPUPass
         for (Value t : attention.getDescale())
           args.push_back(asBuffer(t, /*attentionOperand=*/false));
       auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
-      if (spec->tensorMapLoads())
-        for (Value kv : {inputs[1], inputs[2]})
-          args.push_back(createTensorMap(b, loc, kv, *spec));
+      const std::array<Value, 2> mappedKV{inputs[1], inputs[2]};
+      for (Value kv : ArrayRef(mappedKV).take_front(spec->tensorMapCount()))
+        args.push_back(createTensorMap(b, loc, kv, *spec));
       // Named first: argument evaluation order is unspecified in C++, and
       // the printed IR should not depend on the host compiler.
       std::array<int64_t, 3> dims = spec->grid();
@@ -278,7 +291,16 @@ struct AttnLowerToGPUPass
       if (spec->dynamicSharedMemory)
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    spec->sharedMemoryBytes());
+      if (vTranspose)
+        gpu::LaunchFuncOp::create(
+            b, loc, vTranspose,
+            gpu::KernelDim3{c(spec->transposedVImageShape()[2]),
+                            c(spec->batch * spec->headsKV), c(1)},
+            gpu::KernelDim3{c(kVTransposeThreads), c(1), c(1)}, Value(),
+            ValueRange{inputs[2], vImages});
       gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
+      if (vImages)
+        memref::DeallocOp::create(b, loc, vImages);
       if (combine) {
         gpu::KernelDim3 combineGrid{c(spec->batch * spec->headsQ * spec->seqQ), c(1), c(1)};
         gpu::KernelDim3 combineBlock{c(spec->headDimV), c(1), c(1)};

@@ -156,16 +156,16 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
   }
   auto offset = [&](int64_t bytes) { return base ? k.add(base, bytes) : k.idx(bytes); };
   v.kTile = memref::ViewOp::create(b, loc, kTileType, raw, offset(0), ValueRange{});
-  v.vTile = memref::ViewOp::create(b, loc, vTileType, raw, offset(kBytes), ValueRange{});
+  // (8-bit wgmma: the Vᵀ stages in V's place.)
   if (s.transposesV())
-    v.vtTile = memref::ViewOp::create(b, loc, transposedVTileType(c), raw,
-                                      offset(kBytes + vTileType.getNumElements() * s.elementBytes()),
-                                      ValueRange{});
+    v.vtTile =
+        memref::ViewOp::create(b, loc, transposedVTileType(c), raw, offset(kBytes), ValueRange{});
+  else
+    v.vTile = memref::ViewOp::create(b, loc, vTileType, raw, offset(kBytes), ValueRange{});
   if (s.qInSharedMemory())
     v.qTile = memref::ViewOp::create(b, loc, family.tileType(std::nullopt, c.bq, c.d), raw,
                                      offset(s.kvSharedMemoryBytes()), ValueRange{});
-  // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty",
-  // then (Vᵀ) "transposed".
+  // The TMA mbarriers: "full" per stage, then (producer warpgroup) "empty".
   auto barriers = [&](int64_t bytes) {
     auto type = MemRefType::get({c.stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
                                 c.workgroup);
@@ -175,8 +175,6 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
     v.stageFull = barriers(s.tileBytes());
   if (s.producerWarpgroup)
     v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
-  if (s.transposesV())
-    v.stageTransposed = barriers(s.tileBytes() + 16 * c.stages);
 }
 
 void FlashAttentionEmitter::zeroHeadDimPadding() {

@@ -77,11 +77,10 @@ struct KernelValues {
   /// Producer warpgroup: the mbarriers on which the consumers report each
   /// stage empty.
   Value stageEmpty;
-  /// 8-bit inputs (FlashKernelSpec::transposesV): the Vᵀ stages, bytes
-  /// [stages, ⌈bkv/128⌉, dv, 128] in the 128-byte swizzle, each 32 keys
-  /// permuted (TmaProducer.cpp), and the mbarriers on which the producer's
-  /// threads report each stage's Vᵀ written.
-  Value vtTile, stageTransposed;
+  /// 8-bit inputs (FlashKernelSpec::transposesV): the Vᵀ stages (in place
+  /// of V's), bytes [stages, ⌈bkv/128⌉, dv, 128] in the 128-byte swizzle,
+  /// each 32 keys permuted (VTransposeKernel.cpp).
+  Value vtTile;
   /// FP8 with descale factors: q_descale·k_descale (multiplies the scores'
   /// scale) and v_descale (multiplies O); null without them.
   Value scoreDescale, outputDescale;
@@ -276,11 +275,6 @@ protected:
 
 /// The memref type of the Vᵀ stages (KernelValues::vtTile).
 MemRefType transposedVTileType(const KernelContext &c);
-/// Threads of a producer warpgroup.
-inline constexpr int64_t kProducerThreads = 128;
-/// Producer thread `producerThread` (0..127)'s share of writing the V tile
-/// of stage `buf` as Vᵀ, each 32-key group permuted (TransposedV.cpp).
-void writeTransposedV(KernelContext &c, Value buf, Value producerThread);
 
 std::unique_ptr<TensorCoreFamily> createMmaSyncFamily(KernelContext &c);
 std::unique_ptr<TensorCoreFamily> createWgmmaFamily(KernelContext &c);

@@ -1,6 +1,7 @@
 //===- KernelParameters.cpp - the attention kernel's parameter list -------===//
 //
-// The kernel's parameters in order: Q, K, V, O (split-KV: the f32 partial
+// The kernel's parameters in order: Q, K, V (8-bit wgmma: the Vᵀ tile
+// images of VTransposeKernel.cpp), O (split-KV: the f32 partial
 // outputs, then their log2-sum-exp), the mask tensor, the paged cache's
 // block table and lengths, varlen's cumulative lengths, the score_mod's
 // tensors, FP8's descale factors, and the TMA tensor maps. LaunchManifest.cpp lists the same
@@ -17,8 +18,10 @@ using namespace mlir::attn;
 SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) {
   Type T = s.elementType, f32 = b.getF32Type();
   auto buffer = [&](ArrayRef<int64_t> shape) { return MemRefType::get(shape, T); };
+  // (8-bit wgmma reads V as the pre-kernel's Vᵀ tile images.)
   SmallVector<Type> params{buffer(s.queryShape(s.headDim)), buffer(s.keyShape(s.headDim)),
-                           buffer(s.keyShape(s.headDimV)),
+                           s.transposesV() ? buffer(s.transposedVImageShape())
+                                           : buffer(s.keyShape(s.headDimV)),
                            MemRefType::get(s.queryShape(s.headDimV), s.outputType)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
@@ -40,9 +43,9 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
   }
   if (s.descale)
     params.append(3, MemRefType::get({}, f32));
-  // The K and V CUtensorMaps, by generic pointers to global memory.
-  if (s.tensorMapLoads())
-    params.append(2, LLVM::LLVMPointerType::get(b.getContext()));
+  // The K and V CUtensorMaps (K's alone for Vᵀ images), by generic
+  // pointers to global memory.
+  params.append(s.tensorMapCount(), LLVM::LLVMPointerType::get(b.getContext()));
   return params;
 }
 
@@ -74,9 +77,9 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
     p.kDescale = take();
     p.vDescale = take();
   }
-  if (s.tensorMapLoads()) {
+  if (s.tensorMapCount() > 0)
     p.kTensorMap = take();
+  if (s.tensorMapCount() > 1)
     p.vTensorMap = take();
-  }
   return p;
 }

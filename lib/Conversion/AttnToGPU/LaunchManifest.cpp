@@ -159,13 +159,17 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                               shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
     workspace.push_back(param("lse", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ})));
   }
+  // 8-bit wgmma: V as Vᵀ tile images (VTransposeKernel.cpp), written by the
+  // first launch, read by the attention kernel in V's place.
+  if (s.transposesV())
+    workspace.push_back(param("v_transposed", dtype + "*", shape(s.transposedVImageShape())));
   auto names = [&](ArrayRef<StringRef> list) {
     SmallVector<Attribute> a;
     for (StringRef n : list)
       a.push_back(str(n));
     return b.getArrayAttr(a);
   };
-  SmallVector<StringRef> attentionArgs{"q", "k", "v"};
+  SmallVector<StringRef> attentionArgs{"q", "k", s.transposesV() ? "v_transposed" : "v"};
   if (s.splitKV())
     attentionArgs.append({"o_partial", "lse"});
   else
@@ -187,7 +191,9 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   // it in global memory (128 bytes, 64-byte aligned) as the argument `arg`.
   SmallVector<Attribute> tensorMaps;
   if (s.tensorMapLoads()) {
-    for (StringRef tensor : {"k", "v"}) {
+    // (Vᵀ images come by bulk copies, not through a map.)
+    static constexpr StringLiteral kMapped[] = {"k", "v"};
+    for (StringRef tensor : ArrayRef(kMapped).take_front(s.tensorMapCount())) {
       std::string arg = (tensor + "_tensor_map").str();
       tensorMaps.push_back(dict({{"arg", str(arg)},
                                  {"tensor", str(tensor)},
@@ -195,14 +201,23 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                                  {"swizzle", str("128B")},
                                  {"l2_promotion", str(kTensorMapL2Promotion)}}));
     }
-    attentionArgs.append({"k_tensor_map", "v_tensor_map"});
+    for (Attribute map : tensorMaps)
+      attentionArgs.push_back(cast<StringAttr>(cast<DictionaryAttr>(map).get("arg")).getValue());
   }
   Attribute grid = shape(s.grid());
   Attribute block = shape({s.numThreads(), 1, 1});
   int64_t dynamicSmem = s.dynamicSharedMemory ? s.sharedMemoryBytes() : 0;
-  SmallVector<Attribute> launches{
+  SmallVector<Attribute> launches;
+  if (s.transposesV())
+    launches.push_back(dict({{"kernel", str(s.vTransposeName())},
+                             {"grid", shape({s.transposedVImageShape()[2],
+                                             s.batch * s.headsKV, 1})},
+                             {"block", shape({kVTransposeThreads, 1, 1})},
+                             {"dynamic_shared_memory_bytes", i64(0)},
+                             {"args", names({"v", "v_transposed"})}}));
+  launches.push_back(
       dict({{"kernel", str(s.name)}, {"grid", grid}, {"block", block},
-            {"dynamic_shared_memory_bytes", i64(dynamicSmem)}, {"args", names(attentionArgs)}})};
+            {"dynamic_shared_memory_bytes", i64(dynamicSmem)}, {"args", names(attentionArgs)}}));
   if (s.splitKV())
     launches.push_back(dict({{"kernel", str(s.combineName())},
                              {"grid", shape({s.batch * s.headsQ * s.seqQ, 1, 1})},

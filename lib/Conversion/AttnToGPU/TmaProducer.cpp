@@ -63,16 +63,16 @@
 // producer warps keep 24 registers and give the rest to the computing
 // warps (setmaxnreg; 24 x 128 + 240 x 256 fill the SM's 64K).
 //
-// With 8-bit inputs the producer warpgroup also transposes V (wgmma reads
-// 8-bit B operands K-major only; TransposedV.cpp): all its 128 threads wait
-// on each tile's "full" mbarrier, write the tile's Vᵀ into a third ring and
-// arrive on a per-stage "transposed" mbarrier, on which the consumers wait
-// after "full"; its first thread issues the boxes stages − 1 tiles ahead
-// (produceAndTransposeTiles says why not further). It keeps 56 registers
-// for that, the consumers 224.
+// With 8-bit inputs P·V reads Vᵀ (wgmma reads 8-bit B operands K-major
+// only), which a pre-kernel wrote as one image per tile, the exact bytes of
+// the stage (VTransposeKernel.cpp): the issuing thread brings K's boxes and
+// that image, one bulk copy (cp.async.bulk) into the Vᵀ stage, on the same
+// "full" mbarrier. (bench/NOTES.md v39-v39d transposed V in the producer
+// warpgroup instead: its shared-memory traffic beside the consumers' made
+// the kernel 0.77-0.81x bf16.)
 //
-// One file of ~630 lines: the fill modes (boxes from one thread, a
-// producer warpgroup, its V transposer, bulk row copies) are one protocol
+// One file of ~600 lines: the fill modes (boxes from one thread, a
+// producer warpgroup, bulk row copies) are one protocol
 // over the same stage barriers and fill parities, which the class keeps
 // private; split, each part would re-derive the parity rule.
 //
@@ -164,17 +164,6 @@ private:
   Value stageBarrier(int64_t buf) { return k.sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   Value emptyBarrier(Value buf) { return k.sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
   Value emptyBarrier(int64_t buf) { return k.sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
-  Value transposedBarrier(Value buf) {
-    return k.sharedPointer(c.v.stageTransposed, k.mul(buf, 8));
-  }
-  Value transposedBarrier(int64_t buf) {
-    return k.sharedPointer(c.v.stageTransposed, k.idx(8 * buf));
-  }
-  /// 8-bit V (FlashKernelSpec::transposesV): every producer thread, over
-  /// the work item's tiles: waits for each tile's boxes, writes its Vᵀ
-  /// (writeTransposedV) and reports it on the stage's "transposed"
-  /// mbarrier; the first thread issues the boxes, stages − 1 tiles ahead.
-  void produceAndTransposeTiles();
   /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
@@ -243,9 +232,6 @@ void TmaProducer::initBarriers() {
                                    i32(c.s.bulkRowLoads() ? c.threads : 1), Value());
       if (specializesWarps())
         NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
-      if (c.s.transposesV())
-        NVVM::MBarrierInitOp::create(b, loc, transposedBarrier(s), i32(kProducerThreads),
-                                     Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -271,10 +257,7 @@ void TmaProducer::splitRoles(gpu::GPUFuncOp func,
   b.setInsertionPointToStart(producerBlock);
   NVVM::SetMaxRegisterOp::create(b, loc, c.s.producerRegisters(),
                                  NVVM::SetMaxRegisterAction::decrease);
-  if (c.s.transposesV()) {
-    // Every producer thread transposes; its first issues the boxes.
-    overWork([&] { produceAndTransposeTiles(); });
-  } else {
+  {
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
     OpBuilder::InsertionGuard guard(b);
@@ -304,51 +287,6 @@ void TmaProducer::produceAllTiles() {
   Value buf = c.stageOf(start);
   waitParity(emptyBarrier(buf), parity);
   issueTile(start, buf);
-}
-
-void TmaProducer::produceAndTransposeTiles() {
-  // Tile n's Vᵀ is written once its boxes have landed; its stage was freed
-  // for it before its boxes were issued (empty phase n − stages). The
-  // first thread keeps stages − 1 tiles in flight: after writing tile n's
-  // Vᵀ it issues tile n + stages − 1, whose stage tile n − 1 held, which
-  // the consumers release once they have tile n (an overlapped or
-  // deferred P·V holds a stage one tile longer): waiting for that release
-  // before writing tile n's Vᵀ would wait forever.
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  assert(!c.v.ringBase && "the FP8 kernel has one work item per CTA");
-  Value producerThread = arith::SubIOp::create(b, loc, c.v.tid, k.idx(c.threads));
-  Value leader =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, producerThread, k.idx(0));
-  auto issueInLeader = [&](Value start) {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start, c.v.kvEnd);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(
-        scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, leader, inRange), false)
-            .thenBlock());
-    Value buf = c.stageOf(start);
-    Value fill = c.fillOf(start);
-    waitParity(emptyBarrier(buf), i32(arith::XOrIOp::create(
-                                      b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)),
-                                      k.idx(1))));
-    issueTile(start, buf);
-  };
-  for (int64_t i = 0; i + 1 < c.stages; ++i)
-    issueInLeader(k.add(c.v.kvBegin, i * c.bkv));
-  auto loop = scf::ForOp::create(b, loc, c.v.kvBegin, c.v.kvEnd, k.idx(c.bkv));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value start = loop.getInductionVar();
-  Value buf = c.stageOf(start);
-  Value parity = i32(arith::AndIOp::create(b, loc, c.fillOf(start), k.idx(1)));
-  waitParity(stageBarrier(buf), parity);
-  writeTransposedV(c, buf, producerThread);
-  // The stores are generic-proxy writes that wgmma reads through the async
-  // proxy.
-  family.beforeStageBarrier();
-  NVVM::MBarrierArriveOp::create(b, loc, Type(), transposedBarrier(buf), Value(),
-                                 NVVM::MemScopeKind::CTA, /*relaxed=*/false);
-  issueInLeader(k.add(start, (c.stages - 1) * c.bkv));
 }
 
 void TmaProducer::releaseStage(Value kvStart) {
@@ -447,9 +385,6 @@ Value TmaProducer::acquire(Value kvStart, bool mayEndKeys) {
                                      c.stages);
   Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
   waitParity(stageBarrier(buf), parity);
-  // 8-bit V: and for the producer's Vᵀ of the tile (the same fill).
-  if (c.s.transposesV())
-    waitParity(transposedBarrier(buf), parity);
   if (mayEndKeys && c.s.paged() && c.s.tensorMapLoads())
     zeroKeysPastSequence(kvStart, buf);
   return buf;
@@ -497,14 +432,25 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t atom = atomColumns(c.s.elementBytes());
-  const int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
+  int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
   // Every atom of the tile is one 128-byte column block x block_kv rows,
   // written by boxes of boxRows() rows (the whole tile, or each of its
   // pages), zero-filled where they reach past the tensor, counted in full.
   const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
+  // 8-bit V: its tile's Vᵀ image instead of V's boxes.
+  const int64_t vtBytes = c.s.transposesV() ? transposedVBytes(1, c.bkv, c.dv) : 0;
+  if (vtBytes)
+    atomsV = 0;
   Value full = stageBarrier(buf);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32((atomsK + atomsV) * atomBytes),
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
+                                         i32((atomsK + atomsV) * atomBytes + vtBytes),
                                          NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+  if (vtBytes) {
+    Value image = globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+        b, loc, clusterPointer(c.v.vtTile, k.mul(buf, vtBytes)), image, full, i32(vtBytes),
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value());
+  }
   // Box by box of rows: its outer coordinates ({key, head, batch} of a
   // dense tensor, {head, row in page, page} of a pool, PageLookup.h), then
   // its K and V atoms. (Page by page, so that one page's coordinates are

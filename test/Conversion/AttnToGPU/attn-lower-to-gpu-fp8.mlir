@@ -10,23 +10,37 @@
 // DEFAULT: gpu.func @attn_generic_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_obf16_descale(
 
 // The FP8 tensor-core kernel: e4m3 Q·Kᵀ in k-steps of 32 from the
-// swizzled atoms; the producer warpgroup (56 registers; the computing
-// warpgroups 224) waits for each tile's boxes and writes Vᵀ with byte
-// permutes, then arrives on the stage's third mbarrier (128 arrivals, after
-// "full" with one and "empty" with the 256 computing threads); P rounded to
-// e4m3 four values per register; P·V from registers against Vᵀ read
-// K-major (no transpose immediate: 8-bit wgmma has none); the descale
-// factors read once.
+// swizzled atoms; V comes as Vᵀ tile images (the kernel's third parameter,
+// [B, Hkv, tiles, 128 · dv bytes]) that a pre-kernel in the same module
+// writes; the producer warpgroup (24 registers; the computing warpgroups
+// 240, as bf16's) brings K's box and each tile's image by one 16 KB bulk
+// copy on the same "full" mbarrier (no third barrier, no transposing
+// there); P rounded to e4m3 four values per register; P·V from registers
+// against Vᵀ read K-major (no transpose immediate: 8-bit wgmma has none);
+// the descale factors read once. The pre-kernel gathers each 16-byte chunk
+// of a Vᵀ row from 16 keys and stores it aligned; the host allocates the
+// images, launches the pre-kernel, then the attention kernel, and frees them.
 // CHECK-LABEL: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_obf16_descale(
-// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c{{1|256|128}}_i32
-// CHECK: nvvm.setmaxregister  decrease 56
-// CHECK: prmt.b32 lo01, $4, $5, 0x5140
-// CHECK: nvvm.setmaxregister  increase 224
+// CHECK-SAME: %arg2: memref<1x2x2x16384xf8E4M3FN>
+// CHECK-COUNT-6: nvvm.mbarrier.init %{{.*}}, %c{{1|256}}_i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c16384_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.setmaxregister  increase 240
+// CHECK-NOT: prmt.b32
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK: cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_obf16_descale_vt(%arg0: memref<1x2x256x128xf8E4M3FN>, %arg1: memref<1x2x2x16384xf8E4M3FN>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: vector.from_elements {{.*}} : vector<16xf8E4M3FN>
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<1x2x2x16384xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK-LABEL: func.func @fp8
-// CHECK: gpu.launch_func
+// CHECK: %[[IMAGES:.*]] = memref.alloc() : memref<1x2x2x16384xf8E4M3FN>
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_descale_vt blocks in (%c2{{.*}}, %c2{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}})  args(%{{.*}} : memref<1x2x256x128xf8E4M3FN>, %[[IMAGES]] : memref<1x2x2x16384xf8E4M3FN>)
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_descale blocks
+// CHECK-SAME: %[[IMAGES]] : memref<1x2x2x16384xf8E4M3FN>
+// CHECK: memref.dealloc %[[IMAGES]]
 func.func @fp8(%q: tensor<1x2x256x128xf8E4M3FN>, %k: tensor<1x2x256x128xf8E4M3FN>, %v: tensor<1x2x256x128xf8E4M3FN>, %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<1x2x256x128xbf16> {
   %o = attn.attention %q, %k, %v descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.088) : tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN> -> tensor<1x2x256x128xbf16>
   return %o : tensor<1x2x256x128xbf16>

@@ -135,19 +135,31 @@ struct FlashKernelSpec {
   }
   /// Bytes of Q, K and V's elements: 2, or 1 for the 8-bit floats.
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
-  /// Whether V is staged again as Vᵀ (8-bit wgmma, stagesTransposedV).
+  /// Whether P·V reads Vᵀ (8-bit wgmma, stagesTransposedV): the kernel's V
+  /// parameter is then the pre-kernel's workspace of Vᵀ tile images
+  /// (transposedVImageShape), and its stages hold Vᵀ instead of V.
   bool transposesV() const { return stagesTransposedV(wgmma(), elementBytes()); }
-  /// Bytes of the K and V stages, then of the Vᵀ stages when there are.
+  /// The Vᵀ workspace [B, Hkv, K/V tiles, bytes of one Vᵀ stage]: tile j
+  /// of a K/V head is the exact image of the stage that holds it
+  /// (VTransposeKernel.cpp).
+  SmallVector<int64_t, 4> transposedVImageShape() const {
+    return {batch, headsKV, int64_t(llvm::divideCeil(seqKV, blockKV)),
+            transposedVBytes(1, blockKV, headDimV)};
+  }
+  /// The Vᵀ pre-kernel's name (transposesV only).
+  std::string vTransposeName() const { return name + "_vt"; }
+  /// Bytes of the K and V stages (Vᵀ's for 8-bit wgmma).
   int64_t kvSharedMemoryBytes() const {
-    return elementBytes() * stages() * blockKV * (smemPitch(headDim) + smemPitch(headDimV)) +
-           (transposesV() ? transposedVBytes(stages(), blockKV, headDimV) : 0);
+    return elementBytes() * stages() * blockKV * smemPitch(headDim) +
+           (transposesV() ? transposedVBytes(stages(), blockKV, headDimV)
+                          : elementBytes() * stages() * blockKV * smemPitch(headDimV));
   }
   /// Shared memory of the CTA in bytes: the tiles, the TMA mbarriers, and
   /// the slack that aligns wgmma's atoms.
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages(), transposesV()) +
+    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages()) +
            alignmentSlackBytes();
   }
   /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
@@ -196,12 +208,12 @@ struct FlashKernelSpec {
   /// launchBoundCTAsPerSM, lib/Analysis/Residency.cpp).
   int64_t minCTAsPerSM = 0;
   /// Registers per thread after setmaxnreg: 24 x 128 + 240 x 256 fill the
-  /// SM's 64K (FlashAttention-3's split for two consumer warpgroups); a
-  /// producer that transposes V (transposesV) keeps 56 for its byte
-  /// permutes, two steps' words in flight (bench/NOTES.md v39d), 56 x 128
-  /// + 224 x 256.
-  int64_t producerRegisters() const { return transposesV() ? 56 : 24; }
-  int64_t consumerRegisters() const { return transposesV() ? 224 : 240; }
+  /// SM's 64K (FlashAttention-3's split for two consumer warpgroups).
+  int64_t producerRegisters() const { return 24; }
+  int64_t consumerRegisters() const { return 240; }
+  /// The K/V tensor maps the kernel takes: K's and V's, or K's alone where
+  /// V comes as Vᵀ images (transposesV).
+  int64_t tensorMapCount() const { return tensorMapLoads() ? (transposesV() ? 1 : 2) : 0; }
   /// Threads per CTA: the computing warps, then the producer warpgroup.
   int64_t numThreads() const { return 32 * numWarps() + (producerWarpgroup ? 128 : 0); }
   /// The oldest chip that has every instruction the kernel uses (the
@@ -377,6 +389,15 @@ gpu::GPUFuncOp buildGenericAttentionKernel(OpBuilder &b, Location loc, gpu::GPUM
 gpu::GPUFuncOp buildSplitKVCombineKernel(OpBuilder &b, Location loc,
                                          gpu::GPUModuleOp module,
                                          const FlashKernelSpec &spec);
+/// Threads per CTA of the Vᵀ pre-kernel.
+inline constexpr int64_t kVTransposeThreads = 256;
+/// The 8-bit wgmma kernel's pre-kernel (FlashKernelSpec::transposesV): V
+/// rewritten as Vᵀ, one image per K/V tile of each (batch, K/V head), laid
+/// out as the tile's shared-memory stage (VTransposeKernel.cpp). Grid
+/// [K/V tiles, B · Hkv, 1], kVTransposeThreads threads. Parameters: V
+/// [B, Hkv, Lk, dv], the images (FlashKernelSpec::transposedVImageShape).
+gpu::GPUFuncOp buildVTransposeKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                                     const FlashKernelSpec &spec);
 
 } // namespace attn
 } // namespace mlir
