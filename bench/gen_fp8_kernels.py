@@ -4,7 +4,7 @@ here by attn-opt's GPU pipeline for the H200 (sm_90a) or another chip, for
 bench/fp8_check.py on the GPU machine.
 
     python3 bench/gen_fp8_kernels.py --out DIR [--attn-opt build/bin/attn-opt]
-        [--chip sm_90a] [--set check|speed|all]
+        [--chip sm_90a] [--set check|speed|all] [--options "kv-stages=4 ..."]
 
 check: small shapes over both formats, GQA, both causal alignments, head
        dims the tensor cores take and ones they do not, every output type,
@@ -60,12 +60,14 @@ def main():
     ap.add_argument("--attn-opt", default="build/bin/attn-opt")
     ap.add_argument("--chip", default="sm_90a")
     ap.add_argument("--set", choices=("check", "speed", "all"), default="all")
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options, for sweeps (every kernel takes them)")
     a = ap.parse_args()
     cases = (CHECK if a.set in ("check", "all") else []) + \
         (speed_cases() if a.set in ("speed", "all") else [])
     os.makedirs(a.out, exist_ok=True)
     module = "".join(function(i, c) for i, c in enumerate(cases))
-    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s fp8-mma=on dump-dir=%s" % (a.chip, a.out),
+    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s fp8-mma=on dump-dir=%s %s" % (a.chip, a.out, a.options),
                           "-o", os.devnull], input=module, capture_output=True, text=True)
     if run.returncode:
         print(run.stderr[:4000])
