@@ -612,13 +612,12 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
 /// (checkFP8Kernel), tiled as the d = 128 bf16 picks (128 x 128, a
 /// producer warpgroup, the P·V overlapped with the next tile's softmax in
 /// three stages) and fitted to the budgets like them. Not measured against
-/// a sweep yet (bench/NOTES.md v39).
+/// a sweep yet (bench/NOTES.md v39, v43).
 llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
                                        const TargetSpec &target,
                                        const KernelConfigRequest &request) {
   if (!request.fp8TensorCores.value_or(kFP8TensorCoresByDefault))
-    return reason("8-bit float inputs take the generic kernel unless fp8-mma=on asks for the "
-                  "FP8 tensor-core kernel (slower than bf16 so far)");
+    return reason("fp8-mma=off asks for the generic kernel for 8-bit float inputs");
   TensorCoreFamily family = request.family.value_or(defaultTensorCoreFamily(target.chip));
   if (family != TensorCoreFamily::Wgmma)
     return reason("the 8-bit float tensor-core kernel needs mma=wgmma (sm_90a); the kernel "

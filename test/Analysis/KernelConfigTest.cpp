@@ -696,12 +696,15 @@ TEST(KernelConfig, EightBitFloats) {
     llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, t, r);
     return c ? std::string() : llvm::toString(c.takeError());
   };
-  // Not by default until it is measured (fp8-mma=auto is off).
-  KernelConfigRequest automatic;
-  automatic.fp8TensorCores = kFP8TensorCoresByDefault;
-  if (!kFP8TensorCoresByDefault)
-    EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), h200, automatic).find("fp8-mma=on"),
-              std::string::npos);
+  // By default (fp8-mma=auto) since v43; fp8-mma=off asks for the generic
+  // kernel.
+  EXPECT_TRUE(kFP8TensorCoresByDefault);
+  EXPECT_TRUE(static_cast<bool>(chooseKernelConfig(square(1, 16, 4096, 128, DType::F8),
+                                                   MaskReads::None, h200, {})));
+  KernelConfigRequest off;
+  off.fp8TensorCores = false;
+  EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), h200, off).find("fp8-mma=off"),
+            std::string::npos);
   for (int64_t d : {32, 64, 96, 128, 256}) {
     AttentionShape s = square(1, 16, 4096, d, DType::F8);
     llvm::Expected<KernelConfig> c = chooseKernelConfig(s, MaskReads::None, h200, on);

@@ -2,15 +2,19 @@
 // RUN: attn-opt %s -split-input-file --attn-io-cost="target=a100 fp8-mma=on" | FileCheck %s --check-prefix=A100
 // RUN: attn-opt %s -split-input-file --attn-io-cost="kv-loads=cp.async fp8-mma=on" -verify-diagnostics -o /dev/null
 // RUN: attn-opt %s -split-input-file --attn-io-cost | FileCheck %s --check-prefix=DEFAULT
-// Without fp8-mma=on no kernel config is recorded (the generic kernel runs
-// it): the FlashAttention rule's tiles.
+// RUN: attn-opt %s -split-input-file --attn-io-cost="fp8-mma=off" | FileCheck %s --check-prefix=OFF
+// fp8-mma=auto (the default) is on: the FP8 kernel's config is recorded.
+// With fp8-mma=off none is (the generic kernel runs it): the FlashAttention
+// rule's tiles.
 // DEFAULT-LABEL: func.func @fp8_bf16_out
-// DEFAULT-NOT: kernel_config
-// DEFAULT: return
+// DEFAULT: kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, tma_loads = true, producer_warpgroup = true, overlap_pv = true>
+// OFF-LABEL: func.func @fp8_bf16_out
+// OFF-NOT: kernel_config
+// OFF: return
 
 // 8-bit float attentions: the cost of the kernel that runs them. On the
 // H200 the FP8 wgmma kernel (128 x 128 tiles, a producer warpgroup that
-// also transposes V); on the A100 none (no FP8 tensor cores: the generic
+// brings K's boxes and the Vᵀ images of a pre-kernel); on the A100 none (no FP8 tensor cores: the generic
 // kernel), costed at the FlashAttention rule's tiles.
 
 // FP8 inputs, a bf16 output: one byte per Q, K, V element, two per O

@@ -271,11 +271,13 @@ struct KernelConfigRequest {
 };
 
 /// Whether 8-bit float inputs take the FP8 tensor-core kernel unless
-/// `fp8-mma=` says otherwise: not yet. It is correct on the H200 but runs
-/// 0.77-0.81x the bf16 kernel (rewriting V as Vᵀ costs more than the 8-bit
-/// MMAs save; bench/NOTES.md v39d), and the generic kernel is exact to the
-/// output's rounding; `fp8-mma=on` asks for it.
-inline constexpr bool kFP8TensorCoresByDefault = false;
+/// `fp8-mma=off` asks for the generic one: yes. With V transposed by a
+/// pre-kernel it runs 1.03-1.22x the bf16 kernel at d = 128, N >= 4k, 0.90x
+/// at 2k causal, 1.3-1.55x the kernel that transposed V in its producer
+/// (bench/NOTES.md v43, H100), within the numerics contract (its error
+/// against fp64 below the unfused FP8 chain's); the generic kernel is exact
+/// to the output's rounding but ~100x slower.
+inline constexpr bool kFP8TensorCoresByDefault = true;
 
 /// The `kv-loads=`, `overlap-pv=`, `persistent=` and `fp8-mma=` values into `request`,
 /// or an error naming the option and the values it takes

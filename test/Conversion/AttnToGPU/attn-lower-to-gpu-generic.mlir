@@ -158,7 +158,7 @@ func.func @widest_for_registers(%q: tensor<1x1x2x2048xf32>, %v: tensor<1x1x2x8xf
 // CHECK-DAG: %[[CB:.*]] = bufferization.to_buffer %[[C]] : tensor<f32> to memref<f32>
 // CHECK: gpu.launch_func {{.*}} args(%{{.*}} : memref<1x2x24x32xf8E4M3FN>, %{{.*}} : memref<1x1x40x32xf8E4M3FN>, %{{.*}} : memref<1x1x40x32xf8E4M3FN>, %{{.*}} : memref<1x2x24x32xbf16>, %[[AB]] : memref<f32>, %[[BB]] : memref<f32>, %[[CB]] : memref<f32>)
 func.func @fp8_descale(%q: tensor<1x2x24x32xf8E4M3FN>, %k: tensor<1x1x40x32xf8E4M3FN>, %v: tensor<1x1x40x32xf8E4M3FN>, %a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<1x2x24x32xbf16> {
-  // expected-warning @+1 {{attn-lower-to-gpu: 8-bit float inputs take the generic kernel unless fp8-mma=on asks for the FP8 tensor-core kernel (slower than bf16 so far); the generic GPU kernel runs it instead}}
+  // expected-warning @+1 {{attn-lower-to-gpu: the 8-bit float tensor-core kernel needs mma=wgmma (sm_90a); the kernel here is for mma.sync (target 'a100', sm_80); the generic GPU kernel runs it instead}}
   %o = attn.attention %q, %k, %v descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>) scale(0.125) causal(top_left) : tensor<1x2x24x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN>, tensor<1x1x40x32xf8E4M3FN> -> tensor<1x2x24x32xbf16>
   return %o : tensor<1x2x24x32xbf16>
 }
