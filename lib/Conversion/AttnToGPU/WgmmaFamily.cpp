@@ -27,8 +27,8 @@
 // 8-bit inputs (e4m3, e5m2): an atom is 128 one-byte columns and a k-step
 // 32 elements, so the descriptor arithmetic, in bytes, is the same for
 // Q·Kᵀ. P·V differs: 8-bit B operands are read K-major only, so B is Vᵀ,
-// which the producer warpgroup writes with each 32-key group permuted
-// (TransposedV.cpp), and P's A fragment for 32 keys is the lane's own four
+// which a pre-kernel writes with each 32-key group permuted
+// (VTransposeKernel.cpp), and P's A fragment for 32 keys is the lane's own four
 // probabilities per register, rounded to e4m3 (pvStepOperand).
 //
 //===----------------------------------------------------------------------===//
