@@ -25,6 +25,8 @@ CHECK = [
     ("f8E4M3FN", "f32", 1, 3, 3, 77, 130, 96, 40, None, False),
     ("f8E5M2", "bf16", 1, 2, 2, 129, 129, 128, 128, "top_left", True),
     ("f8E5M2", "f16", 2, 4, 1, 64, 333, 256, 256, None, False),
+    # More causal work items than SMs: persistent CTAs, GQA.
+    ("f8E4M3FN", "bf16", 2, 16, 4, 2048, 2048, 128, 128, "top_left", True),
 ]
 
 

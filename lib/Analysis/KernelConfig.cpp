@@ -272,8 +272,7 @@ llvm::Error checkKVSplits(const KernelConfig &c, const AttentionShape &s) {
 /// whose 8-bit B operands are read K-major only, so that P·V reads Vᵀ,
 /// written per tile by a pre-kernel (VTransposeKernel.cpp) and brought by
 /// the producer warpgroup beside K's tensor boxes, from dense K/V, with
-/// P·V's 32 keys per k-step in whole tiles; one work item per CTA and
-/// unsplit keys.
+/// P·V's 32 keys per k-step in whole tiles, over unsplit keys.
 llvm::Error checkFP8Kernel(const KernelConfig &c, const AttentionShape &s) {
   auto refuse = [](const llvm::Twine &why) {
     return reason("the 8-bit float tensor-core kernel " + why);
@@ -284,9 +283,8 @@ llvm::Error checkFP8Kernel(const KernelConfig &c, const AttentionShape &s) {
     return refuse("reads dense K/V tensors, not a paged KV cache or a packed batch");
   if (!c.tmaLoads || !c.producerWarpgroup)
     return refuse("needs kv-loads=tma-producer (its producer warpgroup brings Vᵀ)");
-  if (c.persistent || c.kvSplits > 1 || c.kvWarps > 1)
-    return refuse("runs one work item per CTA over unsplit keys (persistent=off, "
-                  "kv-splits=1)");
+  if (c.kvSplits > 1 || c.kvWarps > 1)
+    return refuse("runs over unsplit keys (kv-splits=1, kv-warps=1)");
   if (!isOneOf(c.blockKV, {32, 64, 128}))
     return refuse("needs block-kv 32, 64 or 128, got " + llvm::Twine(c.blockKV));
   if (s.headDim % 32 != 0 || s.headDimV % 16 != 0)
@@ -638,6 +636,9 @@ llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
   c.persistent = request.persistent.value_or(false);
   c.swizzle = request.swizzle;
   shrinkToBudgets(c, s, target, request, f.maskTensor);
+  // Persistent CTAs where they pay for bf16 (causal pairs of equal work).
+  if (!request.persistent)
+    c.persistent = persistentCTAsPay(c, s, target, f.maskTensor);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   return c;
