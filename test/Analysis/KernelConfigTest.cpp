@@ -729,6 +729,11 @@ TEST(KernelConfig, EightBitFloats) {
                                        h200, on);
   EXPECT_EQ(kernelSharedMemoryBytes(c, square(1, 16, 4096, 128, DType::F8)),
             3 * 2 * 16384 + 16384 + 3 * 2 * 8 + 1024);
+  // Causal with more pairs of query tiles than SMs: persistent CTAs, as
+  // bf16 (v43d); one CTA per item otherwise.
+  AttentionShape causal = square(2, 16, 2048, 128, DType::F8);
+  causal.causal = true;
+  EXPECT_TRUE(chooseKernelConfig(causal, MaskReads::None, h200, on)->persistent);
   EXPECT_NE(refusal(square(1, 16, 4096, 128, DType::F8), a100, on).find("needs mma=wgmma"),
             std::string::npos);
   EXPECT_NE(refusal(square(1, 16, 4096, 80, DType::F8), h200, on).find("d a multiple of 32"),

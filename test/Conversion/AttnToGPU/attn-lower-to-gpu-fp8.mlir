@@ -77,7 +77,21 @@ func.func @d80(%q: tensor<1x2x64x80xf8E4M3FN>) -> tensor<1x2x64x80xbf16> {
 // A request the kernel cannot honour (split keys) is an error: the
 // options ask for a kernel that does not exist.
 func.func @split(%q: tensor<1x2x256x128xf8E4M3FN>) -> tensor<1x2x256x128xbf16> {
-  // expected-error @+1 {{the 8-bit float tensor-core kernel runs one work item per CTA over unsplit keys}}
+  // expected-error @+1 {{the 8-bit float tensor-core kernel runs over unsplit keys (kv-splits=1, kv-warps=1)}}
   %o = attn.attention %q, %q, %q scale(0.088) {kernel_config = #attn.kernel_config<family = "wgmma", block_q = 128, block_kv = 128, rows_per_warp = 16, kv_stages = 3, swizzle = false, kv_splits = 2, tma_loads = true, producer_warpgroup = true, overlap_pv = true>} : tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN>, tensor<1x2x256x128xf8E4M3FN> -> tensor<1x2x256x128xbf16>
   return %o : tensor<1x2x256x128xbf16>
+}
+
+// -----
+
+// Causal with more query-tile pairs than SMs: persistent CTAs, as the bf16
+// kernel takes them (bench/NOTES.md v43d); the Vᵀ pre-kernel is the same.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_f8E4M3FN_b2_h16_kv4_q2048_k2048_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_pst132_obf16(
+// CHECK: gpu.func @attn_fa2_wgmma_f8E4M3FN_b2_h16_kv4_q2048_k2048_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_pst132_obf16_vt(
+// CHECK-LABEL: func.func @persistent
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_vt blocks in (%c16{{.*}}, %c8{{.*}}, %c1{{.*}})
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_pst132_obf16 blocks in (%c132{{.*}}, %c1{{.*}}, %c1{{.*}})
+func.func @persistent(%q: tensor<2x16x2048x128xf8E4M3FN>, %kv: tensor<2x4x2048x128xf8E4M3FN>) -> tensor<2x16x2048x128xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.088) causal(top_left) : tensor<2x16x2048x128xf8E4M3FN>, tensor<2x4x2048x128xf8E4M3FN>, tensor<2x4x2048x128xf8E4M3FN> -> tensor<2x16x2048x128xbf16>
+  return %o : tensor<2x16x2048x128xbf16>
 }
