@@ -31,11 +31,12 @@
 // global memory (2·B·Hkv·Lk·dv bytes, a few percent of a prefill's time)
 // and the attention kernel's producer only issues copies.
 //
-// Work: one CTA per (tile, batch · K/V head), each thread one 16-byte chunk
-// of the image per step: row r = dv column, 16 positions. Consecutive
-// threads take consecutive rows, so each of a warp's 16 byte loads reads 32
-// consecutive bytes of one V row (one sector), and each chunk is one
-// aligned 16-byte store.
+// Work: one CTA per (tile, batch · K/V head); each thread per step takes 16
+// positions of four Vᵀ rows: it loads the four V columns of the 16 keys as
+// 4-byte words and writes four aligned 16-byte chunks. Consecutive threads
+// take consecutive column quads, so a warp's load reads whole 128-byte rows
+// of V. (bench/NOTES.md v43e: with one byte per load, a warp read 32 bytes
+// per instruction and the kernel ran at 1.2 TB/s, 12-19% of a 2k call.)
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -79,38 +80,46 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   Value batchHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value batch = k.div(batchHead, s.headsKV), head = k.rem(batchHead, s.headsKV);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  const int64_t rows = s.headDimV, bkv = s.blockKV;
-  const int64_t chunks = int64_t(llvm::alignTo(bkv, 128)) / 16 * rows;
+  const int64_t rows = s.headDimV, bkv = s.blockKV, quads = rows / 4;
+  const int64_t tasks = int64_t(llvm::alignTo(bkv, 128)) / 16 * quads;
   Value lastKey = k.idx(s.seqKV - 1), keys = k.idx(s.seqKV);
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(T, 0.0));
+  auto word = VectorType::get({4}, T);
+  Value zeros = k.zeros(word);
 
-  auto loop = scf::ForOp::create(b, loc, tid, k.idx(chunks), k.idx(kVTransposeThreads));
+  auto loop = scf::ForOp::create(b, loc, tid, k.idx(tasks), k.idx(kVTransposeThreads));
   b.setInsertionPointToStart(loop.getBody());
-  Value chunk = loop.getInductionVar();
-  Value row = k.rem(chunk, rows), position = k.div(chunk, rows);
-  // The chunk's 16 positions start at key tile·bkv + 16·position; past the
+  Value task = loop.getInductionVar();
+  Value quad = k.rem(task, quads), position = k.div(task, quads);
+  // The task's 16 positions start at key tile·bkv + 16·position; past the
   // tile (position ≥ bkv / 16) they are padding.
   Value inTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, position,
                                        k.idx(bkv / 16));
   Value firstKey = k.add(k.mul(tile, bkv), k.mul(position, 16));
-  SmallVector<Value> bytes;
+  Value firstColumn = k.mul(quad, 4);
+  SmallVector<Value> words;
   for (int64_t i = 0; i < 16; ++i) {
     Value key = k.add(firstKey, permutedKeyOffset(i));
     Value inside = arith::AndIOp::create(
         b, loc, inTile, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, keys));
     // (Clamped so that every load stays inside V; the select drops it.)
     Value at = arith::MinUIOp::create(b, loc, key, lastKey);
-    Value x = memref::LoadOp::create(b, loc, v, ValueRange{batch, head, at, row});
-    bytes.push_back(arith::SelectOp::create(b, loc, inside, x, zero));
+    Value w = k.loadAligned(word, v, ValueRange{batch, head, at, firstColumn});
+    words.push_back(arith::SelectOp::create(b, loc, inside, w, zeros));
   }
-  Value vec =
-      vector::FromElementsOp::create(b, loc, VectorType::get({16}, T), bytes).getResult();
-  // The stage's layout: atom position / 8, row `row`, chunk position % 8
-  // swizzled by row % 8.
-  Value swizzled = arith::XOrIOp::create(b, loc, k.rem(position, 8), k.rem(row, 8));
-  Value offset = k.add(k.add(k.mul(k.div(position, 8), rows * 128), k.mul(row, 128)),
-                       k.mul(swizzled, 16));
-  k.storeAligned(vec, image, ValueRange{batch, head, tile, offset});
+  // Row firstColumn + j of Vᵀ: byte j of each word. The stage's layout:
+  // atom position / 8, the row, chunk position % 8 swizzled by row % 8.
+  for (int64_t j = 0; j < 4; ++j) {
+    SmallVector<Value> bytes;
+    for (Value w : words)
+      bytes.push_back(vector::ExtractOp::create(b, loc, w, ArrayRef<int64_t>{j}));
+    Value chunk =
+        vector::FromElementsOp::create(b, loc, VectorType::get({16}, T), bytes).getResult();
+    Value row = k.add(firstColumn, j);
+    Value swizzled = arith::XOrIOp::create(b, loc, k.rem(position, 8), k.rem(row, 8));
+    Value offset = k.add(k.add(k.mul(k.div(position, 8), rows * 128), k.mul(row, 128)),
+                         k.mul(swizzled, 16));
+    k.storeAligned(chunk, image, ValueRange{batch, head, tile, offset});
+  }
   b.setInsertionPointAfter(loop);
   gpu::ReturnOp::create(b, loc);
   return func;
