@@ -394,7 +394,7 @@ def test_compile_fp8(fmt, out, descale, target):
             {"name": "v_transposed", "type": fmt + "*", "shape": [1, 2, tiles, 128 * 128]}]
         first, attention = k.manifest["launches"]
         assert first["kernel"] == k.name + "_vt" and first["args"] == ["v", "v_transposed"]
-        assert first["grid"] == [tiles, 2, 1] and first["block"] == [256, 1, 1]
+        assert first["grid"] == [tiles, 2, 1] and first["block"] == [128, 1, 1]
         assert attention["kernel"] == k.name and attention["args"][:3] == ["q", "k", "v_transposed"]
         assert attention["args"][-1] == "k_tensor_map"
     else:

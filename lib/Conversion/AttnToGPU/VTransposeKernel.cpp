@@ -32,11 +32,14 @@
 // and the attention kernel's producer only issues copies.
 //
 // Work: one CTA per (tile, batch · K/V head); each thread per step takes 16
-// positions of four Vᵀ rows: it loads the four V columns of the 16 keys as
-// 4-byte words and writes four aligned 16-byte chunks. Consecutive threads
-// take consecutive column quads, so a warp's load reads whole 128-byte rows
-// of V. (bench/NOTES.md v43e: with one byte per load, a warp read 32 bytes
-// per instruction and the kernel ran at 1.2 TB/s, 12-19% of a 2k call.)
+// positions of eight Vᵀ rows: 16 loads of an 8-byte word (eight V columns
+// of one key), then eight aligned 16-byte stores (byte j of each word: row
+// 8o + j). Consecutive threads take the eight 16-position chunks of one
+// 128-key atom, then the next eight columns: a warp's load reads four whole
+// 32-byte sectors of each of eight keys, and a warp's store writes four
+// whole 128-byte rows of the image. (bench/NOTES.md v43e-v43g: loads of one
+// byte, or stores of 16 bytes 128 or 512 bytes apart, left the kernel at
+// 1.1-1.2 TB/s, L2-bound on half-sector writes, 12-19% of a 2k call.)
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -80,22 +83,26 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   Value batchHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value batch = k.div(batchHead, s.headsKV), head = k.rem(batchHead, s.headsKV);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  const int64_t rows = s.headDimV, bkv = s.blockKV, quads = rows / 4;
-  const int64_t tasks = int64_t(llvm::alignTo(bkv, 128)) / 16 * quads;
+  const int64_t rows = s.headDimV, bkv = s.blockKV, octs = rows / 8;
+  const int64_t atoms = int64_t(llvm::divideCeil(bkv, 128));
+  const int64_t tasks = atoms * octs * 8;
   Value lastKey = k.idx(s.seqKV - 1), keys = k.idx(s.seqKV);
-  auto word = VectorType::get({4}, T);
+  auto word = VectorType::get({8}, T);
   Value zeros = k.zeros(word);
 
   auto loop = scf::ForOp::create(b, loc, tid, k.idx(tasks), k.idx(kVTransposeThreads));
   b.setInsertionPointToStart(loop.getBody());
   Value task = loop.getInductionVar();
-  Value quad = k.rem(task, quads), position = k.div(task, quads);
+  // Task = (atom, column octet, 16-position chunk of the atom), the chunk
+  // fastest.
+  Value chunkInAtom = k.rem(task, 8), oct = k.rem(k.div(task, 8), octs);
+  Value position = k.add(k.mul(k.div(task, 8 * octs), 8), chunkInAtom);
   // The task's 16 positions start at key tile·bkv + 16·position; past the
   // tile (position ≥ bkv / 16) they are padding.
   Value inTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, position,
                                        k.idx(bkv / 16));
   Value firstKey = k.add(k.mul(tile, bkv), k.mul(position, 16));
-  Value firstColumn = k.mul(quad, 4);
+  Value firstColumn = k.mul(oct, 8);
   SmallVector<Value> words;
   for (int64_t i = 0; i < 16; ++i) {
     Value key = k.add(firstKey, permutedKeyOffset(i));
@@ -108,17 +115,17 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   }
   // Row firstColumn + j of Vᵀ: byte j of each word. The stage's layout:
   // atom position / 8, the row, chunk position % 8 swizzled by row % 8.
-  for (int64_t j = 0; j < 4; ++j) {
+  for (int64_t j = 0; j < 8; ++j) {
     SmallVector<Value> bytes;
     for (Value w : words)
       bytes.push_back(vector::ExtractOp::create(b, loc, w, ArrayRef<int64_t>{j}));
-    Value chunk =
+    Value rowChunk =
         vector::FromElementsOp::create(b, loc, VectorType::get({16}, T), bytes).getResult();
     Value row = k.add(firstColumn, j);
     Value swizzled = arith::XOrIOp::create(b, loc, k.rem(position, 8), k.rem(row, 8));
     Value offset = k.add(k.add(k.mul(k.div(position, 8), rows * 128), k.mul(row, 128)),
                          k.mul(swizzled, 16));
-    k.storeAligned(chunk, image, ValueRange{batch, head, tile, offset});
+    k.storeAligned(rowChunk, image, ValueRange{batch, head, tile, offset});
   }
   b.setInsertionPointAfter(loop);
   gpu::ReturnOp::create(b, loc);

@@ -36,12 +36,12 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK: cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
-// CHECK: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_obf16_descale_vt(%arg0: memref<1x2x256x128xf8E4M3FN>, %arg1: memref<1x2x2x16384xf8E4M3FN>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h2_kv2_q256_k256_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_obf16_descale_vt(%arg0: memref<1x2x256x128xf8E4M3FN>, %arg1: memref<1x2x2x16384xf8E4M3FN>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: vector.from_elements {{.*}} : vector<16xf8E4M3FN>
 // CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<1x2x2x16384xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK-LABEL: func.func @fp8
 // CHECK: %[[IMAGES:.*]] = memref.alloc() : memref<1x2x2x16384xf8E4M3FN>
-// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_descale_vt blocks in (%c2{{.*}}, %c2{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}})  args(%{{.*}} : memref<1x2x256x128xf8E4M3FN>, %[[IMAGES]] : memref<1x2x2x16384xf8E4M3FN>)
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_descale_vt blocks in (%c2{{.*}}, %c2{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}})  args(%{{.*}} : memref<1x2x256x128xf8E4M3FN>, %[[IMAGES]] : memref<1x2x2x16384xf8E4M3FN>)
 // CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_descale blocks
 // CHECK-SAME: %[[IMAGES]] : memref<1x2x2x16384xf8E4M3FN>
 // CHECK: memref.dealloc %[[IMAGES]]

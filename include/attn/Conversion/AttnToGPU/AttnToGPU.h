@@ -390,7 +390,7 @@ gpu::GPUFuncOp buildSplitKVCombineKernel(OpBuilder &b, Location loc,
                                          gpu::GPUModuleOp module,
                                          const FlashKernelSpec &spec);
 /// Threads per CTA of the Vᵀ pre-kernel.
-inline constexpr int64_t kVTransposeThreads = 256;
+inline constexpr int64_t kVTransposeThreads = 128;
 /// The 8-bit wgmma kernel's pre-kernel (FlashKernelSpec::transposesV): V
 /// rewritten as Vᵀ, one image per K/V tile of each (batch, K/V head), laid
 /// out as the tile's shared-memory stage (VTransposeKernel.cpp). Grid
