@@ -255,8 +255,8 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     query tiles pair up into equal work; the manifest's grid says which);
     fp8_mma ("auto", "on" or "off") says whether 8-bit float inputs take
     the FP8 tensor-core kernel (sm_90a; "on") or the generic CUDA-core
-    kernel ("off"; "auto" is "on" where the chip has wgmma: 1.03-1.22x the
-    bf16 kernel at N >= 4k, bench/NOTES.md v43). Arguments
+    kernel ("off"; "auto" is "on" where the chip has wgmma: 1.03-1.27x the
+    bf16 kernel, bench/NOTES.md v43h). Arguments
     are checked before anything runs (ValueError / TypeError). What the
     tensor-core kernels refuse (f32, head dims that are no multiple of 8 or
     exceed 256) compiles to the generic CUDA-core kernel (exact, slower;

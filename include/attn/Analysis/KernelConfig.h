@@ -272,11 +272,11 @@ struct KernelConfigRequest {
 
 /// Whether 8-bit float inputs take the FP8 tensor-core kernel unless
 /// `fp8-mma=off` asks for the generic one: yes. With V transposed by a
-/// pre-kernel it runs 1.03-1.22x the bf16 kernel at d = 128, N >= 4k, 0.90x
-/// at 2k causal, 1.3-1.55x the kernel that transposed V in its producer
-/// (bench/NOTES.md v43, H100), within the numerics contract (its error
-/// against fp64 below the unfused FP8 chain's); the generic kernel is exact
-/// to the output's rounding but ~100x slower.
+/// pre-kernel it runs 1.03-1.27x the bf16 kernel at d = 128, N = 2k-16k
+/// (1.16-1.27x at N >= 4k; bench/NOTES.md v43h, H200), 1.3-1.55x the
+/// kernel that transposed V in its producer (v43), within the numerics
+/// contract (its error against fp64 below the unfused FP8 chain's); the
+/// generic kernel is exact to the output's rounding but ~100x slower.
 inline constexpr bool kFP8TensorCoresByDefault = true;
 
 /// The `kv-loads=`, `overlap-pv=`, `persistent=` and `fp8-mma=` values into `request`,

@@ -232,8 +232,8 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
            "(chosen), on or off">,
     Option<"fp8Mma", "fp8-mma", "std::string", /*default=*/"\"auto\"",
            "8-bit float inputs: on (the FP8 tensor-core kernel, sm_90a), off "
-           "(the generic CUDA-core kernel), or auto (on: 1.03-1.22x the bf16 "
-           "kernel at N >= 4k, bench/NOTES.md v43)">,
+           "(the generic CUDA-core kernel), or auto (on: 1.03-1.27x the bf16 "
+           "kernel, bench/NOTES.md v43h)">,
     Option<"persistent", "persistent", "std::string", /*default=*/"\"auto\"",
            "With a producer warpgroup: one CTA per SM looping over the work "
            "items (query tile, batch · head), the K/V stage ring running on "

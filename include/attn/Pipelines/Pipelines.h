@@ -89,8 +89,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<std::string> fp8Mma{
       *this, "fp8-mma",
       llvm::cl::desc("8-bit float inputs: on (the FP8 tensor-core kernel, sm_90a), off "
-                     "(the generic CUDA-core kernel), or auto (on: 1.03-1.22x the bf16 "
-                     "kernel at N >= 4k, bench/NOTES.md v43)"),
+                     "(the generic CUDA-core kernel), or auto (on: 1.03-1.27x the bf16 "
+                     "kernel, bench/NOTES.md v43h)"),
       llvm::cl::init("auto")};
   PassOptions::Option<TensorCoreFamilyOption> mma{
       *this, "mma",
