@@ -257,13 +257,13 @@ void TmaProducer::splitRoles(gpu::GPUFuncOp func,
   b.setInsertionPointToStart(producerBlock);
   NVVM::SetMaxRegisterOp::create(b, loc, c.s.producerRegisters(),
                                  NVVM::SetMaxRegisterAction::decrease);
-  {
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(scf::IfOp::create(b, loc, first, false).thenBlock());
-    overWork([&] { produceAllTiles(); });
-  }
+  // Its first thread issues every tile.
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c.v.tid, k.idx(c.threads));
+  auto issuer = scf::IfOp::create(b, loc, first, false);
+  b.setInsertionPointToStart(issuer.thenBlock());
+  overWork([&] { produceAllTiles(); });
+  b.setInsertionPointAfter(issuer);
   gpu::ReturnOp::create(b, loc);
   b.setInsertionPointToStart(consumerBlock);
   NVVM::SetMaxRegisterOp::create(b, loc, c.s.consumerRegisters(),
@@ -432,15 +432,14 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t atom = atomColumns(c.s.elementBytes());
-  int64_t atomsK = llvm::divideCeil(c.d, atom), atomsV = llvm::divideCeil(c.dv, atom);
   // Every atom of the tile is one 128-byte column block x block_kv rows,
   // written by boxes of boxRows() rows (the whole tile, or each of its
   // pages), zero-filled where they reach past the tensor, counted in full.
-  const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
-  // 8-bit V: its tile's Vᵀ image instead of V's boxes.
+  // 8-bit V comes as its tile's Vᵀ image instead of V's boxes.
   const int64_t vtBytes = c.s.transposesV() ? transposedVBytes(1, c.bkv, c.dv) : 0;
-  if (vtBytes)
-    atomsV = 0;
+  const int64_t atomsK = llvm::divideCeil(c.d, atom),
+                atomsV = vtBytes ? 0 : llvm::divideCeil(c.dv, atom);
+  const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
   Value full = stageBarrier(buf);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
                                          i32((atomsK + atomsV) * atomBytes + vtBytes),
