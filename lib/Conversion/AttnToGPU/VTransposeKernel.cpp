@@ -35,9 +35,9 @@
 // positions of eight Vᵀ rows: 16 loads of an 8-byte word (eight V columns
 // of one key), then eight aligned 16-byte stores (byte j of each word: row
 // 8o + j). Consecutive threads take the eight 16-position chunks of one
-// 128-key atom, then the next eight columns: a warp's load reads four whole
-// 32-byte sectors of each of eight keys, and a warp's store writes four
-// whole 128-byte rows of the image. (bench/NOTES.md v43e-v43g: loads of one
+// 128-key atom, then the next eight columns: a warp's load reads one whole
+// 32-byte sector (32 columns) of each of eight keys, and a warp's store
+// writes four whole 128-byte rows of the image. (bench/NOTES.md v43e-v43g: loads of one
 // byte, or stores of 16 bytes 128 or 512 bytes apart, left the kernel at
 // 1.1-1.2 TB/s, L2-bound on half-sector writes, 12-19% of a 2k call.)
 //
