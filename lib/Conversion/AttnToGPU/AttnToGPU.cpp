@@ -291,13 +291,13 @@ struct AttnLowerToGPUPass
       if (spec->dynamicSharedMemory)
         dynamicSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    spec->sharedMemoryBytes());
-      if (vTranspose)
-        gpu::LaunchFuncOp::create(
-            b, loc, vTranspose,
-            gpu::KernelDim3{c(spec->transposedVImageShape()[2]),
-                            c(spec->batch * spec->headsKV), c(1)},
-            gpu::KernelDim3{c(kVTransposeThreads), c(1), c(1)}, Value(),
-            ValueRange{inputs[2], vImages});
+      if (vTranspose) {
+        std::array<int64_t, 3> vtGrid = spec->vTransposeGrid();
+        gpu::LaunchFuncOp::create(b, loc, vTranspose,
+                                  gpu::KernelDim3{c(vtGrid[0]), c(vtGrid[1]), c(vtGrid[2])},
+                                  gpu::KernelDim3{c(kVTransposeThreads), c(1), c(1)}, Value(),
+                                  ValueRange{inputs[2], vImages});
+      }
       gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
       if (vImages)
         memref::DeallocOp::create(b, loc, vImages);

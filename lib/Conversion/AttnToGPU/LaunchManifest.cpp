@@ -210,8 +210,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   SmallVector<Attribute> launches;
   if (s.transposesV())
     launches.push_back(dict({{"kernel", str(s.vTransposeName())},
-                             {"grid", shape({s.transposedVImageShape()[2],
-                                             s.batch * s.headsKV, 1})},
+                             {"grid", shape(s.vTransposeGrid())},
                              {"block", shape({kVTransposeThreads, 1, 1})},
                              {"dynamic_shared_memory_bytes", i64(0)},
                              {"args", names({"v", "v_transposed"})}}));

@@ -146,8 +146,12 @@ struct FlashKernelSpec {
     return {batch, headsKV, int64_t(llvm::divideCeil(seqKV, blockKV)),
             transposedVBytes(1, blockKV, headDimV)};
   }
-  /// The Vᵀ pre-kernel's name (transposesV only).
+  /// The Vᵀ pre-kernel's name and grid (transposesV only): a CTA per K/V
+  /// tile of each (batch, K/V head).
   std::string vTransposeName() const { return name + "_vt"; }
+  std::array<int64_t, 3> vTransposeGrid() const {
+    return {transposedVImageShape()[2], batch * headsKV, 1};
+  }
   /// Bytes of the K and V stages (Vᵀ's for 8-bit wgmma).
   int64_t kvSharedMemoryBytes() const {
     return elementBytes() * stages() * blockKV * smemPitch(headDim) +
