@@ -13,7 +13,11 @@ For each FP8 kernel (manifest dtype f8E4M3FN or f8E5M2):
     unfused FP8 chain, S = Q·Kᵀ in f32, P = softmax(S) stored as FP8 (e4m3),
     O = P·V in f32, rounded to the output type; and bf16 SDPA on the
     dequantized values, for information;
-  * pass: error <= 2x the FP8-chain error (+1e-6), no NaN, dead rows 0.
+  * pass: error <= 2x the FP8-chain error (+1e-6), no NaN, dead rows 0;
+    small shapes with descale factors run again with -Q and -q_descale
+    (the same real Q, a negative descale product); a kernel with a
+    <kernel>.softcap file beside its manifest soft-caps the reference's
+    scores (gen_fp8_kernels.py's SOFTCAP cases).
   * N >= 2048: CUDA-event medians (triton.testing.do_bench) of the FP8
     kernel, of the bf16 kernel of the same shape when the folder has one
     (manifest "dtype" bf16, same B/Hq/Hkv/Lq/Lk/d/dv/causal), and SDPA cuDNN.
@@ -37,11 +41,19 @@ def quantize(x, dtype):
     return (x * scale).to(dtype), (1.0 / scale).float().reshape(())
 
 
-def masked_scores(q, k, causal, scale):
-    """S = Q·Kᵀ·scale in q's precision, GQA by repeating K, -inf above the
-    causal diagonal (top-left or bottom-right)."""
+def flip_signs(x8):
+    """-x for an 8-bit float tensor, exactly (its sign bits flipped)."""
+    return (x8.view(torch.uint8) ^ 0x80).view(x8.dtype)
+
+
+def masked_scores(q, k, causal, scale, softcap=None):
+    """S = Q·Kᵀ·scale in q's precision, GQA by repeating K, soft-capped
+    (c·tanh(S/c)) when asked, -inf above the causal diagonal (top-left or
+    bottom-right)."""
     k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if softcap:
+        s = torch.tanh(s / softcap) * softcap
     lq, lk = s.shape[-2], s.shape[-1]
     if causal != "none":
         shift = lk - lq if causal == "bottom_right" else 0
@@ -51,9 +63,9 @@ def masked_scores(q, k, causal, scale):
     return s
 
 
-def attention64(q, k, v, causal, scale):
+def attention64(q, k, v, causal, scale, softcap=None):
     """fp64 attention (inputs already fp64); rows that see no key give 0."""
-    s = masked_scores(q, k, causal, scale)
+    s = masked_scores(q, k, causal, scale, softcap)
     v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
     m = s.amax(-1, keepdim=True)
     dead = torch.isneginf(m)
@@ -62,9 +74,9 @@ def attention64(q, k, v, causal, scale):
     return o.masked_fill(dead, 0), dead
 
 
-def fp8_chain(q, k, v, causal, scale, out_dtype):
+def fp8_chain(q, k, v, causal, scale, out_dtype, softcap=None):
     """The unfused FP8 chain: f32 scores, P stored as e4m3, f32 P·V."""
-    p = torch.softmax(masked_scores(q, k, causal, scale), -1).nan_to_num(0.0)
+    p = torch.softmax(masked_scores(q, k, causal, scale, softcap), -1).nan_to_num(0.0)
     p = p.to(torch.float8_e4m3fn).float()
     v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
     return torch.matmul(p, v).to(out_dtype).float()
@@ -91,6 +103,8 @@ def main():
         dtype, out_dtype = FP8[m["dtype"]], getattr(torch, {"bf16": "bfloat16", "f16": "float16",
                                                             "f32": "float32"}[m["output_dtype"]])
         shapes = kern.shapes
+        capfile = os.path.join(kdir, m["kernel"] + ".softcap")
+        softcap = float(open(capfile).read()) if os.path.exists(capfile) else None
         real = [torch.randn(s, device="cuda") for s in shapes[:3]]
         if m.get("descale"):
             (q8, qd), (k8, kd), (v8, vd) = (quantize(x, dtype) for x in real)
@@ -116,18 +130,34 @@ def main():
             out = out[:1, :heads]
             hq, hkv = heads, kv_heads
         deq = [x8.double() * d.double() for x8, d in full]
-        ref, dead = attention64(*deq, m["causal"], m["scale"])
-        chain = fp8_chain(*(x.float() for x in deq), m["causal"], m["scale"], out_dtype)
+        ref, dead = attention64(*deq, m["causal"], m["scale"], softcap)
+        chain = fp8_chain(*(x.float() for x in deq), m["causal"], m["scale"], out_dtype, softcap)
         bq, bk, bv = (x.to(torch.bfloat16) for x in deq)
         sdpa = F.scaled_dot_product_attention(
             bq, bk.repeat_interleave(hq // hkv, 1), bv.repeat_interleave(hq // hkv, 1),
-            is_causal=m["causal"] == "top_left", scale=m["scale"]) if m["causal"] != "bottom_right" else None
+            is_causal=m["causal"] == "top_left", scale=m["scale"]) \
+            if m["causal"] != "bottom_right" and not softcap else None
         ref32 = ref.float()
-        err, base = rel_err(out, ref32), rel_err(chain, ref32)
+        base = rel_err(chain, ref32)
         sdpa_err = rel_err(sdpa, ref32) if sdpa is not None else float("nan")
-        nan = int(whole.isnan().sum())
-        dead_ok = bool((out.float().masked_select(dead.expand(*out.shape[:-1], 1)) == 0).all())
-        good = nan == 0 and err <= 2 * base + 1e-6 and dead_ok
+
+        def verdict(o, whole_o):
+            e = rel_err(o, ref32)
+            n = int(whole_o.isnan().sum())
+            dead_zero = bool((o.float().masked_select(dead.expand(*o.shape[:-1], 1)) == 0).all())
+            return e, n, n == 0 and e <= 2 * base + 1e-6 and dead_zero
+
+        err, nan, good = verdict(out, whole)
+        if descale is not None and out is whole:
+            # The same real Q as -Q8 with -q_descale: a negative descale
+            # product, which the kernel folds into Q's signs.
+            neg = torch.full(shapes[3], float("nan"), device="cuda", dtype=out_dtype)
+            kern(flip_signs(q8), k8, v8, neg, descale=(-qd, kd, vd))
+            torch.cuda.synchronize()
+            neg_err, neg_nan, neg_good = verdict(neg, neg)
+            print("%-70s %9.2e %9s %9s %4d  %s (q_descale < 0)" % (
+                m["kernel"][:70], neg_err, "", "", neg_nan, "ok" if neg_good else "WRONG"))
+            ok &= neg_good
         if out is not whole:
             out = whole
             deq = [x8.double() * d.double() for x8, d in ((q8, qd), (k8, kd), (v8, vd))]

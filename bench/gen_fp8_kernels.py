@@ -8,7 +8,7 @@ bench/fp8_check.py on the GPU machine.
 
 check: small shapes over both formats, GQA, both causal alignments, head
        dims the tensor cores take and ones they do not, every output type,
-       with and without descale factors;
+       with and without descale factors, and soft-capped scores;
 speed: B·N = 16k tokens, H·d = 2048, d = 128, N = 2k..16k, causal and not
        (issue 16's grid), each with a bf16 twin.
 """
@@ -29,6 +29,15 @@ CHECK = [
     ("f8E4M3FN", "bf16", 2, 16, 4, 2048, 2048, 128, 128, "top_left", True),
 ]
 
+# Score modifications on FP8 (the soft-cap c·tanh(s/c) of Gemma 2, on the
+# real score: Q·Kᵀ times scale and the descale factors): each case as
+# CHECK's, then c. A cap of 1 bends every score.
+SOFTCAP = [
+    ("f8E4M3FN", "bf16", 1, 4, 2, 300, 300, 128, 128, "top_left", True, 1.0),
+    ("f8E4M3FN", "bf16", 2, 2, 2, 256, 256, 64, 64, None, True, 1.0),
+    ("f8E5M2", "f16", 1, 2, 2, 200, 200, 128, 128, None, False, 1.0),
+]
+
 
 def speed_cases():
     out = []
@@ -40,7 +49,7 @@ def speed_cases():
     return out
 
 
-def function(i, case):
+def function(i, case, softcap=None):
     fmt, out, B, hq, hkv, lq, lk, d, dv, causal, descale = case
     t = lambda h, l, c, e: "tensor<%dx%dx%dx%dx%s>" % (B, h, l, c, e)
     qt, kt, vt, ot = t(hq, lq, d, fmt), t(hkv, lk, d, fmt), t(hkv, lk, dv, fmt), t(hq, lq, dv, out)
@@ -51,9 +60,28 @@ def function(i, case):
         op_descale = " descale(%a, %b, %c : tensor<f32>, tensor<f32>, tensor<f32>)"
     c = " causal(%s)" % causal if causal else ""
     scale = repr(1.0 / d ** 0.5)
-    return ("func.func @f%d(%s) -> %s {\n  %%o = attn.attention %%q, %%k, %%v%s scale(%s)%s"
+    mod = ""
+    if softcap:
+        mod = (" score_mod {\n  ^bb0(%%s: f32, %%ib: index, %%ih: index, %%ii: index, %%ij: index):\n"
+               "    %%cap = arith.constant %r : f32\n    %%x = arith.divf %%s, %%cap : f32\n"
+               "    %%t = math.tanh %%x : f32\n    %%y = arith.mulf %%t, %%cap : f32\n"
+               "    attn.yield %%y : f32\n  }" % softcap)
+    return ("func.func @f%d(%s) -> %s {\n  %%o = attn.attention %%q, %%k, %%v%s scale(%s)%s%s"
             " : %s, %s, %s -> %s\n  return %%o : %s\n}\n"
-            % (i, args, ot, op_descale, scale, c, qt, kt, vt, ot, ot))
+            % (i, args, ot, op_descale, scale, c, mod, qt, kt, vt, ot, ot))
+
+
+def compile_module(a, module):
+    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s fp8-mma=on dump-dir=%s %s" % (a.chip, a.out, a.options),
+                          "-o", os.devnull], input=module, capture_output=True, text=True)
+    if run.returncode:
+        print(run.stderr[:4000])
+        return False
+    # What took the generic kernel, and why (the pipeline's warnings).
+    for line in run.stderr.splitlines():
+        if "warning" in line:
+            print(line.split("warning: ", 1)[1][:160])
+    return True
 
 
 def main():
@@ -69,15 +97,18 @@ def main():
         (speed_cases() if a.set in ("speed", "all") else [])
     os.makedirs(a.out, exist_ok=True)
     module = "".join(function(i, c) for i, c in enumerate(cases))
-    run = subprocess.run([a.attn_opt, "-", "--attn-gpu-pipeline=chip=%s fp8-mma=on dump-dir=%s %s" % (a.chip, a.out, a.options),
-                          "-o", os.devnull], input=module, capture_output=True, text=True)
-    if run.returncode:
-        print(run.stderr[:4000])
+    if not compile_module(a, module):
         return 1
-    # What took the generic kernel, and why (the pipeline's warnings).
-    for line in run.stderr.splitlines():
-        if "warning" in line:
-            print(line.split("warning: ", 1)[1][:160])
+    # Each soft-capped attention alone, its cap beside its manifest
+    # (<kernel>.softcap) for fp8_check.py's reference.
+    for case in SOFTCAP if a.set in ("check", "all") else []:
+        before = set(os.listdir(a.out))
+        if not compile_module(a, function(0, case[:-1], softcap=case[-1])):
+            return 1
+        for f in set(os.listdir(a.out)) - before:
+            if f.endswith(".json"):
+                with open(os.path.join(a.out, f[:-5] + ".softcap"), "w") as out:
+                    out.write(repr(case[-1]))
     print("%d attentions, %d kernels in %s" % (len(cases),
           len([f for f in os.listdir(a.out) if f.endswith(".ptx")]), a.out))
     return 0

@@ -204,6 +204,34 @@ void FlashAttentionEmitter::zeroHeadDimPadding() {
     zeroRows(v.qTile, c.bq, std::nullopt);
 }
 
+Value FlashAttentionEmitter::scoreDescaleMagnitude() {
+  // |q_descale·k_descale| by its bits (NaN stays NaN).
+  if (!signInQ())
+    return v.scoreDescale;
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, v.scoreDescale);
+  Value magnitude = arith::AndIOp::create(b, loc, bits,
+                                          arith::ConstantIntOp::create(b, loc, 0x7FFFFFFF, 32));
+  return arith::BitcastOp::create(b, loc, c.f32, magnitude);
+}
+
+Value FlashAttentionEmitter::flipSigns(Value chunk) {
+  // 0x80 in every byte when q_descale·k_descale has its sign bit set, else
+  // 0; the 16 bytes as two 64-bit words, each XOR'ed with it.
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, v.scoreDescale);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits,
+                                         arith::ConstantIntOp::create(b, loc, 0, 32));
+  Value flip = arith::SelectOp::create(
+      b, loc, negative, arith::ConstantIntOp::create(b, loc, int64_t(0x8080808080808080ULL), 64),
+      arith::ConstantIntOp::create(b, loc, 0, 64));
+  auto words = VectorType::get({2}, i64);
+  Value w = vector::BitCastOp::create(b, loc, words, chunk);
+  Value mask = vector::BroadcastOp::create(b, loc, words, flip);
+  return vector::BitCastOp::create(b, loc, chunk.getType(),
+                                   arith::XOrIOp::create(b, loc, w, mask));
+}
+
 void FlashAttentionEmitter::stageQ() {
   if (!s.qInSharedMemory())
     return;
@@ -216,6 +244,8 @@ void FlashAttentionEmitter::stageQ() {
     Value r = copy.row(i), col = copy.col(i);
     auto [qRow, qHead] = rowCoordinates(k.add(v.qStart, r));
     Value vec = k.loadAligned(chunk, v.Q, c.queryAt(qRow, qHead, col));
+    if (signInQ())
+      vec = flipSigns(vec);
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
   }
 }
@@ -319,15 +349,15 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
   const double scaleLog2 = s.scale * M_LOG2E; // exp(x·s) = exp2(x·s·log2 e)
   Value scaleV = k.f(scaleLog2);
   if (v.scoreDescale)
-    scaleV = k.fmul(scaleV, v.scoreDescale);
+    scaleV = k.fmul(scaleV, scoreDescaleMagnitude());
   // Unmasked tiles may keep the raw scores: the row max is taken on them and
   // scaled once per row (max commutes with a positive scale), and each
   // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
   // and a subtract. Masked tiles add the mask in the scaled domain.
   const bool modifies = s.scoreMod && !(inside && s.scoreModIsIdentityInsideBounds());
-  // (Descale factors are run-time values: their sign is not known here.)
-  const bool rawScores =
-      !masked && scaleLog2 > 0 && !v.scoreDescale && family.keepsRawScores() && !modifies;
+  // (A descale factor's sign is in Q when signInQ.)
+  const bool rawScores = !masked && scaleLog2 > 0 && (!v.scoreDescale || signInQ()) &&
+                         family.keepsRawScores() && !modifies;
   Value modResult;
   if (modifies)
     modResult = inside ? s.scoreModInsideBounds
@@ -422,6 +452,11 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
   const bool maskPerKey = c.hasMask && s.maskShape[2] == 1 &&
                           (c.packed == 1 || s.maskShape[1] == 1);
   ScoreTile p(c.mt, SmallVector<ScoreQuad>(c.warpKeys / 8));
+  // A score_mod sees the real score, Q·Kᵀ times scale (and the descale
+  // factors).
+  Value modScale = k.f(s.scale);
+  if (modResult && v.scoreDescale)
+    modScale = k.fmul(modScale, scoreDescaleMagnitude());
   for (int64_t nb = 0; nb < c.warpKeys / 8; ++nb) {
     SmallVector<Value> sBlock = family.scoresBlock(nb, buf);
     Value keyMask[2];
@@ -434,7 +469,7 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
           Value x = k.extract(sBlock[mi], r, e);
           Value key = k.add(k.add(kvStart, v.laneKey), nb * 8 + e);
           if (modResult)
-            x = k.fmul(modifyScore(k.fmul(x, k.f(s.scale)), mi, r, key, modResult),
+            x = k.fmul(modifyScore(k.fmul(x, modScale), mi, r, key, modResult),
                        k.f(M_LOG2E));
           else if (!rawScores)
             x = k.fmul(x, scaleV);

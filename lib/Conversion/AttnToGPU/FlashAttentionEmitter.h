@@ -415,6 +415,17 @@ private:
   /// overlapPV: the last tile's P·V, after the loops (none when the CTA
   /// visited no tile); the accumulators complete.
   void finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc);
+  /// Whether q_descale·k_descale's sign goes into the staged Q: an 8-bit
+  /// float's sign bit flips exactly (NaN stays NaN), so the scores come out
+  /// negated and the scale times |q_descale·k_descale| is never negative:
+  /// unmasked tiles may then keep raw scores (their row max commutes with
+  /// the scale), as without descale factors.
+  bool signInQ() const { return v.scoreDescale && s.qInSharedMemory(); }
+  /// |q_descale·k_descale| when signInQ, else the signed product.
+  Value scoreDescaleMagnitude();
+  /// A 16-byte chunk of Q with its signs flipped when q_descale·k_descale
+  /// is negative.
+  Value flipSigns(Value chunk);
 
   /// O = acc / l (0 where l = 0), stored as pairs of the output type; with
   /// split-KV, in f32 with the row's log2-sum-exp beside it.
