@@ -121,7 +121,10 @@ def run_sweep(description, draw, describe, refused=None):
     text, --attn-gpu-pipeline options, check of attn-opt's stderr or None),
     compiled into --out; a draw whose failure `refused(stderr)` accepts (a
     configuration the kernels refuse, with its reason) is drawn again, any
-    other failure stops. describe(n, out) is the summary line."""
+    other failure stops. A draw may add a fourth element, {suffix: text},
+    written beside each manifest it makes as <kernel><suffix> (what a
+    checker needs that the manifest does not say, e.g. fp8_check.py's
+    .softcap). describe(n, out) is the summary line."""
     import random
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
@@ -136,7 +139,8 @@ def run_sweep(description, draw, describe, refused=None):
     src = os.path.join(a.out, "src.mlir")
     compiled = 0
     while compiled < a.cases:
-        text, options, expect = draw(rng)
+        text, options, expect, *sidecars = draw(rng)
+        before = set(os.listdir(a.out))
         with open(src, "w") as f:
             f.write(text)
         r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=%s %s dump-dir=%s"
@@ -148,6 +152,11 @@ def run_sweep(description, draw, describe, refused=None):
         if r.returncode or (expect and expect not in r.stderr):
             print("FAIL", text, r.stderr[-600:])
             return 1
+        for suffix, content in (sidecars[0] if sidecars else {}).items():
+            for f in set(os.listdir(a.out)) - before:
+                if f.endswith(".json"):
+                    with open(os.path.join(a.out, f[:-5] + suffix), "w") as out:
+                        out.write(content)
     os.remove(src)
     print(describe(a.cases, a.out))
     return 0

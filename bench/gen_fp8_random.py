@@ -4,7 +4,8 @@ bench/fp8_check.py on the GPU machine and the ptxas sweep here: e4m3 or
 e5m2 inputs, d a multiple of 32 and dv of 16 up to 256 (the kernel's
 k-steps; other dims take the generic kernel, which this also draws),
 bf16/f16/f32 outputs, with and without descale factors, GQA groups,
-lengths with partial query and key tiles, both causal alignments.
+lengths with partial query and key tiles, both causal alignments, a
+quarter of them soft-capped (score_mod c·tanh(s/c), c in {0.5, 1, 4}).
 
     python3 bench/gen_fp8_random.py --out DIR --cases 60 --seed 1 --options fp8-mma=on
 """
@@ -26,6 +27,11 @@ def draw(rng):
     causal = rng.choice([None, None, "top_left", "bottom_right"])
     case = (fmt, out, rng.choice([1, 2]), G * Hkv, Hkv, Lq, Lk, d, dv, causal,
             rng.random() < 0.7)
+    if rng.random() < 0.25:
+        # A soft-capped score (a score_mod on the real score: the descale
+        # factors included), its cap beside the manifest for fp8_check.py.
+        cap = rng.choice([0.5, 1.0, 4.0])
+        return function(0, case, softcap=cap), "", None, {".softcap": repr(cap)}
     return function(0, case), "", None
 
 

@@ -351,7 +351,7 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
   if (v.scoreDescale)
     scaleV = k.fmul(scaleV, scoreDescaleMagnitude());
   // Unmasked tiles may keep the raw scores: the row max is taken on them and
-  // scaled once per row (max commutes with a positive scale), and each
+  // scaled once per row (max commutes with a non-negative scale), and each
   // P = exp2(s·scale − m) is one FMA before the exp2 instead of a multiply
   // and a subtract. Masked tiles add the mask in the scaled domain.
   const bool modifies = s.scoreMod && !(inside && s.scoreModIsIdentityInsideBounds());
