@@ -11,9 +11,9 @@ With --generic, the generic CUDA-core kernel (f32, f16, bf16 at head dims
 the tensor-core kernels refuse, some with a score_mod): built by the
 pipeline's fallback, not under strict=true.
 
-With --fp8, the FP8 tensor-core kernel (wgmma e4m3/e5m2, sm_90a, V
-transposed by its producer warpgroup) at FP8_DIMS, both formats, causal
-and not, with and without a score_mod, strictly.
+With --fp8, the FP8 tensor-core kernel (wgmma e4m3/e5m2, sm_90a, V as
+Vᵀ tile images from its pre-kernel) at FP8_DIMS, both formats, causal
+and not, with and without a score_mod, with descale factors, strictly.
 
 With --score-mods, the same for attentions with a score_mod region copied
 into the kernel (soft-capping, ALiBi computed from the indices, a sliding
