@@ -255,20 +255,18 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   numAcc = c.mt * (c.dv / 8);
   mBase = numAcc;
   lBase = numAcc + 2 * c.mt;
-  SmallVector<Value> init;
-  for (int64_t i = 0; i < numAcc; ++i)
-    init.push_back(k.zeros(c.cType));
+  // overlapPV: P of "the tile before the first", zero: the first
+  // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
+  // (One 32-bit register per 2 keys of 2-byte P, per 4 of 8-bit P.)
+  pBase = lBase + 2 * c.mt;
+  numPacked = s.overlapPV ? c.bkv * s.elementBytes() / 8 : 0;
+  auto [zeroAcc, zeroP] = family.zeroState(numAcc, numPacked);
+  SmallVector<Value> init(zeroAcc);
   for (int64_t i = 0; i < 2 * c.mt; ++i)
     init.push_back(k.f(negInf));
   for (int64_t i = 0; i < 2 * c.mt; ++i)
     init.push_back(k.f(0.0));
-  // overlapPV: P of "the tile before the first", zero: the first
-  // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
-  pBase = lBase + 2 * c.mt;
-  // (One 32-bit register per 2 keys of 2-byte P, per 4 of 8-bit P.)
-  numPacked = s.overlapPV ? c.bkv * s.elementBytes() / 8 : 0;
-  for (int64_t i = 0; i < numPacked; ++i)
-    init.push_back(arith::ConstantIntOp::create(b, loc, 0, 32));
+  init.append(zeroP.begin(), zeroP.end());
   producer.prologue();
   if (s.overlapPV && !s.persistentCTAs) // (persistent: once, emitPersistentConsumer)
     family.startIssueTurns();
@@ -531,6 +529,13 @@ void FlashAttentionEmitter::onlineSoftmax(ScoreTile &p, ValueRange state, bool r
     for (int64_t nd = 0; nd < c.dv / 8; ++nd)
       acc[mi * (c.dv / 8) + nd] = k.fmul(acc[mi * (c.dv / 8) + nd], alphaVec);
   }
+}
+
+std::pair<SmallVector<Value>, SmallVector<Value>>
+TensorCoreFamily::zeroState(int64_t tiles, int64_t packedP) {
+  SmallVector<Value> acc(tiles, k.zeros(c.cType));
+  SmallVector<Value> p(packedP, arith::ConstantIntOp::create(k.b, k.loc, 0, 32));
+  return {acc, p};
 }
 
 MemRefType TensorCoreFamily::atomTileType(std::optional<int64_t> numStages, int64_t rows,

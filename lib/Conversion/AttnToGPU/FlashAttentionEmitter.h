@@ -234,6 +234,11 @@ public:
   //===--- O += P·V ---------------------------------------------------===//
   /// O += P·V for the tile in stage `buf`, P from registers.
   virtual void accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) = 0;
+  /// The loop's initial O accumulators (`tiles` C tiles) and packed P
+  /// (`packedP` i32), all zero: constants, unless the family needs each
+  /// in a register of its own.
+  virtual std::pair<SmallVector<Value>, SmallVector<Value>> zeroState(int64_t tiles,
+                                                                      int64_t packedP);
   /// After the loop: the accumulators, complete.
   virtual void retireAccumulators(SmallVectorImpl<Value> &acc) {}
 

@@ -73,6 +73,8 @@ public:
   /// two registers over 128 and with them the second CTA per SM.
   bool keepsRawScores() const override { return c.dv > 64; }
   void accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Value> &acc) override;
+  std::pair<SmallVector<Value>, SmallVector<Value>> zeroState(int64_t tiles,
+                                                              int64_t packedP) override;
   void retireAccumulators(SmallVectorImpl<Value> &acc) override;
   SmallVector<Value> packP(const ScoreTile &p) override;
   void issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
@@ -419,6 +421,33 @@ void WgmmaFamily::accumulatePV(const ScoreTile &p, Value buf, SmallVectorImpl<Va
   }
   SmallVector<Value> tiles = unflatten(flat);
   acc.assign(tiles.begin(), tiles.end());
+}
+
+std::pair<SmallVector<Value>, SmallVector<Value>> WgmmaFamily::zeroState(int64_t tiles,
+                                                                         int64_t packedP) {
+  // Each zero defined by its own mov (an asm block of them): from one
+  // zero constant, LLVM copies a single register into every accumulator
+  // and P register, and where a kernel's K/V loop folds away (one tile)
+  // ptxas then cannot keep the wgmma accumulators apart and serializes
+  // every wgmma (C7511; bench/NOTES.md v44d).
+  SmallVector<Type> types(4 * tiles, c.f32);
+  types.append(packedP, b.getI32Type());
+  std::string text, constraints;
+  for (size_t i = 0; i < types.size(); ++i) {
+    text += "mov.b32 $" + std::to_string(i) + ", 0;\n";
+    constraints += std::string(i ? "," : "") + (types[i] == c.f32 ? "=f" : "=r");
+  }
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Value all = LLVM::InlineAsmOp::create(b, loc, resultType, ValueRange{}, b.getStringAttr(text),
+                                        b.getStringAttr(constraints), UnitAttr(), UnitAttr(),
+                                        LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                                        ArrayAttr())
+                  .getResult(0);
+  SmallVector<Value> regs;
+  for (size_t i = 0; i < types.size(); ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, all, ArrayRef<int64_t>{int64_t(i)}));
+  SmallVector<Value> acc = unflatten(ArrayRef<Value>(regs).take_front(4 * tiles));
+  return {acc, SmallVector<Value>(ArrayRef<Value>(regs).drop_front(4 * tiles))};
 }
 
 void WgmmaFamily::retireAccumulators(SmallVectorImpl<Value> &acc) {

@@ -14,6 +14,10 @@ one's three 8-byte reloads per tile, SASS in bench/results/2026-12-04-v33b).
 With --nvdisasm it also accepts, as "once", a spill whose stores and
 reloads all lie outside the kernel's loops (spills_in_loops): the random
 paged test (attn-gpu-pipeline-random-paged-ptxas.test) runs with it.
+A kernel whose wgmma ptxas serializes (C7511, "insufficient register
+resources": every wgmma waited for alone) fails too: it struck kernels of
+one to three K/V tiles until their initial accumulators were each defined
+by their own mov (bench/NOTES.md v44d).
 """
 import argparse
 import glob
@@ -36,12 +40,15 @@ def ptx_target(ptx):
     sys.exit("no .target in " + ptx)
 
 
-def spill_bytes(ptxas, ptx):
+def assemble(ptxas, ptx):
+    """(the most bytes any of the PTX's kernels spills, whether ptxas
+    serialized a kernel's wgmma: C7511, each wgmma then waited for alone)."""
     out = subprocess.run([ptxas, "-arch=" + ptx_target(ptx), "-v", ptx, "-o", os.devnull],
                          capture_output=True, text=True)
     if out.returncode:
         sys.exit("ptxas failed on %s:\n%s" % (ptx, out.stderr[-600:]))
-    return max([int(n) for n in re.findall(r"(\d+) bytes spill stores", out.stderr)] or [0])
+    spilled = max([int(n) for n in re.findall(r"(\d+) bytes spill stores", out.stderr)] or [0])
+    return spilled, "(C7511)" in out.stderr
 
 
 def spills_in_loops(ptxas, nvdisasm, ptx, kernel):
@@ -116,7 +123,10 @@ def main():
         for path in manifests:
             with open(path) as f:
                 manifest = json.load(f)
-            spilled = spill_bytes(a.ptxas, path[:-5] + ".ptx")
+            spilled, serialized = assemble(a.ptxas, path[:-5] + ".ptx")
+            if serialized:
+                failed += 1
+                print("SERIALIZED %s" % manifest["kernel"])
             if spilled and known_trade(manifest, spilled):
                 print("known %d bytes %s" % (spilled, manifest["kernel"]))
             elif spilled and a.nvdisasm and not spills_in_loops(
