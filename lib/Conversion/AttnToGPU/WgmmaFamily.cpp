@@ -142,6 +142,9 @@ private:
   /// tied to its inputs, and nvvm.inline_ptx returns no new values for its
   /// read-write operands.
   SmallVector<Value> fenceOperands(ArrayRef<Value> regs);
+  /// The registers (`types`) an llvm.inline_asm of `text` defines.
+  SmallVector<Value> asmRegisters(ArrayRef<Type> types, ValueRange inputs, StringRef text,
+                                  StringRef constraints, bool hasSideEffects);
   /// C tiles <-> the flat register list of a wgmma accumulator (4 values
   /// per 8 columns, in C-fragment order).
   SmallVector<Value> flatten(ArrayRef<Value> tiles);
@@ -437,15 +440,8 @@ std::pair<SmallVector<Value>, SmallVector<Value>> WgmmaFamily::zeroState(int64_t
     text += "mov.b32 $" + std::to_string(i) + ", 0;\n";
     constraints += std::string(i ? "," : "") + (types[i] == c.f32 ? "=f" : "=r");
   }
-  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  Value all = LLVM::InlineAsmOp::create(b, loc, resultType, ValueRange{}, b.getStringAttr(text),
-                                        b.getStringAttr(constraints), UnitAttr(), UnitAttr(),
-                                        LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                                        ArrayAttr())
-                  .getResult(0);
-  SmallVector<Value> regs;
-  for (size_t i = 0; i < types.size(); ++i)
-    regs.push_back(LLVM::ExtractValueOp::create(b, loc, all, ArrayRef<int64_t>{int64_t(i)}));
+  SmallVector<Value> regs =
+      asmRegisters(types, ValueRange{}, text, constraints, /*hasSideEffects=*/false);
   SmallVector<Value> acc = unflatten(ArrayRef<Value>(regs).take_front(4 * tiles));
   return {acc, SmallVector<Value>(ArrayRef<Value>(regs).drop_front(4 * tiles))};
 }
@@ -572,16 +568,22 @@ SmallVector<Value> WgmmaFamily::fenceOperands(ArrayRef<Value> regs) {
   }
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += "," + std::to_string(i);
-  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-  Value d = LLVM::InlineAsmOp::create(b, loc, resultType, regs, b.getStringAttr(""),
-                                      b.getStringAttr(constraints),
-                                      /*has_side_effects=*/b.getUnitAttr(), UnitAttr(),
-                                      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-                                      ArrayAttr())
-                .getResult(0);
+  return asmRegisters(fields, regs, "", constraints, /*hasSideEffects=*/true);
+}
+
+SmallVector<Value> WgmmaFamily::asmRegisters(ArrayRef<Type> types, ValueRange inputs,
+                                             StringRef text, StringRef constraints,
+                                             bool hasSideEffects) {
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Value all = LLVM::InlineAsmOp::create(b, loc, resultType, inputs, b.getStringAttr(text),
+                                        b.getStringAttr(constraints),
+                                        hasSideEffects ? b.getUnitAttr() : UnitAttr(), UnitAttr(),
+                                        LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+                                        ArrayAttr())
+                  .getResult(0);
   SmallVector<Value> out;
-  for (size_t i = 0; i < regs.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{int64_t(i)}));
+  for (size_t i = 0; i < types.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, all, ArrayRef<int64_t>{int64_t(i)}));
   return out;
 }
 
