@@ -353,6 +353,7 @@ struct Facts {
   bool wide;         // max(d, dv) > 64
   bool maskPerScore; // a mask read once per score
   bool maskTensor;   // a mask tensor read at all (per score or per key)
+  bool maskedScores; // a mask tensor or a key-bound score_mod: no launch bound, not persistent
   bool causal;
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
@@ -585,20 +586,20 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
       return streamed.takeError();
     c = *streamed;
   } else if (!request.kvSplits && !c.persistent) {
-    c.kvSplits = detail::waveModelSplits(c, s, target, f.maskTensor);
+    c.kvSplits = detail::waveModelSplits(c, s, target, f.maskedScores);
   }
   // Split keys add loop state (loopRegistersPerThread): fit again.
   if (c.kvSplits > 1)
     shrinkToBudgets(c, s, target, request, f.maskTensor);
   if (!request.persistent)
-    c.persistent = persistentCTAsPay(c, s, target, f.maskTensor);
+    c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   // "v33": split keys lose the two-CTA bound that made 128 rows the pick.
   KernelConfig unsplit = c;
   unsplit.kvSplits = 1;
   if (f.twoPerSM && c.kvSplits > 1 &&
-      launchBoundCTAsPerSM(unsplit, s, target, f.maskTensor) == 2) {
+      launchBoundCTAsPerSM(unsplit, s, target, f.maskedScores) == 2) {
     Facts oneCTA = f;
     oneCTA.twoPerSM = false;
     return chooseForFamily(family, fewRows, oneCTA, s, target, request);
@@ -638,7 +639,7 @@ llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
   shrinkToBudgets(c, s, target, request, f.maskTensor);
   // Persistent CTAs where they pay for bf16 (causal pairs of equal work).
   if (!request.persistent)
-    c.persistent = persistentCTAsPay(c, s, target, f.maskTensor);
+    c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   return c;
@@ -657,13 +658,14 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
-          mask != MaskReads::None, s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
+          mask == MaskReads::PerKey || mask == MaskReads::PerScore, mask != MaskReads::None,
+          s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
           kvTilesInTensorBoxes(s.pageSize, s.varlen),
           s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,
           s.seqQ % 128 == 0 && s.seqKV % 128 == 0, /*twoPerSM=*/false};
   KernelConfig twoWarpgroups; // 128 x 128, 2 stages, wgmma
   twoWarpgroups.tmaLoads = f.denseKV;
-  f.twoPerSM = launchBoundCTAsPerSM(twoWarpgroups, s, target, f.maskTensor) == 2;
+  f.twoPerSM = launchBoundCTAsPerSM(twoWarpgroups, s, target, f.maskedScores) == 2;
   TensorCoreFamily chipFamily = defaultTensorCoreFamily(target.chip);
   // wgmma multiplies 64 rows per warpgroup: a few query rows per K/V head
   // take mma.sync's 16-row tiles unless a family is asked for.

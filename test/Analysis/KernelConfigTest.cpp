@@ -155,6 +155,12 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   // 8-36 bytes spilled at d = 128 and 256 in random draws): no overlap and
   // 64-key tiles at d = 128, split or not; without a mask the overlap stays.
   EXPECT_EQ(c.blockKV, 64);
+  // A score_mod that only bounds the keys (a sliding window) reads no
+  // tensor: the unmasked pick, the overlapped P·V in 128-key tiles (v45b).
+  c = choose(shortCausal128, h200, {}, MaskReads::KeyBounds);
+  EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
+  EXPECT_EQ(c.blockKV, 128);
+  EXPECT_EQ(c.kvStages, 3);
   AttentionShape fewHeads = square(2, 1, 1855, 128, DType::F16);
   fewHeads.causal = true;
   c = choose(fewHeads, h200, {}, MaskReads::PerKey);
@@ -275,6 +281,7 @@ TEST(KernelConfig, PersistentWhereCausalPairsPay) {
   plain.causal = false;
   EXPECT_FALSE(choose(plain).persistent);
   EXPECT_FALSE(choose(causal, {}, MaskReads::PerScore).persistent);
+  EXPECT_FALSE(choose(causal, {}, MaskReads::KeyBounds).persistent);
   AttentionShape wide = causal;
   wide.headDim = wide.headDimV = 256;
   EXPECT_FALSE(choose(wide).persistent);

@@ -143,8 +143,12 @@ namespace attn {
 
 /// How the kernel reads a mask tensor: not at all, once per key (a padding
 /// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the
-/// queries, or a score_mod region), which costs registers.
-enum class MaskReads { None, PerKey, PerScore };
+/// queries, or a score_mod region), which costs registers. KeyBounds: no
+/// tensor, but a score_mod that only bounds the keys (a sliding window)
+/// compares indices on the K/V tiles that straddle its bounds: no register
+/// charge beside the overlapped P·V, but, like a mask, no two-CTA launch
+/// bound and no persistent CTAs (bench/NOTES.md v45b).
+enum class MaskReads { None, KeyBounds, PerKey, PerScore };
 
 /// Everything about the fused GPU kernel that is not the problem's shape.
 struct KernelConfig {

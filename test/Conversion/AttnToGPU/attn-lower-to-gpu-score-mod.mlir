@@ -188,3 +188,55 @@ func.func @relative_bias_table(%q: tensor<1x2x128x64xbf16>, %table: tensor<2x255
   } : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x2x128x64xbf16>
   return %o : tensor<1x2x128x64xbf16>
 }
+
+// -----
+
+// The kernel a region gets. One that only bounds the keys (a sliding
+// window: the score inside, -inf outside) reads nothing and runs only on
+// the tiles straddling its bounds, so whole 128-row query tiles keep the
+// unmodified pick at d = 128: the overlapped P·V in 128-key tiles, three
+// stages (getMaskReads: MaskReads::KeyBounds). A region that changes the
+// score (a soft-cap) counts as a mask read per score: no overlap, 64-key
+// tiles; so does a window over a partial query tile, whose row clamps
+// beside the comparisons spilled (bench/NOTES.md v45b).
+// WG-LABEL: func.func @window_whole_tiles
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b2_h8_kv8_q1024_k1024_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_smod0x
+// WG-LABEL: func.func @softcap_whole_tiles
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b2_h8_kv8_q1024_k1024_d128_v128_causal_bq128_bk64_w16_tma_ws_smod0x
+// WG-LABEL: func.func @window_partial_tile
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b2_h8_kv8_q1000_k1024_d128_v128_causal_bq128_bk64_w16_tma_ws_smod0x
+func.func @window_whole_tiles(%q: tensor<2x8x1024x128xbf16>) -> tensor<2x8x1024x128xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.088) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %w = arith.constant 256 : index
+    %jw = arith.addi %j, %w : index
+    %keep = arith.cmpi ugt, %jw, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<2x8x1024x128xbf16>, tensor<2x8x1024x128xbf16>, tensor<2x8x1024x128xbf16> -> tensor<2x8x1024x128xbf16>
+  return %o : tensor<2x8x1024x128xbf16>
+}
+func.func @softcap_whole_tiles(%q: tensor<2x8x1024x128xbf16>) -> tensor<2x8x1024x128xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.088) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %cap = arith.constant 5.000000e+01 : f32
+    %x = arith.divf %s, %cap : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %cap : f32
+    attn.yield %y : f32
+  } : tensor<2x8x1024x128xbf16>, tensor<2x8x1024x128xbf16>, tensor<2x8x1024x128xbf16> -> tensor<2x8x1024x128xbf16>
+  return %o : tensor<2x8x1024x128xbf16>
+}
+func.func @window_partial_tile(%q: tensor<2x8x1000x128xbf16>, %kv: tensor<2x8x1024x128xbf16>) -> tensor<2x8x1000x128xbf16> {
+  %o = attn.attention %q, %kv, %kv scale(0.088) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %w = arith.constant 256 : index
+    %jw = arith.addi %j, %w : index
+    %keep = arith.cmpi ugt, %jw, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<2x8x1000x128xbf16>, tensor<2x8x1024x128xbf16>, tensor<2x8x1024x128xbf16> -> tensor<2x8x1000x128xbf16>
+  return %o : tensor<2x8x1000x128xbf16>
+}

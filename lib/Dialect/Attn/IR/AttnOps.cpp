@@ -401,11 +401,24 @@ MaskReads mlir::attn::getMaskReads(AttentionOp op) {
   // A score_mod region is per-score work too, with its temporaries live
   // beside S: for the registers it counts as a mask read per score (mma.sync
   // kernels with soft-capping or ALiBi spilled 24-68 bytes otherwise).
-  if (op.hasScoreMod())
-    return MaskReads::PerScore;
+  // Unless all it does is bound the keys (a sliding window) of whole
+  // 128-row query tiles: the kernels skip it on the K/V tiles inside the
+  // bounds and, on the few that straddle one, it compares indices as the
+  // causal mask does. (A partial query tile's row clamps beside those
+  // comparisons spilled 16 bytes of the overlapped d = 128 kernel in random
+  // window draws: bench/NOTES.md v45b.)
+  bool keyBoundsOnly = false;
+  if (op.hasScoreMod()) {
+    auto query = cast<RankedTensorType>(op.getQuery().getType());
+    int64_t queries = query.getDimSize(query.getRank() - 2);
+    bool wholeQueryTiles = !ShapedType::isDynamic(queries) && queries % 128 == 0;
+    if (!scoreModOnlyBoundsKeys(op.getScoreMod()) || !wholeQueryTiles)
+      return MaskReads::PerScore;
+    keyBoundsOnly = true;
+  }
   Value mask = op.getMask();
   if (!mask)
-    return MaskReads::None;
+    return keyBoundsOnly ? MaskReads::KeyBounds : MaskReads::None;
   auto type = cast<RankedTensorType>(mask.getType());
   return type.getDimSize(type.getRank() - 2) == 1 ? MaskReads::PerKey
                                                   : MaskReads::PerScore;

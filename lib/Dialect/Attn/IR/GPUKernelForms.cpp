@@ -311,3 +311,8 @@ ScoreModKeyBounds mlir::attn::getScoreModKeyBounds(Region &scoreMod) {
   }
   return bounds;
 }
+
+bool mlir::attn::scoreModOnlyBoundsKeys(Region &scoreMod) {
+  Value inside = getScoreModKeyBounds(scoreMod).insideBounds;
+  return inside && inside == scoreMod.front().getArgument(0);
+}

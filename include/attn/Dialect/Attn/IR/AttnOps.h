@@ -104,6 +104,11 @@ struct ScoreModKeyBounds {
   Value insideBounds;
 };
 ScoreModKeyBounds getScoreModKeyBounds(Region &scoreMod);
+/// Whether all `scoreMod` does is bound the keys (a sliding window, a band
+/// around the diagonal): its value inside getScoreModKeyBounds's bounds is
+/// the score argument itself, so the K/V tiles wholly inside them need no
+/// modification and those that straddle a bound only compare indices.
+bool scoreModOnlyBoundsKeys(Region &scoreMod);
 
 /// Why the GPU kernels cannot copy a score_mod region (it reads
 /// non-constant scalars from above, tensors other than element by element,
