@@ -2,7 +2,7 @@
 """A random sweep of the tensor-core kernels with a window score_mod (here,
 no GPU): seeded draws of dtype, head dim, B, GQA group, Lq and Lk (1 to
 1100: decode, split-KV and prefill grids; a quarter of the draws whole
-128-row query tiles up to 3072 over up to 64 heads, on sm_90a), causal alignment, chip (sm_90a:
+128-row query tiles up to 3072 over up to 64 heads), causal alignment, chip (sm_90a:
 wgmma; sm_80: mma.sync) and a pure window region in one of its spellings
 (keep j + W > i; drop i − j >= W; a two-sided band lo <= j − i <= hi with
 andi), so that the kernels' block skipping and their three K/V runs (far
@@ -58,14 +58,13 @@ def draw(rng):
     causal = rng.choice([None, "top_left", "bottom_right"])
     chip = rng.choice(["sm_90a", "sm_80"])
     if rng.random() < 0.25:
-        # Whole 128-row query tiles over more heads: the prefill kernels a
-        # key-bound region leaves at the unmodified picks (the overlapped
-        # P·V, persistent CTAs for enough causal work items).
+        # Whole 128-row query tiles over more heads: the prefill kernels
+        # whose window leaves the unmodified wgmma pick (the overlapped P·V;
+        # MaskReads::KeyBounds).
         B, hkv = rng.randint(1, 4), rng.randint(2, 8)
         hq = hkv * rng.choice([1, 2])
         lq = 128 * rng.randint(1, 24)
         lk = rng.choice([lq, rng.randint(1, 3072)])
-        chip = "sm_90a"
     return (dtype, B, hq, hkv, lq, lk, d, causal, None), chip, window_region(rng)
 
 

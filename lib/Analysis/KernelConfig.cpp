@@ -354,6 +354,7 @@ struct Facts {
   bool maskPerScore; // a mask read once per score
   bool maskTensor;   // a mask tensor read at all (per score or per key)
   bool maskedScores; // a mask tensor or a key-bound score_mod: no launch bound, not persistent
+  bool keyBounds;    // a score_mod that only bounds the keys (MaskReads::KeyBounds)
   bool causal;
   bool shortCausal;  // causal with Lk <= 2048
   bool denseKV;      // K/V are [B, Hkv, Lk, d] tensors (not paged, not packed)
@@ -434,12 +435,15 @@ KernelConfig measuredMmaSyncDefaults(const Facts &f) {
   // "v6": 4 warps of 32 rows (128-row CTAs), every K/V fragment feeding two
   // mma's. With a per-score mask at d = 128, 32 rows per warp spill 36
   // bytes ("Mask tensors in the GPU kernel"): 16 rows in 64-row CTAs.
-  const bool narrowRows = f.wide && f.maskPerScore;
+  // A window's comparisons on the tiles that straddle its bounds count as
+  // such a mask here (unlike wgmma's: 40 bytes spilled at d = 64, v45b).
+  const bool perScore = f.maskPerScore || f.keyBounds;
+  const bool narrowRows = f.wide && perScore;
   c.blockQ = narrowRows ? 64 : 128;
   c.rowsPerWarp = narrowRows ? 16 : 32;
   // "v6": 64 keys of S next to 128 columns of O accumulators spill at
   // d = 128; a per-score mask at d = 64 spills 12 bytes with 64 keys.
-  c.blockKV = f.wide || f.maskPerScore ? 32 : 64;
+  c.blockKV = f.wide || perScore ? 32 : 64;
   return c;
 }
 
@@ -659,6 +663,7 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     return std::move(e);
   Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask == MaskReads::PerKey || mask == MaskReads::PerScore, mask != MaskReads::None,
+          mask == MaskReads::KeyBounds,
           s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,
           kvTilesInTensorBoxes(s.pageSize, s.varlen),
           s.headDim % 64 == 0 && s.headDimV % 64 == 0, s.causal && s.seqKV <= 1024,

@@ -161,6 +161,15 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_EQ(c.kvStages, 3);
+  // But, like a mask, no two 128-row CTAs per SM at d = 64 (a random window
+  // draw spilled 92 bytes at 128 registers): 64-row CTAs, as v32c's rule.
+  AttentionShape causal64 = square(8, 16, 2048, 64, DType::BF16);
+  causal64.causal = true;
+  EXPECT_EQ(choose(causal64, h200).blockQ, 128);
+  EXPECT_EQ(choose(causal64, h200, {}, MaskReads::KeyBounds).blockQ, 64);
+  // On mma.sync a window's comparisons cost as a mask read per score does.
+  EXPECT_EQ(choose(causal64, a100, {}, MaskReads::KeyBounds).blockKV,
+            choose(causal64, a100, {}, MaskReads::PerScore).blockKV);
   AttentionShape fewHeads = square(2, 1, 1855, 128, DType::F16);
   fewHeads.causal = true;
   c = choose(fewHeads, h200, {}, MaskReads::PerKey);

@@ -83,15 +83,15 @@ SCORE_MODS = {
 SCORE_MOD_TENSORS = {"relbias": ", %table: tensor<4x639xf32>"}
 
 
-def attention(d, dv, causal, mod=None, dtype="bf16"):
-    q = "tensor<1x4x320x%dx%s>" % (d, dtype)
-    v = "tensor<1x4x320x%dx%s>" % (dv, dtype)
+def attention(d, dv, causal, mod=None, dtype="bf16", queries=320):
+    q = "tensor<1x4x%dx%dx%s>" % (queries, d, dtype)
+    v = "tensor<1x4x%dx%dx%s>" % (queries, dv, dtype)
     o = v
     attrs = " scale(0.125)" + (" causal(bottom_right)" if causal else "")
     extra = SCORE_MOD_TENSORS.get(mod, "")
     if dtype.startswith("f8"):
         # FP8: a bf16 result and the three descale factors.
-        o = "tensor<1x4x320x%dxbf16>" % dv
+        o = "tensor<1x4x%dx%dxbf16>" % (queries, dv)
         extra += ", %qd: tensor<f32>, %kd: tensor<f32>, %vd: tensor<f32>"
         attrs = (" descale(%qd, %kd, %vd : tensor<f32>, tensor<f32>, tensor<f32>)" + attrs)
     if mod:
@@ -112,6 +112,9 @@ def main():
                          "without and with each score_mod")
     ap.add_argument("--fp8", action="store_true",
                     help="the FP8 tensor-core kernel: FP8_DIMS x e4m3/e5m2 on sm_90a")
+    ap.add_argument("--queries", type=int, default=320,
+                    help="Lq = Lk (320: a partial 128-row tile; a multiple of 128 gives a "
+                         "window score_mod the unmodified pick, MaskReads::KeyBounds)")
     ap.add_argument("--chips", default=",".join(CHIPS),
                     help="comma-separated chips the head-dim list is built for")
     a = ap.parse_args()
@@ -139,7 +142,7 @@ def main():
                 os.makedirs(out)
                 src = os.path.join(out, "a.mlir")
                 with open(src, "w") as f:
-                    f.write(attention(d, dv, causal, mod, dtype))
+                    f.write(attention(d, dv, causal, mod, dtype, a.queries))
                 # The tensor-core kernels strictly; the generic one is what
                 # the pipeline falls back to.
                 r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=%s %s%s"

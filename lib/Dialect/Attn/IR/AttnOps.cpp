@@ -406,19 +406,18 @@ MaskReads mlir::attn::getMaskReads(AttentionOp op) {
   // bounds and, on the few that straddle one, it compares indices as the
   // causal mask does. (A partial query tile's row clamps beside those
   // comparisons spilled 16 bytes of the overlapped d = 128 kernel in random
-  // window draws: bench/NOTES.md v45b.)
-  bool keyBoundsOnly = false;
+  // window draws: bench/NOTES.md v45b. Beside a mask tensor, not measured.)
+  Value mask = op.getMask();
   if (op.hasScoreMod()) {
     auto query = cast<RankedTensorType>(op.getQuery().getType());
     int64_t queries = query.getDimSize(query.getRank() - 2);
     bool wholeQueryTiles = !ShapedType::isDynamic(queries) && queries % 128 == 0;
-    if (!scoreModOnlyBoundsKeys(op.getScoreMod()) || !wholeQueryTiles)
-      return MaskReads::PerScore;
-    keyBoundsOnly = true;
+    return scoreModOnlyBoundsKeys(op.getScoreMod()) && wholeQueryTiles && !mask
+               ? MaskReads::KeyBounds
+               : MaskReads::PerScore;
   }
-  Value mask = op.getMask();
   if (!mask)
-    return keyBoundsOnly ? MaskReads::KeyBounds : MaskReads::None;
+    return MaskReads::None;
   auto type = cast<RankedTensorType>(mask.getType());
   return type.getDimSize(type.getRank() - 2) == 1 ? MaskReads::PerKey
                                                   : MaskReads::PerScore;

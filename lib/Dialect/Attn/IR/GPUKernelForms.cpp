@@ -313,6 +313,8 @@ ScoreModKeyBounds mlir::attn::getScoreModKeyBounds(Region &scoreMod) {
 }
 
 bool mlir::attn::scoreModOnlyBoundsKeys(Region &scoreMod) {
-  Value inside = getScoreModKeyBounds(scoreMod).insideBounds;
-  return inside && inside == scoreMod.front().getArgument(0);
+  // (An identity region bounds nothing: it is no window.)
+  ScoreModKeyBounds bounds = getScoreModKeyBounds(scoreMod);
+  return (bounds.lowest || bounds.highest) && bounds.insideBounds &&
+         bounds.insideBounds == scoreMod.front().getArgument(0);
 }
