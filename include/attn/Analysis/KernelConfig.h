@@ -145,9 +145,10 @@ namespace attn {
 /// mask [B, 1, 1, Lk]) or once per score (a mask that varies along the
 /// queries, or a score_mod region), which costs registers. KeyBounds: no
 /// tensor, but a score_mod that only bounds the keys (a sliding window)
-/// compares indices on the K/V tiles that straddle its bounds: no register
-/// charge beside the overlapped P·V, but, like a mask, no two-CTA launch
-/// bound and no persistent CTAs (bench/NOTES.md v45b).
+/// compares indices on the K/V tiles that straddle its bounds: on wgmma no
+/// register charge beside the overlapped P·V, but, like a mask, no two-CTA
+/// launch bound and no persistent CTAs; on mma.sync the tiles of a per-score
+/// mask (bench/NOTES.md v45b).
 enum class MaskReads { None, KeyBounds, PerKey, PerScore };
 
 /// Everything about the fused GPU kernel that is not the problem's shape.
