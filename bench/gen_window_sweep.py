@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A random sweep of the tensor-core kernels with a window score_mod (here,
 no GPU): seeded draws of dtype, head dim, B, GQA group, Lq and Lk (1 to
-1100: decode, split-KV and prefill grids; a quarter of the draws whole
+1100: decode, split-KV and prefill grids; head dims 32 to 256; a quarter of the draws whole
 128-row query tiles up to 3072 over up to 64 heads), causal alignment, chip (sm_90a:
 wgmma; sm_80: mma.sync) and a pure window region in one of its spellings
 (keep j + W > i; drop i − j >= W; a two-sided band lo <= j − i <= hi with
@@ -50,7 +50,7 @@ def window_region(rng):
 
 def draw(rng):
     dtype = rng.choice(["bf16", "f16"])
-    d = rng.choice([64, 80, 96, 128])
+    d = rng.choice([32, 64, 80, 96, 112, 128, 160, 192, 240, 256])
     B, hkv = rng.randint(1, 2), rng.randint(1, 2)
     hq = hkv * rng.choice([1, 2, 4])
     lq = rng.choice([1, 3, rng.randint(1, 1100)])

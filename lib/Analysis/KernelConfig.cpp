@@ -26,7 +26,8 @@ using namespace mlir;
 using namespace mlir::attn;
 
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const AttentionShape &s,
-                                           bool readsMaskTensor) {
+                                           MaskReads mask) {
+  const bool readsMaskTensor = mask == MaskReads::PerKey || mask == MaskReads::PerScore;
   // Per m16 tile of rows a thread holds 4 f32 of every m16n8 C tile: dv/2
   // of O and block_kv/2 of S. wgmma's warpgroup gives each warp one m16
   // tile per 64 rows, as mma.sync with 16 rows per warp does.
@@ -41,7 +42,12 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
     // with the default tiles at the budget's edge: a mask tensor's loads,
     // or split keys' range without the overlap (d = 256), spilled 8-36
     // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
-    const bool splitState = c.kvSplits > 1 && !c.overlapPV;
+    // A window beside the causal diagonal over split keys compares each
+    // score with two bounds in one run, and LLVM's loop strength reduction
+    // keeps a 64-bit bound per key column live across the loop: the
+    // overlapped d = 128 kernel spilled 28-80 bytes (random window draws).
+    const bool splitState =
+        c.kvSplits > 1 && (!c.overlapPV || (mask == MaskReads::KeyBounds && s.causal));
     int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
     return o + 3 * scores + s.headDim / 4 + extra;
   }
@@ -350,6 +356,7 @@ llvm::Error mlir::attn::checkKernelConfig(const KernelConfig &c,
 namespace {
 /// What the measured rules look at.
 struct Facts {
+  MaskReads reads;   // what the kernel reads or compares per score
   bool wide;         // max(d, dv) > 64
   bool maskPerScore; // a mask read once per score
   bool maskTensor;   // a mask tensor read at all (per score or per key)
@@ -484,7 +491,7 @@ bool halvingKeepsKeyWarps(KernelConfig c) {
 /// then (wgmma) the second warpgroup, then (mma.sync) warps of rows.
 /// Fields the request fixes stay.
 void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
-                     const KernelConfigRequest &request, bool readsMaskTensor) {
+                     const KernelConfigRequest &request, MaskReads mask) {
   // Only tiles of the family's sets and head dims a kernel takes are sized
   // (an option of 2^63 - 1 would overflow the byte count); checkKernelConfig
   // reports the others.
@@ -493,7 +500,7 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     return;
   }
   auto fits = [&] {
-    return loopRegistersPerThread(c, s, readsMaskTensor) <= loopRegisterBudget(c) &&
+    return loopRegistersPerThread(c, s, mask) <= loopRegisterBudget(c) &&
            kernelSharedMemoryBytes(c, s) <= target.sramBytesPerBlock;
   };
   while (!fits()) {
@@ -577,7 +584,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // The rows-per-warp default of a family may exceed an explicit block-q.
   if (!request.rowsPerWarp && c.rowsPerWarp > c.blockQ)
     c.rowsPerWarp = 16;
-  shrinkToBudgets(c, s, target, request, f.maskTensor);
+  shrinkToBudgets(c, s, target, request, f.reads);
   // The wave model needs a legal kernel to count its CTAs.
   c.kvSplits = request.kvSplits ? request.kvSplits : 1;
   if (llvm::Error e = checkKernelConfig(c, s, target))
@@ -594,7 +601,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   }
   // Split keys add loop state (loopRegistersPerThread): fit again.
   if (c.kvSplits > 1)
-    shrinkToBudgets(c, s, target, request, f.maskTensor);
+    shrinkToBudgets(c, s, target, request, f.reads);
   if (!request.persistent)
     c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
   if (llvm::Error e = checkKernelConfig(c, s, target))
@@ -640,7 +647,7 @@ llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.persistent = request.persistent.value_or(false);
   c.swizzle = request.swizzle;
-  shrinkToBudgets(c, s, target, request, f.maskTensor);
+  shrinkToBudgets(c, s, target, request, f.reads);
   // Persistent CTAs where they pay for bf16 (causal pairs of equal work).
   if (!request.persistent)
     c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
@@ -661,7 +668,7 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     request.kvSplits = 1;
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
-  Facts f{std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
+  Facts f{mask, std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
           mask == MaskReads::PerKey || mask == MaskReads::PerScore, mask != MaskReads::None,
           mask == MaskReads::KeyBounds,
           s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,

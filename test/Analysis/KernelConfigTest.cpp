@@ -181,6 +181,20 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   c = choose(fewHeads, h200);
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.overlapPV);
+  // A window beside the causal diagonal over split keys: two bounds per
+  // score in one run keep a bound per key column live (28-80 bytes spilled
+  // with the overlap, v46), so the split kernel gives up the overlap and
+  // halves the key tile; a window alone over split keys keeps both.
+  c = choose(fewHeads, h200, {}, MaskReads::KeyBounds);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_FALSE(c.overlapPV);
+  EXPECT_EQ(c.blockKV, 64);
+  AttentionShape fewHeadsNonCausal = fewHeads;
+  fewHeadsNonCausal.causal = false;
+  c = choose(fewHeadsNonCausal, h200, {}, MaskReads::KeyBounds);
+  EXPECT_GT(c.kvSplits, 1);
+  EXPECT_TRUE(c.overlapPV);
+  EXPECT_EQ(c.blockKV, 128);
   // Split keys without the overlap (d = 256) cost it too: 32-key tiles.
   AttentionShape fewWideHeads = square(1, 1, 2469, 256, DType::F16);
   c = choose(fewWideHeads, h200);

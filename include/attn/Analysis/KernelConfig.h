@@ -147,8 +147,9 @@ namespace attn {
 /// tensor, but a score_mod that only bounds the keys (a sliding window)
 /// compares indices on the K/V tiles that straddle its bounds: on wgmma no
 /// register charge beside the overlapped P·V, but, like a mask, no two-CTA
-/// launch bound and no persistent CTAs; on mma.sync the tiles of a per-score
-/// mask (bench/NOTES.md v45b).
+/// launch bound and no persistent CTAs, and beside the causal mask over
+/// split keys the charge of split-key state (loopRegistersPerThread); on
+/// mma.sync the tiles of a per-score mask (bench/NOTES.md v45b, v46).
 enum class MaskReads { None, KeyBounds, PerKey, PerScore };
 
 /// Everything about the fused GPU kernel that is not the problem's shape.
@@ -301,10 +302,11 @@ bool stagesQInSharedMemory(const KernelConfig &config, const AttentionShape &sha
 /// the definition): O, one tile's scores, Q·Kᵀ's per-k-step operands and,
 /// for mma.sync, Q's fragments where they stay in registers and the
 /// zero-fill sizes of the copies when the key count is dynamic, and for a
-/// producer kernel the loop state a mask tensor or split keys add. The
-/// chooser keeps it within loopRegisterBudget(family).
+/// producer kernel the loop state a mask tensor (`mask`: PerKey or
+/// PerScore) or split keys add (a window beside the causal mask included).
+/// The chooser keeps it within loopRegisterBudget(family).
 int64_t loopRegistersPerThread(const KernelConfig &config, const AttentionShape &shape,
-                               bool readsMaskTensor = false);
+                               MaskReads mask = MaskReads::None);
 
 /// The estimate a kernel of `family` may reach without spilling, calibrated
 /// with ptxas and the H200 runs. mma.sync, 176: v6 measured 32 rows per

@@ -101,6 +101,8 @@ struct KernelValues {
   /// the row space are clamped to its last row (loads stay in bounds);
   /// rowInside[mi][r] says which are real (set only with a row tail).
   SmallVector<std::array<Value, 2>> row, rowHead, rowInside;
+  /// The (i, h) a score_mod region sees: row/rowHead before the clamp.
+  SmallVector<std::array<Value, 2>> modRow, modRowHead;
   /// The queries the tile holds: [qFirst, qEnd).
   Value qFirst, qEnd;
   /// The keys the CTA visits: [kvBegin, kvEnd), whole tiles (the last tile
@@ -366,8 +368,9 @@ private:
   /// Varlen: the CTA's sequence from its flat tile index (binary search
   /// over the sequences' first tiles) and the sequence's extents.
   void locateSequence(Value tileIdx);
-  /// The (query, query head) of row `rho` of the row space, in bounds.
-  std::pair<Value, Value> rowCoordinates(Value rho);
+  /// The (query, query head) of row `rho` of the row space, in bounds
+  /// (rows past it clamped to its last), or without the clamp.
+  std::pair<Value, Value> rowCoordinates(Value rho, bool clamp = true);
   /// Zeros in the 8 columns past d of every staged K tile and of the Q
   /// tile, when d is an odd multiple of 8: no copy writes them, and the
   /// last k-step of Q·Kᵀ reads them.

@@ -108,7 +108,7 @@ Value FlashAttentionEmitter::modifyScore(Value score, int64_t mi, int r, Value k
                                          Value modResult) {
   // The region's indices: [b, h, i, j], without the batch at rank 3 and
   // without the head at rank 2.
-  SmallVector<Value, 4> indices{v.batch, v.rowHead[mi][r], v.row[mi][r], key};
+  SmallVector<Value, 4> indices{v.batch, v.modRowHead[mi][r], v.modRow[mi][r], key};
   return scoreMods.copy(score, ArrayRef<Value>(indices).take_back(s.scoreModRank), modResult);
 }
 

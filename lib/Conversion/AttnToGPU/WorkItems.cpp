@@ -74,6 +74,8 @@ void FlashAttentionEmitter::computeTileCoordinates(Value qTileIdx, Value bh) {
   v.row.resize(c.mt);
   v.rowHead.resize(c.mt);
   v.rowInside.resize(c.mt);
+  v.modRow.resize(c.mt);
+  v.modRowHead.resize(c.mt);
   for (int64_t mi = 0; mi < c.mt; ++mi) {
     Value rho = k.add(k.add(k.add(v.qStart, k.mul(v.warp, s.rowsPerWarp)), mi * 16), v.g);
     for (int r = 0; r < 2; ++r) {
@@ -82,6 +84,14 @@ void FlashAttentionEmitter::computeTileCoordinates(Value qTileIdx, Value bh) {
         v.rowInside[mi][r] =
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowR, rowLimit);
       std::tie(v.row[mi][r], v.rowHead[mi][r]) = rowCoordinates(rowR);
+      // A score_mod region sees the rows unclamped: its loads clamp their
+      // own indices (ScoreModCopier::loadElement) and a row past the row
+      // space is never stored. A clamp (a min) beside its index comparisons
+      // keeps LLVM from folding them into one difference per tile: a d = 96
+      // window over split keys and a partial query tile spilled 212 bytes.
+      std::tie(v.modRow[mi][r], v.modRowHead[mi][r]) =
+          c.qTail && s.scoreMod ? rowCoordinates(rowR, /*clamp=*/false)
+                                : std::pair(v.row[mi][r], v.rowHead[mi][r]);
     }
   }
   // The queries of rows [qStart, qStart + bq): row / packed.
@@ -90,10 +100,10 @@ void FlashAttentionEmitter::computeTileCoordinates(Value qTileIdx, Value bh) {
                          : k.add(k.div(k.add(v.qStart, c.bq - 1), c.packed), 1);
 }
 
-std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho) {
+std::pair<Value, Value> FlashAttentionEmitter::rowCoordinates(Value rho, bool clamp) {
   // (A varlen sequence without queries clamps to row 0: queryAt keeps its
   // token in the tensor, and no row of it is stored.)
-  if (c.qTail) {
+  if (c.qTail && clamp) {
     Value lastRow;
     if (s.varlen) {
       Value one = k.idx(1);

@@ -197,8 +197,9 @@ func.func @relative_bias_table(%q: tensor<1x2x128x64xbf16>, %table: tensor<2x255
 // unmodified pick at d = 128: the overlapped P·V in 128-key tiles, three
 // stages (getMaskReads: MaskReads::KeyBounds). A region that changes the
 // score (a soft-cap) counts as a mask read per score: no overlap, 64-key
-// tiles; so does a window over a partial query tile, whose row clamps
-// beside the comparisons spilled (bench/NOTES.md v45b).
+// tiles. A window over a partial query tile is a window too: the region
+// sees the rows unclamped (a clamp beside its comparisons spilled,
+// bench/NOTES.md v45b, v46).
 // (Not persistent CTAs, which the plain kernel of 512 causal work items
 // takes: not measured with windows.) An identity region bounds nothing
 // and is no window; with a mask tensor beside it, a window counts as the
@@ -208,7 +209,7 @@ func.func @relative_bias_table(%q: tensor<1x2x128x64xbf16>, %table: tensor<2x255
 // WG-LABEL: func.func @softcap_whole_tiles
 // WG: gpu.launch_func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1024_k1024_d128_v128_causal_bq128_bk64_w16_tma_ws_smod0x
 // WG-LABEL: func.func @window_partial_tile
-// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1000_k1024_d128_v128_causal_bq128_bk64_w16_tma_ws_smod0x
+// WG: gpu.launch_func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1000_k1024_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_smod0x
 // WG-LABEL: func.func @plain_whole_tiles
 // WG: gpu.launch_func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1024_k1024_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov_pst132
 // WG-LABEL: func.func @identity_whole_tiles

@@ -401,18 +401,14 @@ MaskReads mlir::attn::getMaskReads(AttentionOp op) {
   // A score_mod region is per-score work too, with its temporaries live
   // beside S: for the registers it counts as a mask read per score (mma.sync
   // kernels with soft-capping or ALiBi spilled 24-68 bytes otherwise).
-  // Unless all it does is bound the keys (a sliding window) of whole
-  // 128-row query tiles: the kernels skip it on the K/V tiles inside the
-  // bounds and, on the few that straddle one, it compares indices as the
-  // causal mask does. (A partial query tile's row clamps beside those
-  // comparisons spilled 16 bytes of the overlapped d = 128 kernel in random
-  // window draws: bench/NOTES.md v45b. Beside a mask tensor, not measured.)
+  // Unless all it does is bound the keys (a sliding window): the kernels
+  // skip it on the K/V tiles inside the bounds and, on the few that
+  // straddle one, it compares indices as the causal mask does (with the
+  // rows unclamped over a partial query tile: bench/NOTES.md v46). Beside
+  // a mask tensor, not measured: it counts as the mask does.
   Value mask = op.getMask();
   if (op.hasScoreMod()) {
-    auto query = cast<RankedTensorType>(op.getQuery().getType());
-    int64_t queries = query.getDimSize(query.getRank() - 2);
-    bool wholeQueryTiles = !ShapedType::isDynamic(queries) && queries % 128 == 0;
-    return scoreModOnlyBoundsKeys(op.getScoreMod()) && wholeQueryTiles && !mask
+    return scoreModOnlyBoundsKeys(op.getScoreMod()) && !mask
                ? MaskReads::KeyBounds
                : MaskReads::PerScore;
   }
