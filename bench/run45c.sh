@@ -4,6 +4,6 @@
 export PYTHONUNBUFFERED=1
 mkdir -p $OUT/v45c
 for set in pw45 nw45 pw45 nw45; do
-  timeout 100 python3 bench/score_mod_bench.py --kernels bench/kernels_$set --out $OUT/v45c/$set > $OUT/v45c/${set}.txt 2>&1
+  timeout 60 python3 bench/score_mod_bench.py --kernels bench/kernels_$set --out $OUT/v45c/$set > $OUT/v45c/${set}.txt 2>&1
   echo "$set rc=$?"; grep "^|" $OUT/v45c/${set}.txt | tail -4
 done
