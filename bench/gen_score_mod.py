@@ -6,6 +6,7 @@ read from a kernel parameter) and the same shapes without one, each
 through --attn-gpu-pipeline for sm_90a with the config chooser's tiles.
 
     python3 bench/gen_score_mod.py --out bench/kernels_score_mod [--partial]
+        [--options "kv-splits=3"]
     # on the GPU machine
     python3 bench/score_mod_bench.py --kernels bench/kernels_score_mod --out $OUT
 """
@@ -96,6 +97,8 @@ def main():
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--partial", action="store_true",
                     help="the partial-tile shapes instead of the benchmark set")
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options (e.g. kv-splits=3)")
     a = ap.parse_args()
     shutil.rmtree(a.out, ignore_errors=True)
     os.makedirs(a.out)
@@ -105,7 +108,7 @@ def main():
             with tempfile.TemporaryDirectory() as tmp:
                 src = os.path.join(tmp, "in.mlir")
                 open(src, "w").write(ir(mod, B, H, N, d))
-                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90a dump-dir=" + tmp,
+                r = subprocess.run([a.attn_opt, src, "--attn-gpu-pipeline=chip=sm_90a dump-dir=%s %s" % (tmp, a.options),
                                     "-o", os.devnull], capture_output=True, text=True)
                 if r.returncode:
                     raise SystemExit("%s %s: %s" % (mod, (B, H, N, d), r.stderr))

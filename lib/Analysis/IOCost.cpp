@@ -194,40 +194,79 @@ TileSizes mlir::attn::chooseTileSizes(const AttentionShape &shape,
   return t;
 }
 
+/// A key offset j − i clamped to ±(Lq + Lk): lossless for rows in [0, Lq)
+/// and keys in [0, Lk), and no sum with a row below overflows (the extents
+/// are at most 2^40: checkCountableShape).
+static int64_t clampKeyOffset(const AttentionShape &s, int64_t offset) {
+  int64_t reach = s.seqQ + s.seqKV;
+  return std::clamp(offset, -reach, reach);
+}
+
+int64_t mlir::attn::visitedKeysOfRows(const AttentionShape &s, int64_t blockKV,
+                                      int64_t firstRow, int64_t lastRow) {
+  // Row i keeps keys i + lowest .. i + highest (the causal diagonal's
+  // offset folded into highest); no row keeps any when lowest > highest.
+  const int64_t reach = s.seqQ + s.seqKV;
+  int64_t lowest = s.lowestKeyOffset ? clampKeyOffset(s, *s.lowestKeyOffset) : -reach;
+  int64_t highest = s.highestKeyOffset ? clampKeyOffset(s, *s.highestKeyOffset) : reach;
+  if (s.causal)
+    highest = std::min(highest, s.causalBottomRight ? s.seqKV - s.seqQ : 0);
+  int64_t minKey = std::max<int64_t>(0, firstRow + lowest),
+          maxKey = std::min(s.seqKV - 1, lastRow + highest);
+  if (lowest > highest || maxKey < minKey)
+    return 0;
+  // Whole K/V tiles, the last one cut at Lk.
+  return std::min(s.seqKV, (maxKey / blockKV + 1) * blockKV) - minKey / blockKV * blockKV;
+}
+
+/// Whether some row's keys are bounded (causal or a key offset), so that
+/// query tiles may visit fewer than Lk keys.
+static bool boundsKeys(const AttentionShape &s) {
+  return s.causal || s.lowestKeyOffset || s.highestKeyOffset;
+}
+
+/// Past this many query tiles per head the models do not walk them (Lq of
+/// 2^29 rows and more: no attention in use).
+static constexpr int64_t kMostQueryTilesWalked = int64_t(1) << 22;
+
 int64_t mlir::attn::visitedKeysPerHead(const AttentionShape &s, TileSizes t) {
   int64_t qTiles = ceilDiv(s.seqQ, t.blockQ);
-  if (!s.causal)
-    return llvm::SaturatingMultiply<uint64_t>(qTiles, s.seqKV) >
-                   uint64_t(std::numeric_limits<int64_t>::max())
-               ? -1
-               : qTiles * s.seqKV;
-  int64_t shift = s.causalBottomRight ? s.seqKV - s.seqQ : 0;
-  // Keys of query tile i: every K/V tile that holds a key <= lastRow + shift.
-  auto keysFor = [&](int64_t lastRow) -> int64_t {
-    int64_t maxKey = lastRow + shift;
-    if (maxKey < 0)
-      return 0;
-    // min(Lk, the keys up to the end of maxKey's K/V tile), without
-    // forming the tile end when it would overflow.
-    int64_t tiles = ceilDiv(maxKey + 1, t.blockKV);
-    return tiles > s.seqKV / t.blockKV ? s.seqKV
-                                       : std::min(s.seqKV, tiles * t.blockKV);
+  auto keysOfTile = [&](int64_t i) {
+    return visitedKeysOfRows(s, t.blockKV, i * t.blockQ, std::min(s.seqQ, (i + 1) * t.blockQ) - 1);
   };
-  if (qTiles > (1 << 22)) {
-    // Too many tiles to walk: the trapezoid's area, exact up to tile edges.
-    int64_t first = keysFor(std::min(t.blockQ, s.seqQ) - 1),
-            last = keysFor(s.seqQ - 1);
-    int64_t area;
-    if (__builtin_mul_overflow(qTiles / 2, first + last, &area))
+  int64_t total;
+  if (!boundsKeys(s)) {
+    if (__builtin_mul_overflow(qTiles, s.seqKV, &total))
       return -1;
-    return area;
+    return total;
   }
-  int64_t total = 0;
+  if (qTiles > kMostQueryTilesWalked) {
+    // Too many tiles to walk. Causal alone: the trapezoid's area, exact up
+    // to tile edges; a key band: the middle tile's keys for every tile (the
+    // band's width, over by the clipped tiles at either end).
+    int64_t area;
+    bool overflow = s.lowestKeyOffset || s.highestKeyOffset
+                        ? __builtin_mul_overflow(qTiles, keysOfTile(qTiles / 2), &area)
+                        : __builtin_mul_overflow(qTiles / 2, keysOfTile(0) + keysOfTile(qTiles - 1),
+                                                 &area);
+    return overflow ? -1 : area;
+  }
+  total = 0;
   for (int64_t i = 0; i < qTiles; ++i)
-    if (__builtin_add_overflow(
-            total, keysFor(std::min(s.seqQ, (i + 1) * t.blockQ) - 1), &total))
+    if (__builtin_add_overflow(total, keysOfTile(i), &total))
       return -1;
   return total;
+}
+
+int64_t mlir::attn::mostVisitedKeysPerQueryTile(const AttentionShape &s, TileSizes t) {
+  int64_t qTiles = ceilDiv(s.seqQ, t.blockQ);
+  if (!boundsKeys(s) || qTiles > kMostQueryTilesWalked)
+    return s.seqKV;
+  int64_t most = 0;
+  for (int64_t i = 0; i < qTiles; ++i)
+    most = std::max(most, visitedKeysOfRows(s, t.blockKV, i * t.blockQ,
+                                            std::min(s.seqQ, (i + 1) * t.blockQ) - 1));
+  return most;
 }
 
 llvm::Error mlir::attn::validateTarget(const TargetSpec &t) {
@@ -488,7 +527,7 @@ llvm::json::Object mlir::attn::targetToJSON(const TargetSpec &t) {
 llvm::json::Object mlir::attn::attentionCostToJSON(llvm::StringRef name,
                                                    const AttentionCost &c) {
   const AttentionShape &s = c.shape;
-  return llvm::json::Object{
+  llvm::json::Object o{
       {"op", name.str()}, // json::Value does not own a StringRef
       {"B", s.batch},
       {"H", s.headsQ},
@@ -521,4 +560,10 @@ llvm::json::Object mlir::attn::attentionCostToJSON(llvm::StringRef name,
       {"predicted_time_naive_s", c.predictedTimeNaiveSec},
       {"predicted_time_fused_s", c.predictedTimeFusedSec},
       {"predicted_speedup", c.predictedSpeedup()}};
+  // A score_mod's key band, where it has one (the visited keys count it).
+  if (s.lowestKeyOffset)
+    o["lowest_key_offset"] = *s.lowestKeyOffset;
+  if (s.highestKeyOffset)
+    o["highest_key_offset"] = *s.highestKeyOffset;
+  return o;
 }

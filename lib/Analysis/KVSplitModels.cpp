@@ -23,11 +23,15 @@ using namespace mlir::attn;
 
 /// The split count of the wave model (flash-decoding's heuristic). A grid
 /// of C CTAs on an SM array that holds W at once runs ⌈C / W⌉ waves of
-/// which the last may be mostly idle; S splits make S·C CTAs. Among S = 1
-/// .. the most that leave each split two K/V tiles (a CTA overlaps a copy
-/// with math only from its second tile), take the fewest splits whose wave
-/// efficiency n / ⌈n⌉ (n = S·C / W) is within 15% of the best: each split
-/// adds partial outputs to write and combine.
+/// which the last may be mostly idle; S splits make S·C CTAs, each over
+/// Lk / S keys, or fewer where a key band (a sliding window beside the
+/// causal diagonal) leaves a query tile only `band` keys to visit. Among S
+/// = 1 .. the most that leave each split two K/V tiles (a CTA overlaps a
+/// copy with math only from its second tile), take the fewest splits whose
+/// time ⌈S·C / W⌉ · min(band, Lk / S) is within 15% of the best: each
+/// split adds partial outputs to write and combine. (Without a band this
+/// is the wave efficiency n / ⌈n⌉, n = S·C / W; with one, splits of Lk
+/// wider than the band shorten no CTA: bench/NOTES.md v47.)
 int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const AttentionShape &s,
                         const TargetSpec &target, bool readsMaskTensor) {
   int64_t group = s.headsQ / s.headsKV;
@@ -50,9 +54,14 @@ int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const Attenti
     return 1;
   int64_t tiles = llvm::divideCeil(s.seqKV, c.blockKV);
   int64_t most = std::clamp<int64_t>(tiles / 2, 1, 1024);
+  // A packed tile's Br rows are Br / G queries of each head.
+  TileSizes queryTile{c.packKVGroups ? std::max<int64_t>(1, c.blockQ / group) : c.blockQ,
+                      c.blockKV};
+  double band = double(mostVisitedKeysPerQueryTile(s, queryTile));
+  // 1 / time, in CTA-key slots: higher is faster.
   auto efficiency = [&](int64_t splits) {
-    double waves = double(splits) * double(ctas) / double(wave(splits));
-    return waves / std::ceil(waves);
+    double waves = std::ceil(double(splits) * double(ctas) / double(wave(splits)));
+    return 1.0 / (waves * std::min(band, double(s.seqKV) / double(splits)));
   };
   double best = 0;
   for (int64_t splits = 1; splits <= most; ++splits)

@@ -143,6 +143,40 @@ TEST(IOCost, CausalSkipsTilesAboveTheDiagonal) {
   EXPECT_EQ(cost(sq, "h100").flops, 4ll * 2 * 3 * 128 * 128 * 32 / 2);
 }
 
+TEST(IOCost, KeyBandsSkipTilesOutside) {
+  // A sliding window beside the causal diagonal: keys i − 96 .. i. Query
+  // tile i (128 rows) keeps keys 128i − 96 .. 128i + 127: K/V tiles i − 1
+  // and i (one for the first tile), the last cut at Lk = 777.
+  AttentionShape s = square(1, 1, 777, 96, DType::BF16);
+  s.causal = true;
+  s.lowestKeyOffset = -96;
+  EXPECT_EQ(visitedKeysOfRows(s, 128, 0, 127), 128);
+  EXPECT_EQ(visitedKeysOfRows(s, 128, 128, 255), 256);
+  EXPECT_EQ(visitedKeysOfRows(s, 128, 768, 776), 777 - 640);
+  EXPECT_EQ(visitedKeysPerHead(s, {128, 128}), 128 + 5 * 256 + 137);
+  EXPECT_EQ(mostVisitedKeysPerQueryTile(s, {128, 128}), 256);
+  // The causal diagonal alone: the last query tile sees every key.
+  s.lowestKeyOffset.reset();
+  EXPECT_EQ(mostVisitedKeysPerQueryTile(s, {128, 128}), 777);
+  // A two-sided band without causal, and one no row keeps any key of.
+  s.causal = false;
+  s.lowestKeyOffset = 0;
+  s.highestKeyOffset = 255;
+  EXPECT_EQ(visitedKeysOfRows(s, 128, 0, 127), 384);
+  s.highestKeyOffset = -1;
+  EXPECT_EQ(visitedKeysPerHead(s, {128, 128}), 0);
+  // Offsets far past the extents (a region's constants) are clamped, not
+  // overflowed.
+  s.lowestKeyOffset = std::numeric_limits<int64_t>::min();
+  s.highestKeyOffset = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(visitedKeysPerHead(s, {128, 128}), 7 * 777);
+  // The band reaches the cost: fewer K/V bytes streamed into SRAM.
+  AttentionShape full = square(1, 1, 4096, 128, DType::BF16), band = full;
+  full.causal = band.causal = true;
+  band.lowestKeyOffset = -511;
+  EXPECT_LT(cost(band, "h200").fusedSramL2Bytes, cost(full, "h200").fusedSramL2Bytes / 3);
+}
+
 TEST(IOCost, GQAReadsFewerKVHeads) {
   AttentionShape s = square(1, 32, 1024, 128, DType::BF16);
   s.headsKV = 8;

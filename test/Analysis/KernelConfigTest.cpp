@@ -195,6 +195,17 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.overlapPV);
   EXPECT_EQ(c.blockKV, 128);
+  // The wave model counts the keys a query tile visits: a narrow window
+  // (keys i − 199 .. i, at most three K/V tiles) leaves nothing to split,
+  // since fixed splits of Lk wider than the band shorten no CTA (v47); a
+  // wide one (i − 1499 .. i) splits as the causal kernel does.
+  AttentionShape narrowWindow = fewHeads;
+  narrowWindow.lowestKeyOffset = -199;
+  EXPECT_EQ(choose(narrowWindow, h200, {}, MaskReads::KeyBounds).kvSplits, 1);
+  AttentionShape wideWindow = fewHeads;
+  wideWindow.lowestKeyOffset = -1499;
+  EXPECT_EQ(choose(wideWindow, h200, {}, MaskReads::KeyBounds).kvSplits,
+            choose(fewHeads, h200, {}, MaskReads::KeyBounds).kvSplits);
   // Split keys without the overlap (d = 256) cost it too: 32-key tiles.
   AttentionShape fewWideHeads = square(1, 1, 2469, 256, DType::F16);
   c = choose(fewWideHeads, h200);

@@ -180,3 +180,39 @@ func.func @varlen_decode(%q: tensor<2x32x128xbf16>, %k: tensor<32768x8x128xbf16>
   return %o : tensor<2x32x128xbf16>
 }
 
+
+// -----
+
+// A sliding window beside the causal diagonal (keys i − 96 .. i, Mistral's
+// W = 97) at B = 1, H = 4, N = 777, d = 96: each 128-row query tile visits
+// at most two K/V tiles, and the model counts only those (the kernels skip
+// the rest). SRAM <- L2: Q and O (2·596736) plus K/V of 4 heads ×
+// (128 + 5·256 + 137) visited keys × 192 columns × 2 bytes = 3566592. The
+// 28 CTAs would be split 3 ways without the window (the next function);
+// with it every split of Lk is wider than a query tile's band, so no split
+// shortens a CTA and the keys are not split.
+// CHECK-LABEL: func.func @window_band
+// CHECK: fused_sram_l2_bytes = 3566592,
+// CHECK-NOT: kv_splits
+// CHECK-SAME: tma_loads = true>
+// CHECK-LABEL: func.func @causal_only
+// CHECK: fused_sram_l2_bytes = 13751136,
+// CHECK-SAME: kv_splits = 3,
+func.func @window_band(%q: tensor<1x4x777x96xbf16>) -> tensor<1x4x777x96xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %w = arith.constant 97 : index
+    %jw = arith.addi %j, %w : index
+    %keep = arith.cmpi ugt, %jw, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %keep, %s, %ninf : f32
+    attn.yield %y : f32
+  } : tensor<1x4x777x96xbf16>, tensor<1x4x777x96xbf16>, tensor<1x4x777x96xbf16> -> tensor<1x4x777x96xbf16>
+  return %o : tensor<1x4x777x96xbf16>
+}
+
+func.func @causal_only(%q: tensor<1x4x777x96xbf16>) -> tensor<1x4x777x96xbf16> {
+  %o = attn.attention %q, %q, %q scale(0.125) causal(top_left)
+      : tensor<1x4x777x96xbf16>, tensor<1x4x777x96xbf16>, tensor<1x4x777x96xbf16> -> tensor<1x4x777x96xbf16>
+  return %o : tensor<1x4x777x96xbf16>
+}

@@ -111,6 +111,13 @@ struct AttentionShape {
   /// whose lengths are known at run time only, seen as B of the mean
   /// lengths Lq and Lk; its kernels never split the keys.
   bool varlen = false;
+  /// Keys a row can keep at all, as offsets j − i from its query row i: a
+  /// score_mod region's sliding window or band (getScoreModKeyBounds), no
+  /// key below i + lowestKeyOffset or above i + highestKeyOffset; nullopt:
+  /// no bound. The causal diagonal is `causal`'s, not folded in here. The
+  /// fused kernels skip the K/V tiles outside, so the models count only
+  /// the tiles inside (visitedKeysOfRows).
+  std::optional<int64_t> lowestKeyOffset, highestKeyOffset;
 };
 
 /// Tile sizes of the fused kernel: Br query rows by Bc keys.
@@ -186,9 +193,19 @@ computeAttentionCost(const AttentionShape &shape, const TargetSpec &target,
                      std::optional<TileSizes> tiles = std::nullopt);
 
 /// Number of keys each query tile visits, summed over query tiles (times
-/// nothing else). Causal tiles wholly above the diagonal are skipped at Bc
-/// granularity, as the fused kernel does. -1 when the count overflows int64.
+/// nothing else). K/V tiles wholly above the causal diagonal or outside the
+/// key offsets are skipped at Bc granularity, as the fused kernel does. -1
+/// when the count overflows int64.
 int64_t visitedKeysPerHead(const AttentionShape &shape, TileSizes tiles);
+/// The keys the query rows firstRow..lastRow visit together: those of the
+/// Bc-key tiles holding a key one of them can keep (visitedKeysPerHead's
+/// tiles), clamped to Lk; 0 when they keep none.
+int64_t visitedKeysOfRows(const AttentionShape &shape, int64_t blockKV, int64_t firstRow,
+                          int64_t lastRow);
+/// The most keys one query tile of `tiles.blockQ` rows visits: Lk unless a
+/// key band (lowestKeyOffset with highestKeyOffset or the causal diagonal)
+/// narrows every tile's range.
+int64_t mostVisitedKeysPerQueryTile(const AttentionShape &shape, TileSizes tiles);
 
 /// Roofline of one op of an unfused chain (one kernel per op).
 struct OpCost {

@@ -330,6 +330,11 @@ FailureOr<AttentionShape> AttentionOp::getCostShape() {
     s.outputDType = getCostDType(getResult().getType().getElementType());
   s.causal = isCausal();
   s.causalBottomRight = getCausal() == CausalAlignment::bottom_right;
+  if (hasScoreMod()) {
+    ScoreModKeyBounds keys = getScoreModKeyBounds(getScoreMod());
+    s.lowestKeyOffset = keys.lowest;
+    s.highestKeyOffset = keys.highest;
+  }
   return s;
 }
 
