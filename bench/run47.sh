@@ -6,6 +6,8 @@
 # head-dim set (d = 256 and 192/128 beside cuDNN and Flex).
 #   bash bench/run47.sh a   # carry kernels_smp47 kernels_smp47s3 kernels_sm47 kernels_fp847
 #   bash bench/run47.sh b   # carry kernels_hd47
+#   bash bench/run47.sh c   # carry kernels_p48base kernels_p48 (v48: paged lookups first)
+#   bash bench/run47.sh d   # carry kernels_p49 (v49: the 16-token picks with a per-box term)
 export PYTHONUNBUFFERED=1
 O=$OUT/v47; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu_$1.txt; cat $O/gpu_$1.txt
@@ -14,7 +16,42 @@ smod() { # set letter limit
     > $O/$1_$2.txt 2>&1
   echo "$1:$2 rc=$?"; grep "^|" $O/$1_$2.txt | cut -c1-120
 }
-if [ "$1" = a ]; then
+paged() { # set letter
+  mkdir -p /tmp/$1_$2; timeout 150 python3 bench/paged_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 --graphs \
+    > /tmp/$1_$2.log 2>&1
+  echo "$1:$2 rc=$?"; head -1 /tmp/$1_$2.log; grep -i error /tmp/$1_$2.log | tail -2; cp /tmp/$1_$2/results.jsonl $O/$1_$2.jsonl
+  python3 - $O/$1_$2.jsonl <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "contiguous" not in r:
+        print(r); continue
+    ok = r["contiguous_correct"] and all(r["paged_correct"].values()) and all(r["ragged_correct"].values())
+    p = r["paged"]
+    print("B=%d Hq=%d Hkv=%d Lk=%d  contig %5.0f  p16 %5.0f (%.2f)  p128 %5.0f (%.2f)  %s" % (
+        r["B"], r["Hq"], r["Hkv"], r["Lk"], r["contiguous"], p["16"], p["16"] / r["contiguous"],
+        p["128"], p["128"] / r["contiguous"], "ok" if ok else "WRONG"))
+PY
+}
+if [ "$1" = d ]; then
+  mkdir -p /tmp/r49; timeout 560 python3 bench/paged_bench.py --graphs --max-gb 16 \
+    --kernels bench/kernels_p49 --out /tmp/r49 > /tmp/r49/log.txt 2>&1
+  echo "p49 rc=$?"; head -1 /tmp/r49/log.txt; cp /tmp/r49/results.jsonl $O/p49.jsonl
+  python3 - $O/p49.jsonl <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "contiguous" not in r:
+        print(r); continue
+    ok = r["contiguous_correct"] and all(r["paged_correct"].values()) and all(r["ragged_correct"].values()) and not r.get("sweep16_wrong")
+    p, sw, c = r["paged"], r.get("sweep16", {}), r["contiguous"]
+    print("B=%2d Hq=%d Hkv=%2d Lk=%6d contig %5.0f | p16 box20 %5.0f (%.2f) HEAD %5.0f (%.2f) box10 %5.0f (%.2f) | p128 %.2f %s" % (
+        r["B"], r["Hq"], r["Hkv"], r["Lk"], c, p["16"], p["16"] / c, sw["box0 (HEAD)"], sw["box0 (HEAD)"] / c,
+        sw["box10ns"], sw["box10ns"] / c, p["128"] / c, "ok" if ok else "WRONG"))
+PY
+elif [ "$1" = c ]; then
+  paged p48base a; paged p48 b; paged p48base c; paged p48 d
+elif [ "$1" = a ]; then
   smod smp47 a 90; smod smp47s3 b 90; smod smp47 c 90
   smod sm47 a 170
   timeout 150 python3 bench/fp8_check.py bench/kernels_fp847 > $O/fp847.txt 2>&1
