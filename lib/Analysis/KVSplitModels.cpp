@@ -127,17 +127,35 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// 12 with every page charged in full). A tile inside one page pays nothing
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
+/// Each tensor box a tile's pages add beyond a dense tile's (16-token pages:
+/// 32 boxes per 128-key tile pair instead of 4) costs the issuing CTA this
+/// much more per tile. v42 measured 0.59 µs per 128-key tile (28 more
+/// boxes, ~21 ns each) at B = 8, 4k GQA on the H200; v48 ruled out the
+/// block-table reads (issued together, no change). v49 timed the picks
+/// with it on an H100: 1.12-1.13x the picks without it at B = 8, 4k GQA
+/// (0.95 of contiguous), 0.96-1.01x at the other 22 points.
+constexpr double kBoxIssueSec = 20e-9;
 
 /// Whether one thread fills `c`'s stages with tensor boxes (TMA: dense K/V,
 /// the copies v37's sweep fitted, or whole pages of a pool, one box per
-/// page, whose picks v42 measured with this fit: 128-token pages 0.94-1.01x
-/// the contiguous kernel, 16-token pages within 5% of the best swept
-/// neighbour at 22 of 26 shapes; the block-table reads are not charged);
+/// page and atom, whose picks v42 measured with this fit: 128-token pages
+/// 0.94-1.01x the contiguous kernel; smaller pages pay kBoxIssueSec per
+/// extra box);
 /// row copies (cp.async, packed K/V, chips without TMA) keep the fits of
 /// v13-v27b.
 bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {
   return stagesInSwizzledAtoms(/*wgmma=*/false, c.tmaLoads,
                                kvTilesInTensorBoxes(s.pageSize, s.varlen));
+}
+
+/// The boxes a tile pair of whole pages issues beyond the one page's a
+/// dense tile needs (kBoxTileSec's fit): (pages − 1) × the K and V atoms.
+int64_t pageBoxesBeyondOne(const KernelConfig &c, const AttentionShape &s) {
+  if (s.pageSize == 0 || s.pageSize >= c.blockKV)
+    return 0;
+  int64_t atoms = llvm::divideCeil(s.headDim, atomColumns(2)) +
+                  llvm::divideCeil(s.headDimV, atomColumns(2));
+  return (c.blockKV / s.pageSize - 1) * atoms;
 }
 
 /// One SM's share of DRAM bandwidth, bytes per second.
@@ -152,6 +170,7 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   if (streamsBoxes(c, s)) {
     double fromBest = double(c.warpKeys()) - kBoxBestWarpKeys;
     return kBoxTileSec + tileBytes * kBoxSecPerByte +
+           kBoxIssueSec * double(pageBoxesBeyondOne(c, s)) +
            kBoxSecPerWarpKeySquared * fromBest * fromBest * mathScale;
   }
   double seconds = kTileLatencySec + tileBytes * kTileCopySecPerByte +
