@@ -8,6 +8,7 @@
 #   bash bench/run47.sh b   # carry kernels_hd47
 #   bash bench/run47.sh c   # carry kernels_p48base kernels_p48 (v48: paged lookups first)
 #   bash bench/run47.sh d   # carry kernels_p49 (v49: the 16-token picks with a per-box term)
+#   bash bench/run47.sh e   # carry kernels_p49 kernels_p50 (v50: boxes issued by several warps)
 export PYTHONUNBUFFERED=1
 O=$OUT/v47; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu_$1.txt; cat $O/gpu_$1.txt
@@ -33,11 +34,12 @@ for line in open(sys.argv[1]):
         p["128"], p["128"] / r["contiguous"], "ok" if ok else "WRONG"))
 PY
 }
-if [ "$1" = d ]; then
-  mkdir -p /tmp/r49; timeout 560 python3 bench/paged_bench.py --graphs --max-gb 16 \
-    --kernels bench/kernels_p49 --out /tmp/r49 > /tmp/r49/log.txt 2>&1
-  echo "p49 rc=$?"; head -1 /tmp/r49/log.txt; cp /tmp/r49/results.jsonl $O/p49.jsonl
-  python3 - $O/p49.jsonl <<'PY'
+sweep() { # set letter
+  mkdir -p /tmp/r$1$2; timeout 250 python3 bench/paged_bench.py --graphs --max-gb 16 \
+    --kernels bench/kernels_$1 --out /tmp/r$1$2 > /tmp/r$1$2/log.txt 2>&1
+  echo "$1:$2 rc=$?"; head -1 /tmp/r$1$2/log.txt; grep -i error /tmp/r$1$2/log.txt | tail -2
+  cp /tmp/r$1$2/results.jsonl $O/$1_$2.jsonl
+  python3 - $O/$1_$2.jsonl <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
@@ -45,10 +47,16 @@ for line in open(sys.argv[1]):
         print(r); continue
     ok = r["contiguous_correct"] and all(r["paged_correct"].values()) and all(r["ragged_correct"].values()) and not r.get("sweep16_wrong")
     p, sw, c = r["paged"], r.get("sweep16", {}), r["contiguous"]
-    print("B=%2d Hq=%d Hkv=%2d Lk=%6d contig %5.0f | p16 box20 %5.0f (%.2f) HEAD %5.0f (%.2f) box10 %5.0f (%.2f) | p128 %.2f %s" % (
-        r["B"], r["Hq"], r["Hkv"], r["Lk"], c, p["16"], p["16"] / c, sw["box0 (HEAD)"], sw["box0 (HEAD)"] / c,
-        sw["box10ns"], sw["box10ns"] / c, p["128"] / c, "ok" if ok else "WRONG"))
+    print("B=%2d Hq=%d Hkv=%2d Lk=%6d contig %5.0f | p16 %5.0f (%.2f) %s | p128 %.2f %s" % (
+        r["B"], r["Hq"], r["Hkv"], r["Lk"], c, p["16"], p["16"] / c,
+        " ".join("%s %5.0f (%.2f)" % (k, v, v / c) for k, v in sw.items()), p["128"] / c,
+        "ok" if ok else "WRONG"))
 PY
+}
+if [ "$1" = d ]; then
+  sweep p49 a
+elif [ "$1" = e ]; then
+  sweep p49 a; sweep p50 b
 elif [ "$1" = c ]; then
   paged p48base a; paged p48 b; paged p48base c; paged p48 d
 elif [ "$1" = a ]; then
