@@ -9,6 +9,7 @@
 #   bash bench/run47.sh c   # carry kernels_p48base kernels_p48 (v48: paged lookups first)
 #   bash bench/run47.sh d   # carry kernels_p49 (v49: the 16-token picks with a per-box term)
 #   bash bench/run47.sh e   # carry kernels_p49 kernels_p50 (v50: boxes issued by several warps)
+#   bash bench/run47.sh f   # carry kernels_p51 (v51: the per-box term per issuer)
 export PYTHONUNBUFFERED=1
 O=$OUT/v47; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu_$1.txt; cat $O/gpu_$1.txt
@@ -46,7 +47,7 @@ for line in open(sys.argv[1]):
     if "contiguous" not in r:
         print(r); continue
     ok = r["contiguous_correct"] and all(r["paged_correct"].values()) and all(r["ragged_correct"].values()) and not r.get("sweep16_wrong")
-    p, sw, c = r["paged"], r.get("sweep16", {}), r["contiguous"]
+    p, sw, c = r["paged"], r.get("sweep16") or {}, r["contiguous"]
     print("B=%2d Hq=%d Hkv=%2d Lk=%6d contig %5.0f | p16 %5.0f (%.2f) %s | p128 %.2f %s" % (
         r["B"], r["Hq"], r["Hkv"], r["Lk"], c, p["16"], p["16"] / c,
         " ".join("%s %5.0f (%.2f)" % (k, v, v / c) for k, v in sw.items()), p["128"] / c,
@@ -57,6 +58,8 @@ if [ "$1" = d ]; then
   sweep p49 a
 elif [ "$1" = e ]; then
   sweep p49 a; sweep p50 b
+elif [ "$1" = f ]; then
+  sweep p51 a
 elif [ "$1" = c ]; then
   paged p48base a; paged p48 b; paged p48base c; paged p48 d
 elif [ "$1" = a ]; then

@@ -127,13 +127,15 @@ constexpr double kSplitOverheadSec = 8e-6;
 /// 12 with every page charged in full). A tile inside one page pays nothing
 /// more: 128-token pages ran at 0.97-1.01x the contiguous kernel (v14e).
 constexpr double kPageLookupSec = 0.45e-6;
-/// Each tensor box a tile's pages add beyond a dense tile's (16-token pages:
-/// 32 boxes per 128-key tile pair instead of 4) costs the issuing CTA this
-/// much more per tile. v42 measured 0.59 µs per 128-key tile (28 more
-/// boxes, ~21 ns each) at B = 8, 4k GQA on the H200; v48 ruled out the
-/// block-table reads (issued together, no change). v49 timed the picks
-/// with it on an H100: 1.12-1.13x the picks without it at B = 8, 4k GQA
-/// (0.95 of contiguous), 0.96-1.01x at the other 22 points.
+/// Each tensor box one issuer of a paged tile issues beyond a dense tile's
+/// (pageBoxesBeyondOne) costs the CTA this much more per tile: its warp
+/// issues them before its share of the math. v42 measured 0.59 µs per
+/// 128-key tile of 16-token pages from one issuer (28 more boxes, ~21 ns
+/// each) at B = 8, 4k GQA on the H200; v48 ruled out the block-table
+/// reads. Since v50 a tile's pages are dealt out over its warps, which
+/// ran the 128-key, 8-warp pick there 1.11-1.12x the one-issuer kernel on
+/// an H100 (0.95 of contiguous), so a pick with a warp per page pays
+/// nothing.
 constexpr double kBoxIssueSec = 20e-9;
 
 /// Whether one thread fills `c`'s stages with tensor boxes (TMA: dense K/V,
@@ -148,14 +150,16 @@ bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {
                                kvTilesInTensorBoxes(s.pageSize, s.varlen));
 }
 
-/// The boxes a tile pair of whole pages issues beyond the one page's a
-/// dense tile needs (kBoxTileSec's fit): (pages − 1) × the K and V atoms.
+/// The boxes the busiest issuer of a tile pair of whole pages issues
+/// beyond a dense tile's one per K and V atom (kBoxTileSec's fit): its
+/// pages (pageBoxIssuers deals them out) less one, times the atoms.
 int64_t pageBoxesBeyondOne(const KernelConfig &c, const AttentionShape &s) {
   if (s.pageSize == 0 || s.pageSize >= c.blockKV)
     return 0;
   int64_t atoms = llvm::divideCeil(s.headDim, atomColumns(2)) +
                   llvm::divideCeil(s.headDimV, atomColumns(2));
-  return (c.blockKV / s.pageSize - 1) * atoms;
+  int64_t pages = c.blockKV / s.pageSize;
+  return (llvm::divideCeil(pages, pageBoxIssuers(pages, c.numWarps())) - 1) * atoms;
 }
 
 /// One SM's share of DRAM bandwidth, bytes per second.

@@ -10,6 +10,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 #include <cstdint>
 
 namespace mlir {
@@ -37,6 +39,16 @@ inline bool stagesInSwizzledAtoms(bool wgmma, bool tmaLoads, bool boxKV) {
 /// and other page sizes are copied row by row.
 inline bool kvTilesInTensorBoxes(int64_t pageSize, bool varlen) {
   return !varlen && (pageSize == 0 || (pageSize >= 8 && llvm::isPowerOf2_64(pageSize)));
+}
+
+/// How many issuers bring a K/V tile of `pages` whole pool pages (one box
+/// per page and atom) in a CTA of `warps` warps without a producer
+/// warpgroup: the first lane of each of min(pages, warps) warps, page p
+/// from warp p mod issuers, each one arrival on the stage's mbarrier. From
+/// one thread, the 32 boxes of a 128-key tile pair of 16-token pages held
+/// up that thread's warp, which also computes (bench/NOTES.md v49, v50).
+inline int64_t pageBoxIssuers(int64_t pages, int64_t warps) {
+  return std::max<int64_t>(1, std::min(pages, warps));
 }
 
 /// Elements per row of a staged tile of `cols` columns of `elementBytes`

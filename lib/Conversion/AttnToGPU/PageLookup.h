@@ -61,6 +61,9 @@ public:
     return page;
   }
 
+  /// The page of key `key` (any row of the tile), looked up on its own.
+  Value pageAt(Value key) { return lookup(k.div(key, c.s.pageSize)); }
+
 private:
   Value lookup(Value pageIndex) {
     if (lastPage)

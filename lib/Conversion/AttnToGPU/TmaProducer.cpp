@@ -121,8 +121,9 @@ public:
   void releaseLastStage() override;
 
 private:
-  /// Thread 0: one "full" mbarrier per stage (one arrival: the issuing
-  /// thread's arrive.expect_tx) and, with a producer warpgroup, one "empty"
+  /// Thread 0: one "full" mbarrier per stage (an arrival per box issuer,
+  /// its arrive.expect_tx, or per thread for row copies) and, with a
+  /// producer warpgroup, one "empty"
   /// one (an arrival per computing thread), made visible to the async proxy.
   void initBarriers();
   /// The producer warpgroup's loop (its first thread): every tile of the
@@ -137,9 +138,15 @@ private:
   void issueTile(Value start, Value buf) {
     c.s.bulkRowLoads() ? issueRows(start, buf) : issueBoxes(start, buf);
   }
-  /// Thread 0: arms stage `buf`'s mbarrier with the tile's bytes and issues
+  /// The boxIssuers() issuers (thread 0, or the first lane of each issuing
+  /// warp): arm stage `buf`'s mbarrier with their boxes' bytes and issue
   /// the K and V boxes.
   void issueBoxes(Value start, Value buf);
+  /// The K and V boxes of the rows from `row` (one box of boxRows() rows
+  /// per atom; from pool page `page`, or the dense tensor when null) into
+  /// stage `buf`, completing on `full`.
+  void issueBoxRows(Value start, Value buf, Value full, Value row, Value page, int64_t atomsK,
+                    int64_t atomsV);
   /// Every computing thread: zeroes its rows past the sequence, arms the
   /// mbarrier with its other rows' bytes and copies them.
   void issueRows(Value start, Value buf);
@@ -151,10 +158,21 @@ private:
   /// Paged boxes: zeroes the rows of the tile at `start` (in stage `buf`,
   /// landed) past the sequence's keys.
   void zeroKeysPastSequence(Value start, Value buf);
-  /// `body` in the threads that issue a tile: thread 0 for boxes, every
+  /// `body` in the threads that issue a tile: thread 0 for boxes (every
+  /// thread where boxIssuers() > 1: issueBoxes picks its issuers), every
   /// computing thread for rows.
   void inIssuers(function_ref<void()> body) {
-    c.s.bulkRowLoads() ? body() : inLeader(body);
+    c.s.bulkRowLoads() || boxIssuers() > 1 ? body() : inLeader(body);
+  }
+  /// How many warps issue a tile's boxes: pageBoxIssuers for a tile of
+  /// several pages, each issuer one arrival on the stage's mbarrier with
+  /// its own bytes. One thread elsewhere: a dense tile's or one page's box
+  /// per atom, a Vᵀ image, or the producer warpgroup's first thread.
+  int64_t boxIssuers() const {
+    if (c.s.bulkRowLoads() || specializesWarps() || !c.s.paged() || c.s.boxRows() >= c.bkv ||
+        c.s.transposesV())
+      return 1;
+    return pageBoxIssuers(c.bkv / c.s.boxRows(), c.threads / 32);
   }
   /// issueTile into stage `stage()`, unless the tile starts at or past the
   /// CTA's last key (the stage is computed under that guard).
@@ -229,7 +247,7 @@ void TmaProducer::initBarriers() {
   inLeader([&] {
     for (int64_t s = 0; s < c.stages; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, stageBarrier(s),
-                                   i32(c.s.bulkRowLoads() ? c.threads : 1), Value());
+                                   i32(c.s.bulkRowLoads() ? c.threads : boxIssuers()), Value());
       if (specializesWarps())
         NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
     }
@@ -439,46 +457,78 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   const int64_t vtBytes = c.s.transposesV() ? transposedVBytes(1, c.bkv, c.dv) : 0;
   const int64_t atomsK = llvm::divideCeil(c.d, atom),
                 atomsV = vtBytes ? 0 : llvm::divideCeil(c.dv, atom);
-  const int64_t atomBytes = 128 * c.bkv, boxRows = c.s.boxRows();
+  const int64_t boxRows = c.s.boxRows(), issuers = boxIssuers(),
+                rowsPerIssuer = c.bkv / issuers; // (powers of two)
   Value full = stageBarrier(buf);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
-                                         i32((atomsK + atomsV) * atomBytes + vtBytes),
-                                         NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
-  if (vtBytes) {
-    Value image = globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
-    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-        b, loc, clusterPointer(c.v.vtTile, k.mul(buf, vtBytes)), image, full, i32(vtBytes),
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value());
-  }
-  // Box by box of rows: its outer coordinates ({key, head, batch} of a
-  // dense tensor, {head, row in page, page} of a pool, PageLookup.h), then
-  // its K and V atoms. (Page by page, so that one page's coordinates are
-  // live at a time in the issuing branch.)
+  auto arm = [&](int64_t bytes) {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32(bytes),
+                                           NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+  };
   PageLookup pages(c, start);
-  for (int64_t row = 0; row < c.bkv; row += boxRows) {
-    SmallVector<Value, 3> outer;
-    if (c.s.paged()) {
-      Value page = pages.pageOf(row, boxRows, k.add(start, row));
-      // (A tile of whole pages starts each box at a page's first row.)
-      Value rowInPage = boxRows < c.s.pageSize ? i32(k.rem(start, c.s.pageSize)) : i32(0);
-      outer = {i32(c.v.kvHead), rowInPage, i32(page)};
-    } else {
-      outer = {i32(k.add(start, row)), i32(c.v.kvHead), i32(c.v.batch)};
+  if (issuers == 1) {
+    arm((atomsK + atomsV) * 128 * c.bkv + vtBytes);
+    if (vtBytes) {
+      Value image = globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
+      NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+          b, loc, clusterPointer(c.v.vtTile, k.mul(buf, vtBytes)), image, full, i32(vtBytes),
+          /*multicastMask=*/Value(), /*l2CacheHint=*/Value());
     }
-    for (auto [map, tile, atoms] :
-         {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
-          std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
-      // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
-      Value stage = k.mul(buf, atoms * atomBytes);
-      for (int64_t a = 0; a < atoms; ++a) {
-        Value dst = clusterPointer(tile, k.add(stage, a * atomBytes + row * 128));
-        SmallVector<Value, 4> at{i32(a * atom)};
-        at.append(outer.begin(), outer.end());
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, dst, map, at, full, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
-            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-            /*group=*/nullptr, /*predicate=*/Value());
-      }
+    for (int64_t row = 0; row < c.bkv; row += boxRows)
+      issueBoxRows(start, buf, full, k.idx(row),
+                   c.s.paged() ? pages.pageOf(row, boxRows, k.add(start, row)) : Value(),
+                   atomsK, atomsV);
+    return;
+  }
+  // Several issuers (paged K/V, never with Vᵀ): the first lane of warp w
+  // takes the box rows w, w + issuers, ... of the tile, one arrival with
+  // their bytes; one copy of the code, the warp index at run time.
+  Value warp = k.div(c.v.tid, 32);
+  Value issues = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.rem(c.v.tid, 32), k.idx(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp, k.idx(issuers)));
+  auto branch = scf::IfOp::create(b, loc, issues, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  arm((atomsK + atomsV) * 128 * rowsPerIssuer);
+  for (int64_t i = 0; i < rowsPerIssuer / boxRows; ++i) {
+    Value row = k.add(k.mul(warp, boxRows), i * issuers * boxRows);
+    issueBoxRows(start, buf, full, row, pages.pageAt(k.add(start, row)), atomsK, atomsV);
+  }
+}
+
+void TmaProducer::issueBoxRows(Value start, Value buf, Value full, Value row, Value page,
+                               int64_t atomsK, int64_t atomsV) {
+  // The box's outer coordinates ({key, head, batch} of a dense tensor,
+  // {head, row in page, page} of a pool, PageLookup.h), then its K and V
+  // atoms. (Box by box, so that one page's coordinates are live at a time
+  // in the issuing branch.)
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t atom = atomColumns(c.s.elementBytes()), atomBytes = 128 * c.bkv;
+  SmallVector<Value, 3> outer;
+  if (page) {
+    // (A tile of whole pages starts each box at a page's first row.)
+    Value rowInPage =
+        c.s.boxRows() < c.s.pageSize ? i32(k.rem(start, c.s.pageSize)) : i32(0);
+    outer = {i32(c.v.kvHead), rowInPage, i32(page)};
+  } else {
+    outer = {i32(k.add(start, row)), i32(c.v.kvHead), i32(c.v.batch)};
+  }
+  Value rowBytes = k.mul(row, 128);
+  for (auto [map, tile, atoms] :
+       {std::tuple<Value, Value, int64_t>{c.v.kTensorMap, c.v.kTile, atomsK},
+        std::tuple<Value, Value, int64_t>{c.v.vTensorMap, c.v.vTile, atomsV}}) {
+    // Stage `buf` of a [stages, atoms, block_kv, atom] tile.
+    Value stage = k.mul(buf, atoms * atomBytes);
+    for (int64_t a = 0; a < atoms; ++a) {
+      Value dst = clusterPointer(tile, k.add(k.add(stage, a * atomBytes), rowBytes));
+      SmallVector<Value, 4> at{i32(a * atom)};
+      at.append(outer.begin(), outer.end());
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, dst, map, at, full, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+          /*group=*/nullptr, /*predicate=*/Value());
     }
   }
 }
