@@ -25,13 +25,15 @@ using namespace mlir::attn;
 /// of C CTAs on an SM array that holds W at once runs ⌈C / W⌉ waves of
 /// which the last may be mostly idle; S splits make S·C CTAs, each over
 /// Lk / S keys, or fewer where a key band (a sliding window beside the
-/// causal diagonal) leaves a query tile only `band` keys to visit. Among S
-/// = 1 .. the most that leave each split two K/V tiles (a CTA overlaps a
+/// causal diagonal) leaves a query tile only `band` keys to visit, and the
+/// W CTAs of a wave share the SMs (each runs W / SMs times as long). Among
+/// S = 1 .. the most that leave each split two K/V tiles (a CTA overlaps a
 /// copy with math only from its second tile), take the fewest splits whose
-/// time ⌈S·C / W⌉ · min(band, Lk / S) is within 15% of the best: each
+/// time ⌈S·C / W⌉ · W · min(band, Lk / S) is within 15% of the best: each
 /// split adds partial outputs to write and combine. (Without a band this
-/// is the wave efficiency n / ⌈n⌉, n = S·C / W; with one, splits of Lk
-/// wider than the band shorten no CTA: bench/NOTES.md v47.)
+/// orders the splits as the wave efficiency n / ⌈n⌉, n = S·C / W, did
+/// before the band: the same picks; with one, splits of Lk wider than the
+/// band shorten no CTA: bench/NOTES.md v47.)
 int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const AttentionShape &s,
                         const TargetSpec &target, bool readsMaskTensor) {
   int64_t group = s.headsQ / s.headsKV;
@@ -60,8 +62,9 @@ int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const Attenti
   double band = double(mostVisitedKeysPerQueryTile(s, queryTile));
   // 1 / time, in CTA-key slots: higher is faster.
   auto efficiency = [&](int64_t splits) {
-    double waves = std::ceil(double(splits) * double(ctas) / double(wave(splits)));
-    return 1.0 / (waves * std::min(band, double(s.seqKV) / double(splits)));
+    double resident = double(wave(splits));
+    double waves = std::ceil(double(splits) * double(ctas) / resident);
+    return 1.0 / (waves * resident * std::min(band, double(s.seqKV) / double(splits)));
   };
   double best = 0;
   for (int64_t splits = 1; splits <= most; ++splits)
@@ -138,11 +141,11 @@ constexpr double kPageLookupSec = 0.45e-6;
 /// nothing.
 constexpr double kBoxIssueSec = 20e-9;
 
-/// Whether one thread fills `c`'s stages with tensor boxes (TMA: dense K/V,
-/// the copies v37's sweep fitted, or whole pages of a pool, one box per
-/// page and atom, whose picks v42 measured with this fit: 128-token pages
-/// 0.94-1.01x the contiguous kernel; smaller pages pay kBoxIssueSec per
-/// extra box);
+/// Whether `c`'s stages are filled with tensor boxes (TMA: dense K/V from
+/// one thread, the copies v37's sweep fitted, or whole pages of a pool, one
+/// box per page and atom from a warp per page, whose picks v42 measured
+/// with this fit: 128-token pages 0.94-1.01x the contiguous kernel; smaller
+/// pages pay kBoxIssueSec per box an issuer adds);
 /// row copies (cp.async, packed K/V, chips without TMA) keep the fits of
 /// v13-v27b.
 bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {

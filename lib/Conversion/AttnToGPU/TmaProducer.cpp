@@ -123,8 +123,8 @@ public:
 private:
   /// Thread 0: one "full" mbarrier per stage (an arrival per box issuer,
   /// its arrive.expect_tx, or per thread for row copies) and, with a
-  /// producer warpgroup, one "empty"
-  /// one (an arrival per computing thread), made visible to the async proxy.
+  /// producer warpgroup, one "empty" one (an arrival per computing
+  /// thread), made visible to the async proxy.
   void initBarriers();
   /// The producer warpgroup's loop (its first thread): every tile of the
   /// work item, each into its stage once the stage's previous tile is
@@ -458,7 +458,8 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   const int64_t atomsK = llvm::divideCeil(c.d, atom),
                 atomsV = vtBytes ? 0 : llvm::divideCeil(c.dv, atom);
   const int64_t boxRows = c.s.boxRows(), issuers = boxIssuers(),
-                rowsPerIssuer = c.bkv / issuers; // (powers of two)
+                rowsPerIssuer = c.bkv / issuers;
+  assert(c.bkv % (issuers * boxRows) == 0 && "power-of-two tiles, pages and warps");
   Value full = stageBarrier(buf);
   auto arm = [&](int64_t bytes) {
     NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32(bytes),
