@@ -1,8 +1,8 @@
 //===- TmaProducer.cpp - K/V tiles into shared memory by TMA ---------------===//
 //
 // TmaProducer (FlashKernelSpec::tmaLoads; dense K/V or whole pages:
-// tensorMapLoads, on wgmma and on mma.sync alike): one thread issues each
-// K/V tile as TMA box copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
+// tensorMapLoads, on wgmma and on mma.sync alike): one thread (a warp per
+// page for paged tiles, below) issues each K/V tile as TMA box copies (cp.async.bulk.tensor.4d, PTX ISA 8.0)
 // against the tensor maps of K and V, which the runtime encodes from the
 // manifest's `tensor_maps` (a [B, Hkv, L, d] tensor seen as dims {d, L, Hkv,
 // B}, boxes of {64, block_kv, 1, 1}, the 128-byte swizzle) and passes in
@@ -12,7 +12,7 @@
 // address through the swizzle (FlashKernelSpec::atomTiles).
 //
 // Each stage has an mbarrier. The issuing thread arms it with the bytes of
-// the tile (arrive.expect_tx) and the copies complete those bytes; every
+// the tile (arrive.expect_tx; each issuer with its own, paged) and the copies complete those bytes; every
 // thread waits on the stage's phase parity before reading it. Stage s is
 // filled by tiles t ≡ s (mod stages) from the CTA's first tile f on, so the
 // n-th fill of a stage completes its phase n, and tile t waits for parity
@@ -23,10 +23,15 @@
 // power-of-two pages of at least 8 rows) takes boxes too, from a map over
 // the pool seen as {d, Hkv, page_size, pages}: one box per atom and page of
 // the tile (or one inside the page holding the tile) at {column, head, row
-// in page, page}, the page looked up in the block table by the issuing
-// thread (PageLookup.h). Such a box brings whole pages whatever the
-// sequence's length, so the rows past it are zeroed once they have landed
-// (zeroKeysPastSequence).
+// in page, page}, the page looked up in the block table by its issuer
+// (PageLookup.h). A tile of several pages, in kernels without a producer
+// warpgroup, has min(pages, warps) issuers (pageBoxIssuers): the first
+// lane of warp w issues pages w, w + issuers, ... and arms the stage's
+// mbarrier with their bytes, one of that many arrivals; from one thread,
+// the 32 boxes of a 128-key tile pair of 16-token pages held up its warp's
+// math (bench/NOTES.md v50: 1.11x at B = 8, 4k GQA). Such a box brings
+// whole pages whatever the sequence's length, so the rows past it are
+// zeroed once they have landed (zeroKeysPastSequence).
 //
 // Packed K/V and other page sizes (mma.sync only,
 // FlashKernelSpec::bulkRowLoads) are addressed per row through tables no
@@ -71,8 +76,8 @@
 // warpgroup instead: its shared-memory traffic beside the consumers' made
 // the kernel 0.77-0.81x bf16.)
 //
-// One file of ~600 lines: the fill modes (boxes from one thread, a
-// producer warpgroup, bulk row copies) are one protocol
+// One file past 600 lines: the fill modes (boxes from one thread or a warp
+// per page, a producer warpgroup, bulk row copies) are one protocol
 // over the same stage barriers and fill parities, which the class keeps
 // private; split, each part would re-derive the parity rule.
 //
