@@ -687,8 +687,9 @@ TEST(KernelConfig, PagesOfBoxesPayForTheirBoxes) {
           s.pageSize = page;
           KernelConfig c = choose(s);
           EXPECT_TRUE(c.tmaLoads) << page;
-          if (page >= c.blockKV)
+          if (page >= c.blockKV) {
             EXPECT_EQ(c, contiguous) << b << " " << hq << ":" << hkv << " " << lk << " " << page;
+          }
           EXPECT_LE(loopRegistersPerThread(c, s), loopRegisterBudget(c.family));
         }
         AttentionShape odd = decodeShape(b, hq, hkv, 1, lk);
