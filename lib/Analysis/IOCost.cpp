@@ -229,11 +229,14 @@ static bool boundsKeys(const AttentionShape &s) {
 /// 2^29 rows and more: no attention in use).
 static constexpr int64_t kMostQueryTilesWalked = int64_t(1) << 22;
 
+/// The keys query tile `i` of `t.blockQ` rows visits (visitedKeysOfRows).
+static int64_t keysOfQueryTile(const AttentionShape &s, TileSizes t, int64_t i) {
+  return visitedKeysOfRows(s, t.blockKV, i * t.blockQ, std::min(s.seqQ, (i + 1) * t.blockQ) - 1);
+}
+
 int64_t mlir::attn::visitedKeysPerHead(const AttentionShape &s, TileSizes t) {
   int64_t qTiles = ceilDiv(s.seqQ, t.blockQ);
-  auto keysOfTile = [&](int64_t i) {
-    return visitedKeysOfRows(s, t.blockKV, i * t.blockQ, std::min(s.seqQ, (i + 1) * t.blockQ) - 1);
-  };
+  auto keysOfTile = [&](int64_t i) { return keysOfQueryTile(s, t, i); };
   int64_t total;
   if (!boundsKeys(s)) {
     if (__builtin_mul_overflow(qTiles, s.seqKV, &total))
@@ -264,8 +267,7 @@ int64_t mlir::attn::mostVisitedKeysPerQueryTile(const AttentionShape &s, TileSiz
     return s.seqKV;
   int64_t most = 0;
   for (int64_t i = 0; i < qTiles; ++i)
-    most = std::max(most, visitedKeysOfRows(s, t.blockKV, i * t.blockQ,
-                                            std::min(s.seqQ, (i + 1) * t.blockQ) - 1));
+    most = std::max(most, keysOfQueryTile(s, t, i));
   return most;
 }
 
