@@ -34,9 +34,11 @@ def attention_ir(dtype, B, Hq, Hkv, Lq, Lk, d, dv, causal):
             "  return %%o : %s\n}\n" % (q, k, v, o, attrs, q, k, v, o, o))
 
 
-def check_cases():
+def check_cases(dims=DIMS):
     cases = []
     for i, (d, dv) in enumerate(DIMS):
+        if (d, dv) not in dims:
+            continue
         for dtype in ("bf16", "f16"):
             for chip in ("sm_90a", "sm_90"):
                 causal = "bottom_right" if (i + (dtype == "f16")) % 2 else None
@@ -46,9 +48,9 @@ def check_cases():
     return cases
 
 
-def speed_cases():
+def speed_cases(dims=DIMS):
     cases = []
-    for d, dv in DIMS:
+    for d, dv in dims:
         heads = max(8, 2048 // d)
         for n in (4096, 8192):
             for causal in (None, "top_left"):
@@ -56,14 +58,14 @@ def speed_cases():
     return cases
 
 
-def compile_all(attn_opt, out, cases):
+def compile_all(attn_opt, out, cases, options=""):
     os.makedirs(out, exist_ok=True)
     src = os.path.join(out, "src.mlir")
     for chip, case in cases:
         with open(src, "w") as f:
             f.write(attention_ir(*case))
-        r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true dump-dir=%s"
-                            % (chip, out), "-o", os.devnull], capture_output=True, text=True)
+        r = subprocess.run([attn_opt, src, "--attn-gpu-pipeline=chip=%s strict=true %s dump-dir=%s"
+                            % (chip, options, out), "-o", os.devnull], capture_output=True, text=True)
         if r.returncode:
             sys.stderr.write("%s %s\n%s" % (chip, case, r.stderr))
             return False
@@ -75,9 +77,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
     ap.add_argument("--out", required=True)
+    ap.add_argument("--dims", nargs="*", default=None,
+                    help="only these head dims, as d or d/dv (e.g. 256 192/128)")
+    ap.add_argument("--options", default="",
+                    help="more --attn-gpu-pipeline options for every kernel (an A/B set)")
+    ap.add_argument("--speed-only", action="store_true")
+    ap.add_argument("--chips", nargs="*", default=["sm_90a", "sm_90"],
+                    help="check kernels for these chips only (options for one family)")
     a = ap.parse_args()
-    ok = compile_all(a.attn_opt, os.path.join(a.out, "check"), check_cases())
-    ok = ok and compile_all(a.attn_opt, os.path.join(a.out, "speed"), speed_cases())
+    dims = DIMS
+    if a.dims:
+        wanted = {tuple(int(x) for x in s.split("/")) for s in a.dims}
+        wanted = {w if len(w) == 2 else (w[0], w[0]) for w in wanted}
+        dims = [dv for dv in DIMS if dv in wanted]
+    ok = a.speed_only or compile_all(a.attn_opt, os.path.join(a.out, "check"),
+                                     [c for c in check_cases(dims) if c[0] in a.chips],
+                                     a.options)
+    ok = ok and compile_all(a.attn_opt, os.path.join(a.out, "speed"), speed_cases(dims),
+                            a.options)
     print("%s kernels in %s" % ("all" if ok else "not all", a.out))
     return 0 if ok else 1
 

@@ -38,7 +38,8 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
   // The key warps combine in the K/V stages (and the Q tile) once the loop
   // is done with them.
   int64_t combine = keyWarpCombineBytes(c.kvWarps, c.blockQ, s.headDimV);
-  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.kvStages) +
+  return std::max(kv + q, combine) + tmaBarrierBytes(c.tmaLoads, c.producerWarpgroup, c.overlapPV,
+                                                    c.kvStages) +
          (atoms ? 1024 : 0);
 }
 

@@ -95,12 +95,28 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
   return 4 * kvWarps * rows * (keyWarpCombinePitch(colsV) + 2);
 }
 
+/// Whether a stage's K and V are filled and released on barriers of their
+/// own: with a producer warpgroup and the P·V overlapped with the next
+/// tile's softmax (KernelConfig::overlapPV), a tile's K is done with once
+/// its Q·Kᵀ is waited for, an iteration before its V. On one barrier pair
+/// the producer could refill neither until the V was, so two stages left it
+/// nothing to fetch ahead (bench/NOTES.md v29b: 0.61-0.88x); apart, it
+/// fetches the K of tile j + 2 while tile j's V is still read
+/// (FlashAttention-3's separate K and V pipelines).
+inline bool separateKVBarriers(bool producerWarpgroup, bool overlapPV) {
+  return producerWarpgroup && overlapPV;
+}
+
 /// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
 /// each K/V stage full: one 8-byte mbarrier per stage, after the tiles, and
 /// with a producer warpgroup one more per stage on which the consumers
-/// report it empty. 0 when the stages are filled by cp.async.
-inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, int64_t stages) {
-  return tmaLoads ? 8 * stages * (1 + producerWarpgroup) : 0;
+/// report it empty; twice that where K and V have their own
+/// (separateKVBarriers). 0 when the stages are filled by cp.async.
+inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, bool overlapPV,
+                               int64_t stages) {
+  return tmaLoads ? 8 * stages * (1 + producerWarpgroup) *
+                        (1 + separateKVBarriers(producerWarpgroup, overlapPV))
+                  : 0;
 }
 
 } // namespace attn

@@ -175,6 +175,10 @@ void FlashAttentionEmitter::bindSharedMemory(gpu::GPUFuncOp func) {
     v.stageFull = barriers(s.tileBytes());
   if (s.producerWarpgroup)
     v.stageEmpty = barriers(s.tileBytes() + 8 * c.stages);
+  if (s.separatesKVBarriers()) {
+    v.stageFullV = barriers(s.tileBytes() + 16 * c.stages);
+    v.stageEmptyV = barriers(s.tileBytes() + 24 * c.stages);
+  }
 }
 
 void FlashAttentionEmitter::zeroHeadDimPadding() {
@@ -340,6 +344,7 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
         b, loc, hasPrevious, c.stageOf(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv))), buf);
     SmallVector<Value> prevP(state.begin() + pBase, state.begin() + pBase + numPacked);
     family.issueScoresThenPV(buf, prevP, prevBuf, acc);
+    producer.releaseKeys(kvStart);
   } else {
     family.issueScores(buf, acc);
   }
@@ -393,6 +398,7 @@ void FlashAttentionEmitter::finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<
   SmallVector<Value> lastP(loop.getResults().begin() + pBase,
                            loop.getResults().begin() + pBase + numPacked);
   SmallVector<Value> done(acc.begin(), acc.end());
+  producer.awaitLastValues();
   family.accumulatePackedPV(lastP, c.stageOf(last), done);
   scf::YieldOp::create(b, loc, done);
   b.setInsertionPointToStart(branch.elseBlock());

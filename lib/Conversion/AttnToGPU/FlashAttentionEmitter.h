@@ -77,6 +77,9 @@ struct KernelValues {
   /// Producer warpgroup: the mbarriers on which the consumers report each
   /// stage empty.
   Value stageEmpty;
+  /// FlashKernelSpec::separatesKVBarriers: V's "full" and "empty"
+  /// mbarriers ([stages] i64 each); stageFull and stageEmpty are then K's.
+  Value stageFullV, stageEmptyV;
   /// 8-bit inputs (FlashKernelSpec::transposesV): the Vᵀ stages (in place
   /// of V's), bytes [stages, ⌈bkv/128⌉, dv, 128] in the 128-byte swizzle,
   /// each 32 keys permuted (VTransposeKernel.cpp).
@@ -325,6 +328,14 @@ public:
   /// excepted). By default a CTA barrier, after which the next iteration's
   /// acquire may refill any stage not still being read.
   virtual void releaseStage(Value kvStart);
+  /// Once the Q·Kᵀ of the tile at `kvStart` is waited for (overlapPV):
+  /// this thread is done with its K, which the producer may then refill
+  /// while the V is still to be read (FlashKernelSpec::separatesKVBarriers).
+  virtual void releaseKeys(Value kvStart) {}
+  /// Before the P·V of the work item's last tile, after the loops
+  /// (overlapPV): its V has landed. (In the loops acquire waits for the V
+  /// of the P·V each iteration issues.)
+  virtual void awaitLastValues() {}
   /// Once the work item's last P·V is complete: a persistent CTA's
   /// producer may refill the stage a deferred release still holds.
   virtual void releaseLastStage() {}

@@ -123,6 +123,8 @@ public:
   void splitRoles(gpu::GPUFuncOp func,
                   function_ref<void(function_ref<void()>)> overWork) override;
   void releaseStage(Value kvStart) override;
+  void releaseKeys(Value kvStart) override;
+  void awaitLastValues() override;
   void releaseLastStage() override;
 
 private:
@@ -136,8 +138,12 @@ private:
   /// released.
   void produceAllTiles();
   /// Arrives on the "empty" mbarrier of the stage holding the tile at
-  /// `start` (each computing thread, once done with it).
-  void arriveEmpty(Value start);
+  /// `start` (each computing thread, once done with it): K's, with
+  /// separate barriers (separatesKVBarriers), or V's when `values`.
+  void arriveEmpty(Value start, bool values = false);
+  /// Which of a tile's parts one issue brings: both on the stage's "full"
+  /// mbarrier, or, with separate barriers, K or V on its own.
+  enum class TileParts { KeysAndValues, Keys, Values };
   /// Copies the K and V tiles that start at key `start` into stage `buf`
   /// (in the issuing threads only: see inIssuers).
   void issueTile(Value start, Value buf) {
@@ -145,8 +151,8 @@ private:
   }
   /// The boxIssuers() issuers (thread 0, or the first lane of each issuing
   /// warp): arm stage `buf`'s mbarrier with their boxes' bytes and issue
-  /// the K and V boxes.
-  void issueBoxes(Value start, Value buf);
+  /// the K and V boxes (or one of them: `parts`, one issuer).
+  void issueBoxes(Value start, Value buf, TileParts parts = TileParts::KeysAndValues);
   /// The K and V boxes of the rows from `row` (one box of boxRows() rows
   /// per atom; from pool page `page`, or the dense tensor when null) into
   /// stage `buf`, completing on `full`.
@@ -187,6 +193,19 @@ private:
   Value stageBarrier(int64_t buf) { return k.sharedPointer(c.v.stageFull, k.idx(8 * buf)); }
   Value emptyBarrier(Value buf) { return k.sharedPointer(c.v.stageEmpty, k.mul(buf, 8)); }
   Value emptyBarrier(int64_t buf) { return k.sharedPointer(c.v.stageEmpty, k.idx(8 * buf)); }
+  /// The mbarriers of stage `buf`'s V: its own with separate barriers, else
+  /// the stage's.
+  Value valuesFullBarrier(Value buf) {
+    return c.s.separatesKVBarriers() ? k.sharedPointer(c.v.stageFullV, k.mul(buf, 8))
+                                     : stageBarrier(buf);
+  }
+  Value valuesEmptyBarrier(Value buf) {
+    return c.s.separatesKVBarriers() ? k.sharedPointer(c.v.stageEmptyV, k.mul(buf, 8))
+                                     : emptyBarrier(buf);
+  }
+  /// The parity of the mbarrier phase that the fill of the tile at `start`
+  /// completes.
+  Value fillParity(Value start) { return i32(k.rem(c.fillOf(start), 2)); }
   /// Blocks until phase `parity` of the mbarrier at `barrier` completed.
   void waitParity(Value barrier, Value parity);
   /// `body` in thread 0 only.
@@ -255,6 +274,11 @@ void TmaProducer::initBarriers() {
                                    i32(c.s.bulkRowLoads() ? c.threads : boxIssuers()), Value());
       if (specializesWarps())
         NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(s), i32(c.threads), Value());
+      if (c.s.separatesKVBarriers()) {
+        NVVM::MBarrierInitOp::create(b, loc, valuesFullBarrier(k.idx(s)), i32(1), Value());
+        NVVM::MBarrierInitOp::create(b, loc, valuesEmptyBarrier(k.idx(s)), i32(c.threads),
+                                     Value());
+      }
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -309,7 +333,16 @@ void TmaProducer::produceAllTiles() {
       b, loc, arith::AndIOp::create(b, loc, fill, k.idx(1)), k.idx(1)));
   Value buf = c.stageOf(start);
   waitParity(emptyBarrier(buf), parity);
-  issueTile(start, buf);
+  if (!c.s.separatesKVBarriers()) {
+    issueTile(start, buf);
+    return;
+  }
+  // K as soon as the fill before it was multiplied into S, V once its P·V
+  // is done (an iteration later).
+  assert(!c.s.bulkRowLoads() && boxIssuers() == 1 && "a producer warpgroup issues boxes");
+  issueBoxes(start, buf, TileParts::Keys);
+  waitParity(valuesEmptyBarrier(buf), parity);
+  issueBoxes(start, buf, TileParts::Values);
 }
 
 void TmaProducer::releaseStage(Value kvStart) {
@@ -331,11 +364,25 @@ void TmaProducer::releaseStage(Value kvStart) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(scf::IfOp::create(b, loc, hasPrevious, false).thenBlock());
-  arriveEmpty(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)));
+  arriveEmpty(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)), /*values=*/true);
 }
 
-void TmaProducer::arriveEmpty(Value start) {
-  NVVM::MBarrierArriveOp::create(k.b, k.loc, Type(), emptyBarrier(c.stageOf(start)), Value(),
+void TmaProducer::releaseKeys(Value kvStart) {
+  if (c.s.separatesKVBarriers())
+    arriveEmpty(kvStart);
+}
+
+void TmaProducer::awaitLastValues() {
+  if (!c.s.separatesKVBarriers())
+    return;
+  Value last = c.lastTileStart();
+  waitParity(valuesFullBarrier(c.stageOf(last)), fillParity(last));
+}
+
+void TmaProducer::arriveEmpty(Value start, bool values) {
+  Value buf = c.stageOf(start);
+  NVVM::MBarrierArriveOp::create(k.b, k.loc, Type(),
+                                 values ? valuesEmptyBarrier(buf) : emptyBarrier(buf), Value(),
                                  NVVM::MemScopeKind::CTA, /*relaxed=*/false);
 }
 
@@ -346,7 +393,7 @@ void TmaProducer::releaseLastStage() {
     return;
   OpBuilder::InsertionGuard guard(k.b);
   k.b.setInsertionPointToStart(scf::IfOp::create(k.b, k.loc, c.visitsTiles(), false).thenBlock());
-  arriveEmpty(c.lastTileStart());
+  arriveEmpty(c.lastTileStart(), /*values=*/true);
 }
 
 void TmaProducer::waitParity(Value barrier, Value parity) {
@@ -408,6 +455,15 @@ Value TmaProducer::acquire(Value kvStart, bool mayEndKeys) {
                                      c.stages);
   Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
   waitParity(stageBarrier(buf), parity);
+  if (c.s.separatesKVBarriers()) {
+    // This iteration's P·V reads the previous tile's V (the first
+    // iteration's, of a zero P, its own: which must be finite).
+    Value hasPrevious =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
+    Value previous = arith::SelectOp::create(
+        b, loc, hasPrevious, arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)), kvStart);
+    waitParity(valuesFullBarrier(c.stageOf(previous)), fillParity(previous));
+  }
   if (mayEndKeys && c.s.paged() && c.s.tensorMapLoads())
     zeroKeysPastSequence(kvStart, buf);
   return buf;
@@ -451,7 +507,7 @@ void TmaProducer::zeroKeysPastSequence(Value start, Value buf) {
   gpu::BarrierOp::create(b, loc);
 }
 
-void TmaProducer::issueBoxes(Value start, Value buf) {
+void TmaProducer::issueBoxes(Value start, Value buf, TileParts parts) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t atom = atomColumns(c.s.elementBytes());
@@ -465,15 +521,17 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
   const int64_t boxRows = c.s.boxRows(), issuers = boxIssuers(),
                 rowsPerIssuer = c.bkv / issuers;
   assert(c.bkv % (issuers * boxRows) == 0 && "power-of-two tiles, pages and warps");
-  Value full = stageBarrier(buf);
+  const bool keys = parts != TileParts::Values, values = parts != TileParts::Keys;
+  Value full = keys ? stageBarrier(buf) : valuesFullBarrier(buf);
   auto arm = [&](int64_t bytes) {
     NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, i32(bytes),
                                            NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
   };
   PageLookup pages(c, start);
   if (issuers == 1) {
-    arm((atomsK + atomsV) * 128 * c.bkv + vtBytes);
-    if (vtBytes) {
+    const int64_t atomsOfK = keys ? atomsK : 0, atomsOfV = values ? atomsV : 0;
+    arm((atomsOfK + atomsOfV) * 128 * c.bkv + (values ? vtBytes : 0));
+    if (values && vtBytes) {
       Value image = globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
       NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
           b, loc, clusterPointer(c.v.vtTile, k.mul(buf, vtBytes)), image, full, i32(vtBytes),
@@ -482,9 +540,10 @@ void TmaProducer::issueBoxes(Value start, Value buf) {
     for (int64_t row = 0; row < c.bkv; row += boxRows)
       issueBoxRows(start, buf, full, k.idx(row),
                    c.s.paged() ? pages.pageOf(row, boxRows, k.add(start, row)) : Value(),
-                   atomsK, atomsV);
+                   atomsOfK, atomsOfV);
     return;
   }
+  assert(parts == TileParts::KeysAndValues && "one issuer per barrier of its own");
   // Several issuers (paged K/V, never with Vᵀ): the first lane of warp w
   // takes the box rows w, w + issuers, ... of the tile, one arrival with
   // their bytes; one copy of the code, the warp index at run time.

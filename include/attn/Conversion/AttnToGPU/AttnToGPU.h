@@ -104,6 +104,9 @@ struct FlashKernelSpec {
   /// rescaled once its P·V is done, and the last tile's P·V follows the
   /// loops (KernelConfig::overlapPV).
   bool overlapPV = false;
+  /// A stage's K and V each on a "full" and an "empty" mbarrier of their
+  /// own (StagedTileLayout.h, separateKVBarriers; TmaProducer.cpp).
+  bool separatesKVBarriers() const { return separateKVBarriers(producerWarpgroup, overlapPV); }
   /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
   /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
   /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,
@@ -163,7 +166,7 @@ struct FlashKernelSpec {
   int64_t sharedMemoryBytes() const {
     if (generic())
       return 0;
-    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, stages()) +
+    return tileBytes() + tmaBarrierBytes(tmaLoads, producerWarpgroup, overlapPV, stages()) +
            alignmentSlackBytes();
   }
   /// Bytes of the tiles: the K/V stages, then the Q tile when it is staged
