@@ -394,12 +394,14 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // "v29": a producer warpgroup where the two computing warpgroups hold
     // the SM alone anyway (d = 128): +3 to +11% over TMA from a computing
     // thread at every d = 128 shape; at d = 64 it loses 15-29% (v29, v32c).
-    c.producerWarpgroup = c.blockQ == 128 && f.wide && f.wholeAtoms;
-    // "v29b": and each tile's P·V overlapped with the next tile's softmax,
-    // with 3 stages: +2 to +17% over the producer alone at d = 128 (with 2
-    // stages -12 to -39%: the producer refills a stage a softmax later).
-    // Not with a mask tensor read per score: its loads stay live across the
-    // overlapped P·V and ptxas spills 8 bytes at d = 128 (after v31c).
+    // "v53": with the overlap below, at d = 160 too (1.09-1.13x).
+    c.producerWarpgroup = c.blockQ == 128 && f.wide;
+    // "v29b": and each tile's P·V overlapped with the next tile's softmax:
+    // +2 to +17% over the producer alone at d = 128 with 3 stages; "v53":
+    // +5 to +13% at d = 160-256 with 2, K and V on barriers of their own
+    // (separateKVBarriers; before them -12 to -39%). Not with a mask
+    // tensor read per score: its loads stay live across the overlapped P·V
+    // and ptxas spills 8 bytes at d = 128 (after v31c).
     c.overlapPV = c.producerWarpgroup && !f.maskPerScore;
     return c;
   }
@@ -428,7 +430,8 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
 /// by 2-8% at every d = 128 shape: the producer refills a stage as soon as
 /// both warpgroups release it, and the deferred wait would hold each stage
 /// a tile longer. "v29b": the overlapped P·V holds each stage a tile longer
-/// by design, and needs the third.
+/// by design, and takes the third where it fits (with two, K and V are
+/// released apart: separateKVBarriers).
 int64_t measuredStages(TensorCoreFamily family, const Facts &f, const KernelConfig &c) {
   return family == TensorCoreFamily::Wgmma && f.wide && c.blockQ == 128 &&
                  (!c.producerWarpgroup || c.overlapPV)
@@ -507,10 +510,7 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     // O alone over the budget: no key tile fits beside it at this row count.
     bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c);
     if (!request.kvStages && c.kvStages > 2) {
-      --c.kvStages;
-      // "v29b": the overlapped P·V with two stages starves the producer.
-      if (!request.overlapPV)
-        c.overlapPV = false;
+      --c.kvStages; // (the overlapped P·V keeps: separateKVBarriers)
     } else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
     else if (!request.blockKV && c.blockKV > 32 && halvingKeepsKeyWarps(c))
@@ -575,9 +575,6 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   // (Refused by checkOverlapPV when asked for without a producer.)
   c.overlapPV = request.overlapPV.value_or(c.overlapPV && c.producerWarpgroup);
   c.kvStages = request.kvStages ? request.kvStages : measuredStages(family, f, c);
-  // "v29b": the overlap with fewer than three stages starves the producer.
-  if (c.kvStages < 3 && !request.overlapPV)
-    c.overlapPV = false;
   c.persistent = request.persistent.value_or(false); // (refused without a producer)
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;
   c.swizzle = request.swizzle;
@@ -640,8 +637,9 @@ llvm::Expected<KernelConfig> chooseFP8(const Facts &f, const AttentionShape &s,
   c.producerWarpgroup = request.producerWarpgroup.value_or(c.tmaLoads);
   c.blockQ = request.blockQ ? request.blockQ : 128;
   c.blockKV = request.blockKV ? request.blockKV : 128;
-  // "v29b": the overlap with three stages; "v29": without it, two.
-  c.overlapPV = request.overlapPV.value_or(!f.maskPerScore && request.kvStages != 2);
+  // "v29b": the overlap with three stages where they fit ("v53": two
+  // otherwise, separateKVBarriers); "v29": without it, two.
+  c.overlapPV = request.overlapPV.value_or(!f.maskPerScore);
   c.kvStages = request.kvStages ? request.kvStages : c.overlapPV ? 3 : 2;
   c.kvSplits = request.kvSplits ? request.kvSplits : 1;
   c.kvWarps = request.kvWarps ? request.kvWarps : 1;

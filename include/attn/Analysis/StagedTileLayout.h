@@ -96,15 +96,18 @@ inline int64_t keyWarpCombineBytes(int64_t kvWarps, int64_t rows, int64_t colsV)
 }
 
 /// Whether a stage's K and V are filled and released on barriers of their
-/// own: with a producer warpgroup and the P·V overlapped with the next
-/// tile's softmax (KernelConfig::overlapPV), a tile's K is done with once
-/// its Q·Kᵀ is waited for, an iteration before its V. On one barrier pair
-/// the producer could refill neither until the V was, so two stages left it
-/// nothing to fetch ahead (bench/NOTES.md v29b: 0.61-0.88x); apart, it
+/// own: with a producer warpgroup, the P·V overlapped with the next tile's
+/// softmax (KernelConfig::overlapPV) and two stages. There a tile's K is
+/// done with once its Q·Kᵀ is waited for, an iteration before its V; on
+/// one barrier pair the producer could refill neither until the V was, and
+/// had nothing to fetch ahead (bench/NOTES.md v29b: 0.61-0.88x). Apart, it
 /// fetches the K of tile j + 2 while tile j's V is still read
-/// (FlashAttention-3's separate K and V pipelines).
-inline bool separateKVBarriers(bool producerWarpgroup, bool overlapPV) {
-  return producerWarpgroup && overlapPV;
+/// (FlashAttention-3's separate K and V pipelines): v53, 1.05-1.13x the
+/// two-stage kernels without the overlap at d = 160-256. With a third
+/// stage the shared pair keeps the producer a tile ahead anyway, and the
+/// second pair's waits and arrivals cost 2-9% (v53, d = 128 and FP8).
+inline bool separateKVBarriers(bool producerWarpgroup, bool overlapPV, int64_t stages) {
+  return producerWarpgroup && overlapPV && stages == 2;
 }
 
 /// Bytes of the mbarriers through which TMA (cp.async.bulk.tensor) reports
@@ -115,7 +118,7 @@ inline bool separateKVBarriers(bool producerWarpgroup, bool overlapPV) {
 inline int64_t tmaBarrierBytes(bool tmaLoads, bool producerWarpgroup, bool overlapPV,
                                int64_t stages) {
   return tmaLoads ? 8 * stages * (1 + producerWarpgroup) *
-                        (1 + separateKVBarriers(producerWarpgroup, overlapPV))
+                        (1 + separateKVBarriers(producerWarpgroup, overlapPV, stages))
                   : 0;
 }
 

@@ -106,7 +106,9 @@ struct FlashKernelSpec {
   bool overlapPV = false;
   /// A stage's K and V each on a "full" and an "empty" mbarrier of their
   /// own (StagedTileLayout.h, separateKVBarriers; TmaProducer.cpp).
-  bool separatesKVBarriers() const { return separateKVBarriers(producerWarpgroup, overlapPV); }
+  bool separatesKVBarriers() const {
+    return separateKVBarriers(producerWarpgroup, overlapPV, kvStages);
+  }
   /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
   /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
   /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,

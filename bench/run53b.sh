@@ -1,0 +1,25 @@
+#!/bin/bash
+# v53b: the chooser's new picks (the producer and the overlapped P·V at
+# every head dim above 64, two stages where three do not fit) beside
+# HEAD's, the FP8 set, and the partial-tile score_mod set (its d = 96 toy
+# window now has the producer).
+#   bash bench/run53b.sh  # carry kernels_hd47s kernels_hd53b kernels_fp853b
+#                         #       kernels_smp47 kernels_smp53
+export PYTHONUNBUFFERED=1
+O=$OUT/v53b; mkdir -p $O
+nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
+hd() { # set letter limit
+  timeout $3 python3 bench/headdim_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
+    > /tmp/$1_$2.log 2>&1
+  echo "$1:$2 rc=$?"; grep -v '^{' /tmp/$1_$2.log | grep -v -i warn | tail -2 | cut -c1-300
+  grep '^{' /tmp/$1_$2.log > $O/$1_$2.jsonl
+}
+smod() { # set letter limit
+  timeout $3 python3 bench/score_mod_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
+    > $O/$1_$2.txt 2>&1
+  echo "$1:$2 rc=$?"; grep "^|" $O/$1_$2.txt | cut -c1-150
+}
+hd hd47s a 110; hd hd53b b 160; hd hd47s c 110; hd hd53b d 160
+timeout 100 python3 bench/fp8_check.py bench/kernels_fp853b > $O/fp853b.txt 2>&1
+echo "fp8 rc=$?"; tail -1 $O/fp853b.txt
+smod smp47 a 60; smod smp53 b 60
