@@ -9,6 +9,7 @@
 #include "attn/Analysis/IOCost.h"
 #include "attn/Analysis/KernelConfig.h"
 #include "attn/Analysis/PersistentSchedule.h"
+#include "attn/Analysis/StagedTileLayout.h"
 
 #include <gtest/gtest.h>
 
@@ -79,11 +80,16 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   ASSERT_FALSE(bool(noProducer));
   EXPECT_NE(llvm::toString(noProducer.takeError()).find("overlap-pv=on needs a producer"),
             std::string::npos);
-  // Where three stages do not fit (d = 256), no overlap: two stages.
+  // Where three stages do not fit (d = 256), the overlap with two, whose K
+  // and V are released apart (v53); with three they share a barrier pair.
   c = choose(square(1, 8, 4096, 256, DType::BF16), h200);
   EXPECT_TRUE(c.producerWarpgroup);
-  EXPECT_FALSE(c.overlapPV);
+  EXPECT_TRUE(c.overlapPV);
   EXPECT_EQ(c.kvStages, 2);
+  EXPECT_TRUE(separateKVBarriers(c.producerWarpgroup, c.overlapPV, c.kvStages));
+  EXPECT_FALSE(separateKVBarriers(true, true, 3));
+  // The producer at head dims that are not whole atoms too (d = 160, v53).
+  EXPECT_TRUE(choose(square(4, 12, 4096, 160, DType::BF16), h200).producerWarpgroup);
   KernelConfigRequest oneThreadIssues;
   oneThreadIssues.tmaLoads = true;
   oneThreadIssues.producerWarpgroup = false;
@@ -175,7 +181,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   c = choose(fewHeads, h200, {}, MaskReads::PerKey);
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.producerWarpgroup);
-  EXPECT_FALSE(c.overlapPV);
+  EXPECT_TRUE(c.overlapPV); // (kept when the third stage goes, v53)
   EXPECT_EQ(c.blockKV, 64);
   EXPECT_EQ(c.kvStages, 2);
   c = choose(fewHeads, h200);
@@ -183,11 +189,10 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(c.overlapPV);
   // A window beside the causal diagonal over split keys: two bounds per
   // score in one run keep a bound per key column live (28-80 bytes spilled
-  // with the overlap, v46), so the split kernel gives up the overlap and
-  // halves the key tile; a window alone over split keys keeps both.
+  // by the overlapped 128-key kernel, v46), so the split kernel halves the
+  // key tile; a window alone over split keys keeps 128.
   c = choose(fewHeads, h200, {}, MaskReads::KeyBounds);
   EXPECT_GT(c.kvSplits, 1);
-  EXPECT_FALSE(c.overlapPV);
   EXPECT_EQ(c.blockKV, 64);
   AttentionShape fewHeadsNonCausal = fewHeads;
   fewHeadsNonCausal.causal = false;
@@ -206,11 +211,16 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   wideWindow.lowestKeyOffset = -1499;
   EXPECT_EQ(choose(wideWindow, h200, {}, MaskReads::KeyBounds).kvSplits,
             choose(fewHeads, h200, {}, MaskReads::KeyBounds).kvSplits);
-  // Split keys without the overlap (d = 256) cost it too: 32-key tiles.
+  // Split keys with the overlap at d = 256 (two stages) keep 64-key tiles;
+  // without it their range costs registers (v32e): 32-key tiles.
   AttentionShape fewWideHeads = square(1, 1, 2469, 256, DType::F16);
   c = choose(fewWideHeads, h200);
   EXPECT_GT(c.kvSplits, 1);
-  EXPECT_EQ(c.blockKV, 32);
+  EXPECT_TRUE(c.overlapPV);
+  EXPECT_EQ(c.blockKV, 64);
+  KernelConfigRequest noOverlap;
+  noOverlap.overlapPV = false;
+  EXPECT_EQ(choose(fewWideHeads, h200, noOverlap).blockKV, 32);
   EXPECT_EQ(choose(square(8, 16, 4096, 256, DType::F16), h200).blockKV, 64);
   KernelConfigRequest copies;
   copies.tmaLoads = false;
@@ -409,13 +419,13 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
       EXPECT_LE(kernelSharedMemoryBytes(k, s), t.sramBytesPerBlock);
     }
   // v29f: d = 192/128 on the H200 takes a producer warpgroup, whose
-  // budget holds 128-key tiles (2 stages: 3 do not fit shared memory, so
-  // no overlap).
+  // budget holds 128-key tiles (2 stages: 3 do not fit shared memory; the
+  // overlap with K and V released apart, v53).
   KernelConfig mlaPick = choose(mla, h200);
   EXPECT_TRUE(mlaPick.producerWarpgroup);
   EXPECT_EQ(mlaPick.blockKV, 128);
   EXPECT_EQ(mlaPick.kvStages, 2);
-  EXPECT_FALSE(mlaPick.overlapPV);
+  EXPECT_TRUE(mlaPick.overlapPV);
   EXPECT_GT(loopRegistersPerThread(mlaPick, mla), loopRegisterBudget(mlaPick.family));
   // wgmma atoms are whole 64 columns: d = 80 stages 128 per row.
   EXPECT_EQ(stagedRowPitch(/*wgmmaAtoms=*/true, false, 80), 128);
