@@ -218,9 +218,9 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.overlapPV);
   EXPECT_EQ(c.blockKV, 64);
-  KernelConfigRequest noOverlap;
-  noOverlap.overlapPV = false;
-  EXPECT_EQ(choose(fewWideHeads, h200, noOverlap).blockKV, 32);
+  KernelConfigRequest splitsWithoutOverlap;
+  splitsWithoutOverlap.overlapPV = false;
+  EXPECT_EQ(choose(fewWideHeads, h200, splitsWithoutOverlap).blockKV, 32);
   EXPECT_EQ(choose(square(8, 16, 4096, 256, DType::F16), h200).blockKV, 64);
   KernelConfigRequest copies;
   copies.tmaLoads = false;
