@@ -195,8 +195,13 @@ llvm::Error checkFamilyTiles(const KernelConfig &c) {
                   llvm::Twine(c.blockQ));
   if (!isOneOf(c.blockQ, {16, 32, 64, 128}))
     return reason("block-q must be 16, 32, 64 or 128, got " + llvm::Twine(c.blockQ));
-  if (!isOneOf(c.blockKV, {32, 64, 128}))
-    return reason("block-kv must be 32, 64 or 128, got " + llvm::Twine(c.blockKV));
+  // wgmma's n and P·V's k-steps take any multiple of 16 keys (FlashAttention-3
+  // runs d = 256 on 80: bench/NOTES.md v54); mma.sync's key warps split
+  // powers of two.
+  const bool wgmmaKeys = c.blockKV % 16 == 0 && c.blockKV >= 32 && c.blockKV <= 128;
+  if (wgmma ? !wgmmaKeys : !isOneOf(c.blockKV, {32, 64, 128}))
+    return reason("block-kv must be 32, 64 or 128 (with mma=wgmma a multiple of 16 from 32 "
+                  "to 128), got " + llvm::Twine(c.blockKV));
   if (llvm::Error e = checkKeyWarps(c))
     return e;
   if (c.blockKV == 128 && !wgmma && c.warpKeys() > 64)

@@ -89,7 +89,17 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(separateKVBarriers(c.producerWarpgroup, c.overlapPV, c.kvStages));
   EXPECT_FALSE(separateKVBarriers(true, true, 3));
   // The producer at head dims that are not whole atoms too (d = 160, v53).
-  EXPECT_TRUE(choose(square(4, 12, 4096, 160, DType::BF16), h200).producerWarpgroup);
+  // Key tiles the chooser halves (d = 160 and 256: 64); wgmma takes any
+  // multiple of 16 asked for (v54: 112 and 80 there), mma.sync does not.
+  c = choose(square(4, 12, 4096, 160, DType::BF16), h200);
+  EXPECT_TRUE(c.producerWarpgroup);
+  EXPECT_EQ(c.blockKV, 64);
+  KernelConfigRequest eightyKeys;
+  eightyKeys.blockKV = 80;
+  EXPECT_EQ(choose(square(1, 8, 4096, 256, DType::BF16), h200, eightyKeys).blockKV, 80);
+  eightyKeys.family = TensorCoreFamily::MmaSync;
+  EXPECT_FALSE(static_cast<bool>(
+      chooseKernelConfig(square(1, 8, 4096, 64, DType::BF16), MaskReads::None, a100, eightyKeys)));
   KernelConfigRequest oneThreadIssues;
   oneThreadIssues.tmaLoads = true;
   oneThreadIssues.producerWarpgroup = false;
@@ -458,8 +468,9 @@ TEST(KernelConfig, EveryPresetFitsItsChip) {
           // without a spill; the ptxas sweeps check such kernels).
           bool smallest = c->family == TensorCoreFamily::MmaSync && c->blockKV == 32 &&
                           c->rowsPerWarp == 16;
-          if (!smallest)
+          if (!smallest) {
             EXPECT_LE(loopRegistersPerThread(*c, s), loopRegisterBudget(*c)) << where;
+          }
         }
   }
 }
@@ -524,8 +535,9 @@ TEST(KernelConfig, SmallQueryPackingAndSplits) {
   for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{64, 8}, {32, 8}, {32, 32}}) {
     KernelConfig wide = choose(decode(64, hq, hkv, 1, 16384));
     EXPECT_EQ(wide.kvSplits, 1) << hq << ":" << hkv;
-    if (hq != hkv)
+    if (hq != hkv) {
       EXPECT_EQ(wide.blockKV, 128) << hq << ":" << hkv;
+    }
   }
   // Row copies (cp.async) keep v36m's rule: where every candidate streams at
   // the SM's DRAM share that model cannot tell warps apart, and measured,

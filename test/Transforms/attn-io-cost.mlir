@@ -194,7 +194,7 @@ func.func @varlen_decode(%q: tensor<2x32x128xbf16>, %k: tensor<32768x8x128xbf16>
 // CHECK-LABEL: func.func @window_band
 // CHECK: fused_sram_l2_bytes = 3566592,
 // CHECK-NOT: kv_splits
-// CHECK-SAME: tma_loads = true>
+// CHECK-SAME: tma_loads = true, producer_warpgroup = true, overlap_pv = true>
 // CHECK-LABEL: func.func @causal_only
 // CHECK: fused_sram_l2_bytes = 13751136,
 // CHECK-SAME: kv_splits = 3,

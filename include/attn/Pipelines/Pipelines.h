@@ -48,7 +48,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "rows-per-warp", llvm::cl::desc("Query rows per warp (16, 32; 0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockKV{
-      *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile (32, 64; 0: auto)"),
+      *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile (32, 64, 128; wgmma: a "
+                                       "multiple of 16 from 32 to 128; 0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> swizzle{
       *this, "swizzle",

@@ -129,7 +129,7 @@ struct AttnLowerToGPUPass
     }
     if (!domain("block-q", blockQ, {16, 32, 64, 128}) ||
         !domain("rows-per-warp", rowsPerWarp, {16, 32}) ||
-        !domain("block-kv", blockKV, {32, 64, 128}) ||
+        !domain("block-kv", blockKV, {32, 48, 64, 80, 96, 112, 128}) ||
         !domain("kv-stages", kvStages, {2, 3, 4}) ||
         !domain("kv-warps", kvWarps, {1, 2, 4, 8}))
       return failure();

@@ -67,8 +67,12 @@ func.func @rank5_mask(%q: tensor<1x1x2x16x16xf16>, %m: tensor<1x1x1x16x16xi1>) -
 // OPTION: error: attn-lower-to-gpu: block-q must be 0 (auto), 16, 32, 64 or 128, got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="rows-per-warp=8" 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: attn-lower-to-gpu: rows-per-warp must be 0 (auto), 16 or 32, got 8
-// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=96" 2>&1 | FileCheck %s --check-prefix=BKV
-// BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32, 64 or 128, got 96
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=72" 2>&1 | FileCheck %s --check-prefix=BKV
+// BKV: error: attn-lower-to-gpu: block-kv must be 0 (auto), 32, 48, 64, 80, 96, 112 or 128, got 72
+// A key tile of a multiple of 16 other than a power of two is wgmma's only
+// (its n and P·V's k-steps; mma.sync's key warps split powers of two).
+// RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="mma=mma.sync block-kv=96" 2>&1 | FileCheck %s --check-prefix=BKV96
+// BKV96: error: attn-lower-to-gpu: block-kv must be 32, 64 or 128 (with mma=wgmma a multiple of 16 from 32 to 128), got 96
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="block-kv=128" 2>&1 | FileCheck %s --check-prefix=BKV128
 // BKV128: error: attn-lower-to-gpu: block-kv=128 needs mma=wgmma or kv-warps of 2 or more (one mma.sync warp would spill the scores of 128 keys)
 // RUN: not attn-opt %s -split-input-file --attn-lower-to-gpu="kv-warps=3" 2>&1 | FileCheck %s --check-prefix=KWOPT
