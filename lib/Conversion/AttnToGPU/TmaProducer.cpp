@@ -68,6 +68,15 @@
 // producer warps keep 24 registers and give the rest to the computing
 // warps (setmaxnreg; 24 x 128 + 240 x 256 fill the SM's 64K).
 //
+// With the overlapped P·V and two stages (separateKVBarriers) a stage's K
+// and V each have a "full" and an "empty" mbarrier: the computing threads
+// release K once its Q·Kᵀ is waited for (releaseKeys) and V once its P·V
+// is (an iteration later), and the producer issues K's boxes on K's
+// barriers and V's on V's, so that it fetches tile j + 2's K while tile j's
+// V is still read. acquire waits for the tile's K and for the V its
+// iteration's P·V reads (the previous tile's), awaitLastValues for the last
+// tile's V (bench/NOTES.md v53).
+//
 // With 8-bit inputs P·V reads Vᵀ (wgmma reads 8-bit B operands K-major
 // only), which a pre-kernel wrote as one image per tile, the exact bytes of
 // the stage (VTransposeKernel.cpp): the issuing thread brings K's boxes and
