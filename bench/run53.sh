@@ -11,24 +11,7 @@
 export PYTHONUNBUFFERED=1
 O=$OUT/v53; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
-hd() { # set letter limit
-  timeout $3 python3 bench/headdim_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
-    > /tmp/$1_$2.log 2>&1
-  echo "$1:$2 rc=$?"; grep -v '^{' /tmp/$1_$2.log | tail -3 | cut -c1-300
-  grep '^{' /tmp/$1_$2.log > $O/$1_$2.jsonl
-  python3 - $O/$1_$2.jsonl <<'PY'
-import json, sys
-bad = 0
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    bad += not r["ok"]
-    if r["part"] == "speed":
-        t = r["tflops"]
-        print("%-78s %4.0f cudnn %4.0f (%.2f) %s" % (r["kernel"][14:92], t["attn_opt"],
-              t.get("cudnn", 0), t["attn_opt"] / t["cudnn"] if t.get("cudnn") else 0, r["ok"]))
-print("wrong:", bad)
-PY
-}
+source bench/headdim_part.sh
 fp8() { # set letter
   timeout 150 python3 bench/fp8_check.py bench/kernels_$1 > $O/$1_$2.txt 2>&1
   echo "$1:$2 rc=$?"; cut -c1-40,71- $O/$1_$2.txt | grep -v "^kernel"

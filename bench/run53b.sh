@@ -8,12 +8,7 @@
 export PYTHONUNBUFFERED=1
 O=$OUT/v53b; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
-hd() { # set letter limit
-  timeout $3 python3 bench/headdim_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
-    > /tmp/$1_$2.log 2>&1
-  echo "$1:$2 rc=$?"; grep -v '^{' /tmp/$1_$2.log | grep -v -i warn | tail -2 | cut -c1-300
-  grep '^{' /tmp/$1_$2.log > $O/$1_$2.jsonl
-}
+source bench/headdim_part.sh
 smod() { # set letter limit
   timeout $3 python3 bench/score_mod_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
     > $O/$1_$2.txt 2>&1
