@@ -363,6 +363,7 @@ namespace {
 struct Facts {
   MaskReads reads;   // what the kernel reads or compares per score
   bool wide;         // max(d, dv) > 64
+  bool wideO;        // max(d, dv) > 192: 96+ accumulator registers of O per thread
   bool maskPerScore; // a mask read once per score
   bool maskTensor;   // a mask tensor read at all (per score or per key)
   bool maskedScores; // a mask tensor or a key-bound score_mod: no launch bound, not persistent
@@ -399,8 +400,11 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
     // "v29": a producer warpgroup where the two computing warpgroups hold
     // the SM alone anyway (d = 128): +3 to +11% over TMA from a computing
     // thread at every d = 128 shape; at d = 64 it loses 15-29% (v29, v32c).
-    // "v53": with the overlap below, at d = 160 too (1.09-1.13x).
-    c.producerWarpgroup = c.blockQ == 128 && f.wide;
+    // "v53b": with the overlap below, at d = 72-104 and 160 too
+    // (1.02-1.13x); above 192 whole atoms only (d = 256, v29): a d = 240
+    // window with the producer spilled 24 bytes in its loop
+    // (gen_window_sweep.py seed 4).
+    c.producerWarpgroup = c.blockQ == 128 && f.wide && (f.wholeAtoms || !f.wideO);
     // "v29b": and each tile's P·V overlapped with the next tile's softmax:
     // +2 to +17% over the producer alone at d = 128 with 3 stages; "v53":
     // +5 to +13% at d = 160-256 with 2, K and V on barriers of their own
@@ -515,7 +519,13 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
     // O alone over the budget: no key tile fits beside it at this row count.
     bool oAloneTooLarge = (c.rowsPerWarp / 16) * s.headDimV / 2 >= loopRegisterBudget(c);
     if (!request.kvStages && c.kvStages > 2) {
-      --c.kvStages; // (the overlapped P·V keeps: separateKVBarriers)
+      --c.kvStages;
+      // "v53": the overlapped P·V keeps its two stages (separateKVBarriers),
+      // measured on attention without masks. Beside a mask tensor or a
+      // score_mod's key bounds, none, as before: a two-stage overlapped d =
+      // 240 window spilled 80 bytes in its loop (gen_window_sweep.py seed 4).
+      if (!request.overlapPV && mask != MaskReads::None)
+        c.overlapPV = false;
     } else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
     else if (!request.blockKV && c.blockKV > 32 && halvingKeepsKeyWarps(c))
@@ -671,7 +681,8 @@ mlir::attn::chooseKernelConfig(const AttentionShape &s, MaskReads mask,
     request.kvSplits = 1;
   if (llvm::Error e = checkShapeExtents(s))
     return std::move(e);
-  Facts f{mask, std::max(s.headDim, s.headDimV) > 64, mask == MaskReads::PerScore,
+  Facts f{mask, std::max(s.headDim, s.headDimV) > 64, std::max(s.headDim, s.headDimV) > 192,
+          mask == MaskReads::PerScore,
           mask == MaskReads::PerKey || mask == MaskReads::PerScore, mask != MaskReads::None,
           mask == MaskReads::KeyBounds,
           s.causal, s.causal && s.seqKV <= 2048, s.pageSize == 0 && !s.varlen,

@@ -191,7 +191,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   c = choose(fewHeads, h200, {}, MaskReads::PerKey);
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.producerWarpgroup);
-  EXPECT_TRUE(c.overlapPV); // (kept when the third stage goes, v53)
+  EXPECT_FALSE(c.overlapPV); // (a mask: not kept when the third stage goes)
   EXPECT_EQ(c.blockKV, 64);
   EXPECT_EQ(c.kvStages, 2);
   c = choose(fewHeads, h200);

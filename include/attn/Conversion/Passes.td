@@ -206,8 +206,8 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp: 16, 32, or 0 to choose by head dim">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Keys per staged K/V tile: 32, 64, 128 (128 mma.sync with key warps), "
-           "any multiple of 16 from 32 to 128 on wgmma (not 8-bit), or 0 to choose">,
+           "Keys per staged K/V tile: 32, 48, 64, 80, 96, 112, 128 (48, 80, 96 "
+           "and 112 on wgmma with 2-byte inputs only), or 0 to choose">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"false",
            "XOR-swizzled shared-memory tiles instead of padded rows: 2/3 of "
            "the L2->SM bytes, slightly slower on the H200 (bench/NOTES.md)">,

@@ -48,8 +48,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "rows-per-warp", llvm::cl::desc("Query rows per warp (16, 32; 0: auto)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockKV{
-      *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile (32, 64, 128; wgmma: a "
-                                       "multiple of 16 from 32 to 128; 0: auto)"),
+      *this, "block-kv", llvm::cl::desc("Keys per staged K/V tile: 32, 48, 64, 80, 96, 112, "
+                                       "128 (48, 80, 96 and 112 on wgmma with 2-byte "
+                                       "inputs only), or 0 to choose"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> swizzle{
       *this, "swizzle",
