@@ -37,19 +37,28 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
   if (wgmma) {
     // The whole tile's S arrives at once from the async MMA, and its
     // exponentials and packed P are live beside it: 3 registers per score.
-    // Q·Kᵀ's two 64-bit descriptors per k-step of 16 stay live across the
-    // loop: d/4. A producer kernel's computing warps stop at 240 registers
-    // with the default tiles at the budget's edge: a mask tensor's loads,
-    // or split keys' range without the overlap (d = 256), spilled 8-36
-    // bytes in 20 of 300 random kernels (bench/gen_prefill_random.py, v32e).
-    // A window beside the causal diagonal over split keys compares each
-    // score with two bounds in one run, and LLVM's loop strength reduction
-    // keeps a 64-bit bound per key column live across the loop: the
-    // overlapped d = 128 kernel spilled 28-80 bytes (random window draws).
+    // A producer kernel's computing warps stop at 240 registers with the
+    // default tiles at the budget's edge: a mask tensor's loads, or split
+    // keys' range without the overlap (d = 256), spilled 8-36 bytes in 20
+    // of 300 random kernels (bench/gen_prefill_random.py, v32e). A window
+    // beside the causal diagonal over split keys compares each score with
+    // two bounds in one run, and LLVM's loop strength reduction keeps a
+    // 64-bit bound per key column live across the loop: the overlapped
+    // d = 128 kernel spilled 28-80 bytes (random window draws).
     const bool splitState =
         c.kvSplits > 1 && (!c.overlapPV || (mask == MaskReads::KeyBounds && s.causal));
+    const bool loopState = readsMaskTensor || splitState;
     int64_t extra = c.producerWarpgroup ? 24 * (readsMaskTensor + splitState) : 0;
-    return o + 3 * scores + s.headDim / 4 + extra;
+    // Q·Kᵀ's two 64-bit descriptors per k-step of 16 stay live across the
+    // loop: d/4; K's alone (d/8) where Q's are rebuilt in it
+    // (rebuildsQDescriptorsInLoop), except beside the loop state above,
+    // whose charges were fitted beside d/4: with d/8 a d = 256 kernel
+    // reading a mask per score spilled 24-36 bytes on 64- and 80-key tiles,
+    // causal or over split keys (ptxas, bench/NOTES.md v56).
+    bool rebuildsQ =
+        rebuildsQDescriptorsInLoop(llvm::divideCeil(s.headDim * elementBytes(s.dtype), 32));
+    int64_t descriptors = s.headDim / (rebuildsQ && !loopState ? 8 : 4);
+    return o + 3 * scores + descriptors + extra;
   }
   // mma.sync computes S per 8 keys, loading K's B fragments of every
   // k-step first (2 registers each: d/8), and O per 16 keys, V's fragments
@@ -486,20 +495,37 @@ KernelConfig smallQueryDefaults(const AttentionShape &s) {
   return c;
 }
 
-/// Whether half the key tile still gives each key warp whole k-steps of 16
-/// (checkKeyWarps): the streaming chooser's tile over the register budget
-/// (d = 256 beside paged row copies: 64 keys on 4 warps) would otherwise
-/// shrink to 32 keys on 4 warps, which no kernel takes, and the small-query
-/// rule would fall back to a 128-row wgmma tile for a few rows.
-bool halvingKeepsKeyWarps(KernelConfig c) {
-  c.blockKV /= 2;
-  return c.warpKeys() % 16 == 0;
+/// The widest key tile narrower than `c`'s that its kernel takes
+/// (checkFamilyTiles; 8-bit inputs: checkFP8Kernel), or 0 if none: 16 keys
+/// less for a 2-byte wgmma tile, half for mma.sync and 8-bit tiles. The
+/// checks keep each key warp whole k-steps of 16 (checkKeyWarps): without
+/// them d = 256 beside paged row copies (64 keys on 4 warps) would reach 32
+/// keys on 4 warps, and the small-query rule fall back to a 128-row wgmma
+/// tile for a few rows. Beside mask reads (`mask`) the tile is halved: the
+/// register estimate was fitted between the powers of two on attention
+/// without them, and with a mask tensor or a window beside the causal bound
+/// the 16-key steps reached tiles that spilled 4-68 bytes (ptxas, v56).
+int64_t narrowerKeyTile(KernelConfig c, const AttentionShape &s, MaskReads mask) {
+  const int64_t half = c.blockKV / 2;
+  for (int64_t keys = c.blockKV - 16; keys >= 32; keys -= 16) {
+    if (mask != MaskReads::None && keys != half)
+      continue;
+    c.blockKV = keys;
+    llvm::Error e = checkFamilyTiles(c);
+    if (!e && s.dtype == DType::F8)
+      e = checkFP8Kernel(c, s);
+    if (!e)
+      return keys;
+    llvm::consumeError(std::move(e));
+  }
+  return 0;
 }
 
 /// Fits the measured defaults, written for d and dv of 64 and 128, to any
 /// head dims: while the loop's registers exceed loopRegisterBudget or the
 /// CTA's shared memory the target's, give up what costs least first: a
-/// third K/V stage, then key-tile width, then (mma.sync) rows per warp,
+/// third K/V stage, then key-tile width (16 keys at a time where the
+/// kernel takes it: narrowerKeyTile), then (mma.sync) rows per warp,
 /// then (wgmma) the second warpgroup, then (mma.sync) warps of rows.
 /// Fields the request fixes stay.
 void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec &target,
@@ -528,8 +554,8 @@ void shrinkToBudgets(KernelConfig &c, const AttentionShape &s, const TargetSpec 
         c.overlapPV = false;
     } else if (!request.rowsPerWarp && c.rowsPerWarp > 16 && oAloneTooLarge)
       c.rowsPerWarp = 16;
-    else if (!request.blockKV && c.blockKV > 32 && halvingKeepsKeyWarps(c))
-      c.blockKV /= 2;
+    else if (!request.blockKV && narrowerKeyTile(c, s, mask))
+      c.blockKV = narrowerKeyTile(c, s, mask); // "v56": the widest tile both budgets hold
     else if (!request.rowsPerWarp && c.rowsPerWarp > 16)
       c.rowsPerWarp = 16;
     else if (!request.blockQ && !request.producerWarpgroup &&

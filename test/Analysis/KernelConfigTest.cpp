@@ -89,11 +89,25 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(separateKVBarriers(c.producerWarpgroup, c.overlapPV, c.kvStages));
   EXPECT_FALSE(separateKVBarriers(true, true, 3));
   // The producer at head dims that are not whole atoms too (d = 160, v53).
-  // Key tiles the chooser halves (d = 160 and 256: 64); wgmma takes any
-  // multiple of 16 asked for (v54: 112 and 80 there), mma.sync does not.
+  // 2-byte wgmma key tiles narrow 16 keys at a time to the widest both
+  // budgets hold (v56: d = 160 on 112, d = 256 on 80); beside mask reads
+  // they halve (the register estimate spilled between the powers of two
+  // there). wgmma takes any multiple of 16 asked for, mma.sync does not.
   c = choose(square(4, 12, 4096, 160, DType::BF16), h200);
   EXPECT_TRUE(c.producerWarpgroup);
-  EXPECT_EQ(c.blockKV, 64);
+  EXPECT_EQ(c.blockKV, 112);
+  EXPECT_EQ(choose(square(4, 12, 4096, 160, DType::BF16), h200, {}, MaskReads::PerKey).blockKV,
+            64);
+  // Beside a mask tensor Q's descriptors are charged as if hoisted (d/4:
+  // with d/8, 64- and 80-key d = 256 kernels spilled 24-36 bytes, v56), so
+  // d = 256 keeps its 32 keys there.
+  AttentionShape causal256 = square(1, 8, 4096, 256, DType::BF16);
+  causal256.causal = true;
+  EXPECT_EQ(choose(causal256, h200, {}, MaskReads::PerKey).blockKV, 32);
+  EXPECT_EQ(choose(causal256, h200, {}, MaskReads::PerScore).blockKV, 32);
+  // Q's descriptors are rebuilt in the loop above 8 k-steps of 32 bytes.
+  EXPECT_FALSE(rebuildsQDescriptorsInLoop(8));
+  EXPECT_TRUE(rebuildsQDescriptorsInLoop(9));
   KernelConfigRequest eightyKeys;
   eightyKeys.blockKV = 80;
   EXPECT_EQ(choose(square(1, 8, 4096, 256, DType::BF16), h200, eightyKeys).blockKV, 80);
@@ -221,17 +235,18 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   wideWindow.lowestKeyOffset = -1499;
   EXPECT_EQ(choose(wideWindow, h200, {}, MaskReads::KeyBounds).kvSplits,
             choose(fewHeads, h200, {}, MaskReads::KeyBounds).kvSplits);
-  // Split keys with the overlap at d = 256 (two stages) keep 64-key tiles;
-  // without it their range costs registers (v32e): 32-key tiles.
+  // Split keys with the overlap at d = 256 (two stages) on 80-key tiles;
+  // without it their range costs registers (v32e) and Q's descriptors are
+  // charged as hoisted (v56): 48-key tiles (ptxas: 0 spills).
   AttentionShape fewWideHeads = square(1, 1, 2469, 256, DType::F16);
   c = choose(fewWideHeads, h200);
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_TRUE(c.overlapPV);
-  EXPECT_EQ(c.blockKV, 64);
+  EXPECT_EQ(c.blockKV, 80);
   KernelConfigRequest splitsWithoutOverlap;
   splitsWithoutOverlap.overlapPV = false;
-  EXPECT_EQ(choose(fewWideHeads, h200, splitsWithoutOverlap).blockKV, 32);
-  EXPECT_EQ(choose(square(8, 16, 4096, 256, DType::F16), h200).blockKV, 64);
+  EXPECT_EQ(choose(fewWideHeads, h200, splitsWithoutOverlap).blockKV, 48);
+  EXPECT_EQ(choose(square(8, 16, 4096, 256, DType::F16), h200).blockKV, 80);
   KernelConfigRequest copies;
   copies.tmaLoads = false;
   EXPECT_EQ(choose(shortCausal128, h200, copies).blockQ, 64);
@@ -405,12 +420,13 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
   spilled.blockKV = 64;
   EXPECT_GT(loopRegistersPerThread(spilled, square(4, 16, 4096, 128, DType::BF16)),
             loopRegisterBudget(spilled.family));
-  // d = 256 on wgmma: O is 128 registers, so 64-key tiles; the third stage
-  // does not fit beside the Q tile.
+  // d = 256 on wgmma: O is 128 registers, so 80-key tiles (FlashAttention-
+  // 3's; shared memory holds no wider); the third stage does not fit beside
+  // the Q tile.
   AttentionShape d256 = square(4, 8, 4096, 256, DType::BF16);
   KernelConfig c = choose(d256, h200);
   EXPECT_EQ(c.family, TensorCoreFamily::Wgmma);
-  EXPECT_EQ(c.blockKV, 64);
+  EXPECT_EQ(c.blockKV, 80);
   EXPECT_EQ(c.kvStages, 2);
   EXPECT_LE(kernelSharedMemoryBytes(c, d256), h200.sramBytesPerBlock);
   // mma.sync at d = 256: 16 rows per warp (32 would hold 256 of O).
@@ -436,7 +452,9 @@ TEST(KernelConfig, HeadDimsFitTheBudgets) {
   EXPECT_EQ(mlaPick.blockKV, 128);
   EXPECT_EQ(mlaPick.kvStages, 2);
   EXPECT_TRUE(mlaPick.overlapPV);
-  EXPECT_GT(loopRegistersPerThread(mlaPick, mla), loopRegisterBudget(mlaPick.family));
+  // With Q's 12 k-steps of descriptors rebuilt in the loop (v56): 280
+  // units, within even the family's budget.
+  EXPECT_EQ(loopRegistersPerThread(mlaPick, mla), 280);
   // wgmma atoms are whole 64 columns: d = 80 stages 128 per row.
   EXPECT_EQ(stagedRowPitch(/*wgmmaAtoms=*/true, false, 80), 128);
   EXPECT_EQ(stagedRowPitch(false, false, 80), 88);

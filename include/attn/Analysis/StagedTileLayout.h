@@ -41,6 +41,17 @@ inline bool kvTilesInTensorBoxes(int64_t pageSize, bool varlen) {
   return !varlen && (pageSize == 0 || (pageSize >= 8 && llvm::isPowerOf2_64(pageSize)));
 }
 
+/// Whether the wgmma kernel rebuilds Q's Q·Kᵀ descriptors inside the K/V
+/// loop, from one 32-bit copy of the tile's that LLVM cannot hoist, rather
+/// than leaving LLVM to hoist one 64-bit descriptor per k-step (`qkSteps`
+/// k-steps of 32 bytes) out of the loop. Above 8 k-steps (d > 128 at 2
+/// bytes) the hoisted set (32 registers at d = 256) stayed beside the
+/// accumulators and spilled d = 256's 128 x 80 tile; at 8 or fewer ptxas
+/// rematerializes it, and the opaque copy moved its allocation to spill
+/// 12-40 more bytes (d = 64 at 128 registers, d = 128 persistent causal;
+/// bench/NOTES.md v56).
+inline bool rebuildsQDescriptorsInLoop(int64_t qkSteps) { return qkSteps > 8; }
+
 /// How many issuers bring a K/V tile of `pages` whole pool pages (one box
 /// per page and atom) in a CTA of `warps` warps without a producer
 /// warpgroup: the first lane of each of min(pages, warps) warps, page p

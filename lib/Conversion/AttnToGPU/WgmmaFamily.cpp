@@ -110,6 +110,9 @@ private:
   Value wgmmaDescriptor(Value address, int64_t leadingByteOffset, int64_t strideByteOffset);
   /// `desc` advanced by `bytes` (a multiple of 16) in its start address.
   Value advanceDescriptor(Value desc, int64_t bytes);
+  /// Q's descriptor at k-step 0 as this tile's Q·Kᵀ reads it: descQ, or a
+  /// copy rebuilt in the loop (rebuildsQDescriptorsInLoop).
+  Value loopQDescriptor();
   Value advanceDescriptor(Value desc, Value bytesI64);
   /// Byte offset (i64) of stage `buf` of a staged tile of `cols` columns.
   Value stageBytes(Value buf, int64_t cols);
@@ -239,8 +242,23 @@ void WgmmaFamily::issueScores(Value buf, SmallVectorImpl<Value> &acc) {
   descV = stageV(buf);
 }
 
+Value WgmmaFamily::loopQDescriptor() {
+  if (!rebuildsQDescriptorsInLoop(c.kSteps))
+    return descQ;
+  // Only the low word varies (bits 0-13, the address; rebuildsQDescriptors-
+  // InLoop says why): pass it through an empty asm with side effects, which
+  // LLVM keeps in the loop, and put the constant high word back.
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value low = arith::TruncIOp::create(b, loc, i32, descQ);
+  low = asmRegisters({i32}, {low}, "", "=r,0", /*hasSideEffects=*/true)[0];
+  Value high = arith::AndIOp::create(
+      b, loc, descQ, arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, ~0xFFFFFFFFull)));
+  return arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, low), high);
+}
+
 void WgmmaFamily::issueScoreGEMM(Value buf) {
   Value descK = advanceDescriptor(descK0, stageBytes(buf, c.d));
+  Value qBase = loopQDescriptor();
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // Both operands by descriptor: upstream's nvvm.wgmma.mma_async. The
   // accumulator struct is chained through the k-steps; the first ignores
@@ -256,7 +274,7 @@ void WgmmaFamily::issueScoreGEMM(Value buf) {
   const int64_t kElems = 32 / s.elementBytes();
   for (int64_t ks = 0; ks < c.kSteps; ++ks) {
     int64_t atom = ks / 4, within = (ks % 4) * 32;
-    Value descA = advanceDescriptor(descQ, atom * c.bq * atomRowBytes + within);
+    Value descA = advanceDescriptor(qBase, atom * c.bq * atomRowBytes + within);
     Value descB = advanceDescriptor(descK, atom * c.bkv * atomRowBytes + within);
     sStruct = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, accType, sStruct, descA, descB,
