@@ -110,10 +110,10 @@ private:
   Value wgmmaDescriptor(Value address, int64_t leadingByteOffset, int64_t strideByteOffset);
   /// `desc` advanced by `bytes` (a multiple of 16) in its start address.
   Value advanceDescriptor(Value desc, int64_t bytes);
+  Value advanceDescriptor(Value desc, Value bytesI64);
   /// Q's descriptor at k-step 0 as this tile's Q·Kᵀ reads it: descQ, or a
   /// copy rebuilt in the loop (rebuildsQDescriptorsInLoop).
   Value loopQDescriptor();
-  Value advanceDescriptor(Value desc, Value bytesI64);
   /// Byte offset (i64) of stage `buf` of a staged tile of `cols` columns.
   Value stageBytes(Value buf, int64_t cols);
   /// D (m64 x n, f32, n/2 registers per thread) += P·V for one k-step of
