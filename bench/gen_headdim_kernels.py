@@ -48,11 +48,11 @@ def check_cases(dims=DIMS):
     return cases
 
 
-def speed_cases(dims=DIMS):
+def speed_cases(dims=DIMS, lengths=(4096, 8192)):
     cases = []
     for d, dv in dims:
         heads = max(8, 2048 // d)
-        for n in (4096, 8192):
+        for n in lengths:
             for causal in (None, "top_left"):
                 cases.append(("sm_90a", ("bf16", 16384 // n, heads, heads, n, n, d, dv, causal)))
     return cases
@@ -82,6 +82,8 @@ def main():
     ap.add_argument("--options", default="",
                     help="more --attn-gpu-pipeline options for every kernel (an A/B set)")
     ap.add_argument("--speed-only", action="store_true")
+    ap.add_argument("--lengths", nargs="*", type=int, default=[4096, 8192],
+                    help="sequence lengths of the timing kernels (B·N = 16k tokens)")
     ap.add_argument("--chips", nargs="*", default=["sm_90a", "sm_90"],
                     help="check kernels for these chips only (options for one family)")
     a = ap.parse_args()
@@ -93,8 +95,8 @@ def main():
     ok = a.speed_only or compile_all(a.attn_opt, os.path.join(a.out, "check"),
                                      [c for c in check_cases(dims) if c[0] in a.chips],
                                      a.options)
-    ok = ok and compile_all(a.attn_opt, os.path.join(a.out, "speed"), speed_cases(dims),
-                            a.options)
+    ok = ok and compile_all(a.attn_opt, os.path.join(a.out, "speed"),
+                            speed_cases(dims, a.lengths), a.options)
     print("%s kernels in %s" % ("all" if ok else "not all", a.out))
     return 0 if ok else 1
 

@@ -99,6 +99,8 @@ def main():
     rows, ok = [], True
     for part in ("check", "speed"):
         kdir = os.path.join(a.kernels, part)
+        if not os.path.isdir(kdir):  # a --speed-only set
+            continue
         for name in sorted(f for f in os.listdir(kdir) if f.endswith(".json")):
             kern = Kernel(os.path.join(kdir, name))
             m = kern.manifest
