@@ -8,4 +8,4 @@ export PYTHONUNBUFFERED=1
 O=$OUT/v56b; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
 source bench/headdim_part.sh
-hd kv56 a 200
+hd kv56 a 480

@@ -299,17 +299,44 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   if (s.scoreModLowestKey)
     insideBegin = arith::MinUIOp::create(b, loc, clamp(firstTileInsideLowestKey(), v.kvBegin),
                                          insideEnd);
+  const bool maskedRun = insideEnd != v.kvEnd;
+  SmallVector<Value> peeled;
   ValueRange state = init;
+  // Peeled: the runs start after the first tile (a run that ends there is
+  // empty).
+  Value runsBegin = v.kvBegin, runsEnd = v.kvEnd;
+  if (s.peelsFirstTile()) {
+    peeled = peelFirstTile(init);
+    state = peeled;
+    Value second = k.add(v.kvBegin, c.bkv);
+    auto after = [&](Value x) { return arith::MaxUIOp::create(b, loc, x, second).getResult(); };
+    runsBegin = after(runsBegin);
+    insideBegin = after(insideBegin);
+    insideEnd = after(insideEnd);
+    runsEnd = after(runsEnd);
+  }
   if (s.scoreModLowestKey) {
-    scf::ForOp edge = emitKVLoop(v.kvBegin, insideBegin, state, c.hasMask, /*inside=*/false);
+    scf::ForOp edge = emitKVLoop(runsBegin, insideBegin, state, c.hasMask, /*inside=*/false);
     b.setInsertionPointAfter(edge);
     state = edge.getResults();
   }
   scf::ForOp inside = emitKVLoop(insideBegin, insideEnd, state, c.hasMask, /*inside=*/true);
-  if (insideEnd == v.kvEnd)
+  if (!maskedRun)
     return inside;
   b.setInsertionPointAfter(inside);
-  return emitKVLoop(insideEnd, v.kvEnd, inside.getResults(), /*masked=*/true, /*inside=*/false);
+  return emitKVLoop(insideEnd, runsEnd, inside.getResults(), /*masked=*/true, /*inside=*/false);
+}
+
+SmallVector<Value> FlashAttentionEmitter::peelFirstTile(ValueRange init) {
+  SmallVector<Type> types(init.getTypes());
+  auto branch = scf::IfOp::create(b, loc, types, c.visitsTiles(), /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(b, loc, emitTile(v.kvBegin, init, /*masked=*/true, /*inside=*/false,
+                                        /*first=*/true));
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loc, init);
+  return SmallVector<Value>(branch.getResults());
 }
 
 scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked,
@@ -317,32 +344,43 @@ scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init
   OpBuilder::InsertionGuard loopGuard(b);
   auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
   b.setInsertionPointToStart(loop.getBody());
-  Value kvStart = loop.getInductionVar();
+  scf::YieldOp::create(b, loc,
+                       emitTile(loop.getInductionVar(), loop.getRegionIterArgs(), masked, inside,
+                                /*first=*/false));
+  return loop;
+}
+
+SmallVector<Value> FlashAttentionEmitter::emitTile(Value kvStart, ValueRange state, bool masked,
+                                                   bool inside, bool first) {
   Value buf = producer.acquire(kvStart, /*mayEndKeys=*/masked);
   if (producer.publishesWithBarrier()) {
     family.beforeStageBarrier();
     gpu::BarrierOp::create(b, loc);
   }
-  SmallVector<Value> yields =
-      emitTileMath(kvStart, buf, loop.getRegionIterArgs(), masked, inside);
+  SmallVector<Value> yields = emitTileMath(kvStart, buf, state, masked, inside, first);
   // The next iteration overwrites the tiles.
   producer.releaseStage(kvStart);
-  scf::YieldOp::create(b, loc, yields);
-  return loop;
+  return yields;
 }
 
 SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
                                                        ValueRange state, bool masked,
-                                                       bool inside) {
+                                                       bool inside, bool first) {
   SmallVector<Value> acc(state.begin(), state.begin() + numAcc);
   if (s.overlapPV) {
-    // The previous tile's P·V goes behind this tile's S (the first
-    // iteration's, of a zero P, reads its own stage).
-    Value hasPrevious =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, v.kvBegin);
-    Value prevBuf = arith::SelectOp::create(
-        b, loc, hasPrevious, c.stageOf(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv))), buf);
-    SmallVector<Value> prevP(state.begin() + pBase, state.begin() + pBase + numPacked);
+    // The previous tile's P·V goes behind this tile's S (a peeled first
+    // tile has none; an unpeeled one's is of a zero P).
+    SmallVector<Value> prevP;
+    Value prevBuf;
+    if (!first) {
+      prevP.assign(state.begin() + pBase, state.begin() + pBase + numPacked);
+      // (pvTileStart's stage, selected between the stages: as the stage of
+      // the selected start, ptxas spilled 12 bytes in the persistent d = 128
+      // causal kernel and moved its P·V wait up.)
+      Value hasPrevious = c.hasPreviousTile(kvStart);
+      prevBuf = arith::SelectOp::create(b, loc, hasPrevious,
+                                        c.stageOf(c.previousTileStart(kvStart)), buf);
+    }
     family.issueScoresThenPV(buf, prevP, prevBuf, acc);
     producer.releaseKeys(kvStart);
   } else {
@@ -373,9 +411,12 @@ SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,
   if (s.overlapPV) {
     // O = α (O + P_prev·V_prev) once that P·V is done; this tile's P waits
     // for the next tile's S.
-    family.waitPV(acc);
-    for (size_t i = 0; i < acc.size(); ++i)
-      acc[i] = k.fmul(acc[i], rescale[i / (c.dv / 8)]);
+    // (Before the first tile O is 0, and no P·V is in flight.)
+    if (!first) {
+      family.waitPV(acc);
+      for (size_t i = 0; i < acc.size(); ++i)
+        acc[i] = k.fmul(acc[i], rescale[i / (c.dv / 8)]);
+    }
     packed = family.packP(p);
   } else {
     family.accumulatePV(p, buf, acc);

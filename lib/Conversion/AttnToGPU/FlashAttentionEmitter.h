@@ -145,6 +145,24 @@ struct KernelContext {
     return v.ringBase ? k.rem(tileOrdinal(start), stages) : k.rem(k.div(start, bkv), stages);
   }
   Value fillOf(Value start) { return k.div(tileOrdinal(start), stages); }
+  /// Whether the tile at key `start` follows another tile of the work item
+  /// (start > kvBegin), and that tile's first key, start − bkv (meaningful
+  /// only when it does): the tile whose V stage the overlapped loop
+  /// releases in this one.
+  Value hasPreviousTile(Value start) {
+    return arith::CmpIOp::create(k.b, k.loc, arith::CmpIPredicate::ugt, start, v.kvBegin);
+  }
+  Value previousTileStart(Value start) {
+    return arith::SubIOp::create(k.b, k.loc, start, k.idx(bkv));
+  }
+  /// The tile whose V the overlapped P·V issued with the tile at `start`
+  /// reads: the previous one, or, for the work item's first where it is
+  /// not peeled (FlashKernelSpec::peelsFirstTile), its own, which a zero
+  /// P multiplies (so it must be loaded: finite).
+  Value pvTileStart(Value start) {
+    Value hasPrevious = hasPreviousTile(start);
+    return arith::SelectOp::create(k.b, k.loc, hasPrevious, previousTileStart(start), start);
+  }
   /// Whether the work item visits any K/V tile (kvBegin < kvEnd), and
   /// the first key of the last one it visits, kvBegin + ⌊(kvEnd − kvBegin −
   /// 1) / bkv⌋ · bkv (meaningful only when it visits one).
@@ -254,7 +272,7 @@ public:
   virtual SmallVector<Value> packP(const ScoreTile &p) { llvm_unreachable("no overlapped P·V"); }
   /// Issues S for the tile in stage `buf`, then O += P_prev · V(stage
   /// `prevBuf`) behind it, and waits for S only; `acc` are then in flight
-  /// until waitPV.
+  /// until waitPV. With `prevP` empty (a work item's first tile), S alone.
   virtual void issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prevBuf,
                                  SmallVectorImpl<Value> &acc) {
     llvm_unreachable("no overlapped P·V");
@@ -391,8 +409,19 @@ private:
   /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).
   void computeKVRange();
   /// The K/V loops (a score_mod's lower edge, tiles inside every bound,
-  /// then masked tiles) from the initial state.
+  /// then masked tiles) from the initial state; with overlapPV, after the
+  /// work item's first tile, peeled (peelFirstTile).
   scf::ForOp emitKVLoops();
+  /// overlapPV: the work item's first tile (masked: it may be any tile),
+  /// which has no previous tile's P·V to issue behind its S, before the
+  /// loops (the state unchanged where the item visits no tile). A zero
+  /// P·V in the loop's first iteration instead cost a whole tile's P·V of
+  /// tensor time per item (1/16 of the GEMMs at 8 tiles).
+  SmallVector<Value> peelFirstTile(ValueRange init);
+  /// One K/V tile at `kvStart` from `state`: its stage acquired, the math
+  /// (emitTileMath) and its stage released. Returns the state to yield.
+  SmallVector<Value> emitTile(Value kvStart, ValueRange state, bool masked, bool inside,
+                              bool first);
   /// The first tile wholly above every row's lowest score_mod key.
   Value firstTileInsideLowestKey();
   /// The first tile some row must mask (causal, Lk, the score_mod's
@@ -427,10 +456,11 @@ private:
                      SmallVectorImpl<Value> *deferredRescale = nullptr);
   /// The GEMMs of one K/V iteration in program order: S, softmax, P·V
   /// (waited before the stage is released), or, with overlapPV, S then the
-  /// previous tile's P·V, softmax, the P·V wait and O's rescale. Returns
-  /// the loop state to yield.
+  /// previous tile's P·V, softmax, the P·V wait and O's rescale (the
+  /// `first` tile of a work item: S alone). Returns the loop state to
+  /// yield.
   SmallVector<Value> emitTileMath(Value kvStart, Value buf, ValueRange state, bool masked,
-                                  bool inside);
+                                  bool inside, bool first);
   /// overlapPV: the last tile's P·V, after the loops (none when the CTA
   /// visited no tile); the accumulators complete.
   void finishOverlappedPV(scf::ForOp loop, SmallVectorImpl<Value> &acc);

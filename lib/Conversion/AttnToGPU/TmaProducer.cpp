@@ -369,11 +369,10 @@ void TmaProducer::releaseStage(Value kvStart) {
     arriveEmpty(kvStart);
     return;
   }
-  Value hasPrevious =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(scf::IfOp::create(b, loc, hasPrevious, false).thenBlock());
-  arriveEmpty(arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)), /*values=*/true);
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, c.hasPreviousTile(kvStart), false).thenBlock());
+  arriveEmpty(c.previousTileStart(kvStart), /*values=*/true);
 }
 
 void TmaProducer::releaseKeys(Value kvStart) {
@@ -465,13 +464,14 @@ Value TmaProducer::acquire(Value kvStart, bool mayEndKeys) {
   Value parity = i32(arith::AndIOp::create(b, loc, fills, k.idx(1)));
   waitParity(stageBarrier(buf), parity);
   if (c.s.separatesKVBarriers()) {
-    // This iteration's P·V reads the previous tile's V (the first
-    // iteration's, of a zero P, its own: which must be finite).
-    Value hasPrevious =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kvStart, c.v.kvBegin);
-    Value previous = arith::SelectOp::create(
-        b, loc, hasPrevious, arith::SubIOp::create(b, loc, kvStart, k.idx(c.bkv)), kvStart);
-    waitParity(valuesFullBarrier(c.stageOf(previous)), fillParity(previous));
+    // This iteration's P·V reads the previous tile's V (a peeled first
+    // tile issues none).
+    OpBuilder::InsertionGuard guard(b);
+    if (c.s.peelsFirstTile())
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, c.hasPreviousTile(kvStart), false).thenBlock());
+    Value read = c.pvTileStart(kvStart);
+    waitParity(valuesFullBarrier(c.stageOf(read)), fillParity(read));
   }
   if (mayEndKeys && c.s.paged() && c.s.tensorMapLoads())
     zeroKeysPastSequence(kvStart, buf);

@@ -386,21 +386,29 @@ void WgmmaFamily::issueScoresThenPV(Value buf, ArrayRef<Value> prevP, Value prev
   // for all but one group waits for S alone. The two warpgroups take turns
   // to issue (FlashAttention-3's ping-pong): while one issues its GEMMs the
   // other runs its softmax, which the tensor cores then do not wait for.
-  SmallVector<Value> pinned(flatten(acc));
-  pinned.append(prevP.begin(), prevP.end());
-  pinned = fenceOperands(pinned);
-  ArrayRef<Value> flat = ArrayRef<Value>(pinned).take_front(acc.size() * 4);
-  ArrayRef<Value> p = ArrayRef<Value>(pinned).drop_front(acc.size() * 4);
+  // A work item's first tile (no prevP) issues S alone and waits for it.
+  const bool withPV = !prevP.empty();
   Value threads = arith::ConstantIntOp::create(b, loc, c.threads, 32);
+  SmallVector<Value> pinned;
+  if (withPV) {
+    pinned = flatten(acc);
+    pinned.append(prevP.begin(), prevP.end());
+    pinned = fenceOperands(pinned);
+  }
   NVVM::BarrierOp::create(b, loc, Type(), turnBarrier(warpgroup()), threads,
                           NVVM::BarrierReductionAttr(), Value());
   issueScoreGEMM(buf);
-  SmallVector<Value> out = issuePackedPVGEMM(p, prevBuf, flat);
+  SmallVector<Value> out;
+  if (withPV)
+    out = issuePackedPVGEMM(ArrayRef<Value>(pinned).drop_front(acc.size() * 4), prevBuf,
+                            ArrayRef<Value>(pinned).take_front(acc.size() * 4));
   NVVM::BarrierArriveOp::create(b, loc, turnBarrier(otherWarpgroup()), threads);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, withPV ? 1 : 0);
   takeScores();
-  SmallVector<Value> tiles = unflatten(out);
-  acc.assign(tiles.begin(), tiles.end());
+  if (withPV) {
+    SmallVector<Value> tiles = unflatten(out);
+    acc.assign(tiles.begin(), tiles.end());
+  }
 }
 
 void WgmmaFamily::waitPV(SmallVectorImpl<Value> &acc) {

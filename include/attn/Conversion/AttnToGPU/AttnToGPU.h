@@ -109,6 +109,13 @@ struct FlashKernelSpec {
   bool separatesKVBarriers() const {
     return separateKVBarriers(producerWarpgroup, overlapPV, kvStages);
   }
+  /// overlapPV: the work item's first tile, whose S has no previous tile's
+  /// P·V to go behind, peeled out of the K/V loops, instead of a P·V of a
+  /// zero P in their first iteration (a tile's P·V of tensor time per
+  /// item). Not in persistent CTAs: with the peeled tile inside their item
+  /// loop, ptxas moved the loop's P·V wait up to the S wait, which
+  /// serializes P·V and softmax (bench/NOTES.md v57).
+  bool peelsFirstTile() const { return overlapPV && !persistentCTAs; }
   /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
   /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
   /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,
