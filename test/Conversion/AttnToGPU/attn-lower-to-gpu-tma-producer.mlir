@@ -51,8 +51,11 @@
 // CHECK-LABEL: func.func @prefill
 // CHECK: gpu.launch_func {{.*}} threads in (%c384{{.*}}, %c1{{.*}}, %c1{{.*}})
 // The chooser's kernel at d = 128 (v29b): the producer and the overlapped
-// P·V, 3 stages. Iteration j issues S_j, then P_{j-1}·V_{j-1} (a zero P and
-// its own stage on the first tile), waits for S_j alone (wait_group 1),
+// P·V, 3 stages. The work item's first tile is peeled out of the loop: it
+// issues S_0 alone and waits for it (wait_group 0), so no P·V of a zero P
+// costs tensor time; the loop starts one tile later (max(·, kvBegin + 128)
+// on every run's bounds). Iteration j issues S_j, then P_{j-1}·V_{j-1},
+// waits for S_j alone (wait_group 1),
 // runs the softmax, waits for the P·V (wait_group 0), rescales O and
 // releases tile j-1's stage; the last tile's P·V follows the loop, under a
 // branch for a CTA that visited no tile.
@@ -63,6 +66,17 @@
 // OVERLAP: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // OVERLAP: scf.if
 // OVERLAP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
+// OVERLAP: %{{.*}}:52 = scf.if
+// OVERLAP: nvvm.mbarrier.try_wait.parity
+// OVERLAP-NOT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP-NOT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// OVERLAP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
+// OVERLAP-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// OVERLAP: ex2.approx.ftz.f32
+// OVERLAP-NOT: wgmma.mma_async
+// OVERLAP: scf.yield
+// OVERLAP: arith.maxui
 // OVERLAP: %{{.*}}:52 = scf.for
 // OVERLAP-SAME: -> (vector<2x2xf32>, {{.*}}, f32, i32, i32
 // OVERLAP: nvvm.mbarrier.try_wait.parity
