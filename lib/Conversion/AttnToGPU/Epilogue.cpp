@@ -42,10 +42,6 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-namespace {
-const double negInf = -std::numeric_limits<double>::infinity();
-} // namespace
-
 void FlashAttentionEmitter::storeRow(int64_t mi, int r, bool firstOfQuad,
                                      function_ref<void()> store) {
   OpBuilder::InsertionGuard storeGuard(b);

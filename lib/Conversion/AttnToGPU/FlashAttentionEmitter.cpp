@@ -35,10 +35,6 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-namespace {
-const double negInf = -std::numeric_limits<double>::infinity();
-} // namespace
-
 KernelContext::KernelContext(OpBuilder &b, Location loc, const FlashKernelSpec &spec)
     : s(spec), k{b, loc, spec.elementType, b.getF32Type()}, ctx(b.getContext()),
       T(spec.elementType), f32(b.getF32Type()), d(spec.headDim), dv(spec.headDimV),
@@ -252,115 +248,6 @@ void FlashAttentionEmitter::stageQ() {
       vec = flipSigns(vec);
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
   }
-}
-
-scf::ForOp FlashAttentionEmitter::emitKVLoops() {
-  // Loop state: acc[mi][nd] (mt * dv/8 C tiles), then m[mi][r], then l[mi][r].
-  numAcc = c.mt * (c.dv / 8);
-  mBase = numAcc;
-  lBase = numAcc + 2 * c.mt;
-  // overlapPV: P of "the tile before the first", zero: the first
-  // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
-  // (One 32-bit register per 2 keys of 2-byte P, per 4 of 8-bit P.)
-  pBase = lBase + 2 * c.mt;
-  numPacked = s.overlapPV ? c.bkv * s.elementBytes() / 8 : 0;
-  auto [zeroAcc, zeroP] = family.zeroState(numAcc, numPacked);
-  SmallVector<Value> init(zeroAcc);
-  for (int64_t i = 0; i < 2 * c.mt; ++i)
-    init.push_back(k.f(negInf));
-  for (int64_t i = 0; i < 2 * c.mt; ++i)
-    init.push_back(k.f(0.0));
-  init.append(zeroP.begin(), zeroP.end());
-  producer.prologue();
-  if (s.overlapPV && !s.persistentCTAs) // (persistent: once, emitPersistentConsumer)
-    family.startIssueTurns();
-
-  // Three runs of tiles, each loop specialized to its run (statically
-  // empty runs are not emitted):
-  //   [kvBegin, insideBegin)    across the score_mod's lowest key (a
-  //                             window's far edge): the whole region;
-  //   [insideBegin, insideEnd)  wholly inside the score_mod's key bounds
-  //                             and below the causal diagonal and Lk: only
-  //                             the region's inside value (none for a plain
-  //                             window), no causal or Lk mask;
-  //   [insideEnd, kvEnd)        the rest (the diagonal, a partial last
-  //                             tile, the score_mod's highest key):
-  //                             everything.
-  // A mask tensor is applied in every run.
-  auto clamp = [&](Value x, Value lo) {
-    return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, x, lo), v.kvEnd)
-        .getResult();
-  };
-  // (With kvEnd < kvBegin, a split past the diagonal, every run is empty.)
-  Value insideEnd = v.kvEnd;
-  if (Value end = firstTileNeedingMasks())
-    insideEnd = clamp(end, v.kvBegin);
-  Value insideBegin = v.kvBegin;
-  if (s.scoreModLowestKey)
-    insideBegin = arith::MinUIOp::create(b, loc, clamp(firstTileInsideLowestKey(), v.kvBegin),
-                                         insideEnd);
-  const bool maskedRun = insideEnd != v.kvEnd;
-  SmallVector<Value> peeled;
-  ValueRange state = init;
-  // Peeled: the runs start after the first tile (a run that ends there is
-  // empty).
-  Value runsBegin = v.kvBegin, runsEnd = v.kvEnd;
-  if (s.peelsFirstTile()) {
-    peeled = peelFirstTile(init);
-    state = peeled;
-    Value second = k.add(v.kvBegin, c.bkv);
-    auto after = [&](Value x) { return arith::MaxUIOp::create(b, loc, x, second).getResult(); };
-    runsBegin = after(runsBegin);
-    insideBegin = after(insideBegin);
-    insideEnd = after(insideEnd);
-    runsEnd = after(runsEnd);
-  }
-  if (s.scoreModLowestKey) {
-    scf::ForOp edge = emitKVLoop(runsBegin, insideBegin, state, c.hasMask, /*inside=*/false);
-    b.setInsertionPointAfter(edge);
-    state = edge.getResults();
-  }
-  scf::ForOp inside = emitKVLoop(insideBegin, insideEnd, state, c.hasMask, /*inside=*/true);
-  if (!maskedRun)
-    return inside;
-  b.setInsertionPointAfter(inside);
-  return emitKVLoop(insideEnd, runsEnd, inside.getResults(), /*masked=*/true, /*inside=*/false);
-}
-
-SmallVector<Value> FlashAttentionEmitter::peelFirstTile(ValueRange init) {
-  SmallVector<Type> types(init.getTypes());
-  auto branch = scf::IfOp::create(b, loc, types, c.visitsTiles(), /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(branch.thenBlock());
-  scf::YieldOp::create(b, loc, emitTile(v.kvBegin, init, /*masked=*/true, /*inside=*/false,
-                                        /*first=*/true));
-  b.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b, loc, init);
-  return SmallVector<Value>(branch.getResults());
-}
-
-scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked,
-                                             bool inside) {
-  OpBuilder::InsertionGuard loopGuard(b);
-  auto loop = scf::ForOp::create(b, loc, lo, hi, k.idx(c.bkv), init);
-  b.setInsertionPointToStart(loop.getBody());
-  scf::YieldOp::create(b, loc,
-                       emitTile(loop.getInductionVar(), loop.getRegionIterArgs(), masked, inside,
-                                /*first=*/false));
-  return loop;
-}
-
-SmallVector<Value> FlashAttentionEmitter::emitTile(Value kvStart, ValueRange state, bool masked,
-                                                   bool inside, bool first) {
-  Value buf = producer.acquire(kvStart, /*mayEndKeys=*/masked);
-  if (producer.publishesWithBarrier()) {
-    family.beforeStageBarrier();
-    gpu::BarrierOp::create(b, loc);
-  }
-  SmallVector<Value> yields = emitTileMath(kvStart, buf, state, masked, inside, first);
-  // The next iteration overwrites the tiles.
-  producer.releaseStage(kvStart);
-  return yields;
 }
 
 SmallVector<Value> FlashAttentionEmitter::emitTileMath(Value kvStart, Value buf,

@@ -51,11 +51,15 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 
 namespace mlir {
 namespace attn {
+
+/// −∞: the running row max before any key, and a masked score.
+inline constexpr double negInf = -std::numeric_limits<double>::infinity();
 
 /// The values every stage reads, set by the emitter's first stages.
 struct KernelValues {
