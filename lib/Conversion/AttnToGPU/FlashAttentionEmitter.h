@@ -426,6 +426,17 @@ private:
   /// (emitTileMath) and its stage released. Returns the state to yield.
   SmallVector<Value> emitTile(Value kvStart, ValueRange state, bool masked, bool inside,
                               bool first);
+  /// The K/V loops' runs of tiles, [begin, insideBegin), [insideBegin,
+  /// insideEnd), [insideEnd, end) (emitKVLoops says what each applies);
+  /// `masked`: whether the last run may hold tiles (else it is emitted
+  /// not at all).
+  struct TileRuns {
+    Value begin, insideBegin, insideEnd, end;
+    bool masked;
+    /// Every run from `start` on (a peeled first tile before it).
+    void startAfter(KernelBuilder &k, Value start);
+  };
+  TileRuns tileRuns();
   /// The first tile wholly above every row's lowest score_mod key.
   Value firstTileInsideLowestKey();
   /// The first tile some row must mask (causal, Lk, the score_mod's

@@ -6,9 +6,9 @@
 //   computeKVRange                   [kvBegin, kvEnd): the CTA's split, up
 //                                    to the causal diagonal, inside the
 //     skipTilesOutsideScoreModBounds score_mod's key bounds (a window)
-//   firstTileInsideLowestKey         where emitKVLoops's runs change: tiles
-//   firstTileNeedingMasks            that apply the whole score_mod, none
-//                                    of it, or the masks
+//   tileRuns                         where emitKVLoops's runs change: tiles
+//     firstTileInsideLowestKey       that apply the whole score_mod, none
+//     firstTileNeedingMasks          of it, or the masks
 //   emitKVLoops                      the loops over those runs, after the
 //     peelFirstTile                  work item's first tile where the P·V
 //     emitKVLoop, emitTile           is overlapped; each tile's stage
@@ -113,23 +113,47 @@ Value FlashAttentionEmitter::firstTileNeedingMasks() {
   return first;
 }
 
+FlashAttentionEmitter::TileRuns FlashAttentionEmitter::tileRuns() {
+  auto clamp = [&](Value x, Value lo) {
+    return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, x, lo), v.kvEnd)
+        .getResult();
+  };
+  // (With kvEnd < kvBegin, a split past the diagonal, every run is empty.)
+  TileRuns runs{v.kvBegin, v.kvBegin, v.kvEnd, v.kvEnd, /*masked=*/false};
+  if (Value end = firstTileNeedingMasks()) {
+    runs.insideEnd = clamp(end, v.kvBegin);
+    runs.masked = true;
+  }
+  if (s.scoreModLowestKey)
+    runs.insideBegin = arith::MinUIOp::create(
+        b, loc, clamp(firstTileInsideLowestKey(), v.kvBegin), runs.insideEnd);
+  return runs;
+}
+
+void FlashAttentionEmitter::TileRuns::startAfter(KernelBuilder &k, Value start) {
+  // A run that ends at or before `start` is empty.
+  for (Value *bound : {&begin, &insideBegin, &insideEnd, &end})
+    *bound = arith::MaxUIOp::create(k.b, k.loc, *bound, start);
+}
+
 scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   // Loop state: acc[mi][nd] (mt * dv/8 C tiles), then m[mi][r], then l[mi][r].
   numAcc = c.mt * (c.dv / 8);
   mBase = numAcc;
   lBase = numAcc + 2 * c.mt;
-  // overlapPV: P of "the tile before the first", zero: the first
-  // iteration's P·V adds 0 · V of its own stage (finite, already loaded).
-  // (One 32-bit register per 2 keys of 2-byte P, per 4 of 8-bit P.)
+  // overlapPV: P of "the tile before the first", zero (peelsFirstTile: the
+  // state where the item visits no tile; else the first iteration's P·V
+  // adds 0 · V of its own stage, finite, already loaded). (One 32-bit
+  // register per 2 keys of 2-byte P, per 4 of 8-bit P.)
   pBase = lBase + 2 * c.mt;
   numPacked = s.overlapPV ? c.bkv * s.elementBytes() / 8 : 0;
   auto [zeroAcc, zeroP] = family.zeroState(numAcc, numPacked);
-  SmallVector<Value> init(zeroAcc);
+  SmallVector<Value> state(zeroAcc);
   for (int64_t i = 0; i < 2 * c.mt; ++i)
-    init.push_back(k.f(negInf));
+    state.push_back(k.f(negInf));
   for (int64_t i = 0; i < 2 * c.mt; ++i)
-    init.push_back(k.f(0.0));
-  init.append(zeroP.begin(), zeroP.end());
+    state.push_back(k.f(0.0));
+  state.append(zeroP.begin(), zeroP.end());
   producer.prologue();
   if (s.overlapPV && !s.persistentCTAs) // (persistent: once, emitPersistentConsumer)
     family.startIssueTurns();
@@ -146,44 +170,24 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   //                             tile, the score_mod's highest key):
   //                             everything.
   // A mask tensor is applied in every run.
-  auto clamp = [&](Value x, Value lo) {
-    return arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, x, lo), v.kvEnd)
-        .getResult();
-  };
-  // (With kvEnd < kvBegin, a split past the diagonal, every run is empty.)
-  Value insideEnd = v.kvEnd;
-  if (Value end = firstTileNeedingMasks())
-    insideEnd = clamp(end, v.kvBegin);
-  Value insideBegin = v.kvBegin;
-  if (s.scoreModLowestKey)
-    insideBegin = arith::MinUIOp::create(b, loc, clamp(firstTileInsideLowestKey(), v.kvBegin),
-                                         insideEnd);
-  const bool maskedRun = insideEnd != v.kvEnd;
-  SmallVector<Value> peeled;
-  ValueRange state = init;
-  // Peeled: the runs start after the first tile (a run that ends there is
-  // empty).
-  Value runsBegin = v.kvBegin, runsEnd = v.kvEnd;
+  TileRuns runs = tileRuns();
   if (s.peelsFirstTile()) {
-    peeled = peelFirstTile(init);
-    state = peeled;
-    Value second = k.add(v.kvBegin, c.bkv);
-    auto after = [&](Value x) { return arith::MaxUIOp::create(b, loc, x, second).getResult(); };
-    runsBegin = after(runsBegin);
-    insideBegin = after(insideBegin);
-    insideEnd = after(insideEnd);
-    runsEnd = after(runsEnd);
+    state = peelFirstTile(state);
+    runs.startAfter(k, k.add(v.kvBegin, c.bkv));
   }
   if (s.scoreModLowestKey) {
-    scf::ForOp edge = emitKVLoop(runsBegin, insideBegin, state, c.hasMask, /*inside=*/false);
+    scf::ForOp edge = emitKVLoop(runs.begin, runs.insideBegin, state, c.hasMask,
+                                 /*inside=*/false);
     b.setInsertionPointAfter(edge);
-    state = edge.getResults();
+    state.assign(edge.getResults().begin(), edge.getResults().end());
   }
-  scf::ForOp inside = emitKVLoop(insideBegin, insideEnd, state, c.hasMask, /*inside=*/true);
-  if (!maskedRun)
+  scf::ForOp inside =
+      emitKVLoop(runs.insideBegin, runs.insideEnd, state, c.hasMask, /*inside=*/true);
+  if (!runs.masked)
     return inside;
   b.setInsertionPointAfter(inside);
-  return emitKVLoop(insideEnd, runsEnd, inside.getResults(), /*masked=*/true, /*inside=*/false);
+  return emitKVLoop(runs.insideEnd, runs.end, inside.getResults(), /*masked=*/true,
+                    /*inside=*/false);
 }
 
 SmallVector<Value> FlashAttentionEmitter::peelFirstTile(ValueRange init) {
