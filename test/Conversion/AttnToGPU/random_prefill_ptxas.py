@@ -41,14 +41,16 @@ def ptx_target(ptx):
 
 
 def assemble(ptxas, ptx):
-    """(the most bytes any of the PTX's kernels spills, whether ptxas
+    """({kernel: bytes it spills} for each kernel of the PTX that spills (an
+    FP8 kernel's PTX also holds its Vᵀ pre-kernel), whether ptxas
     serialized a kernel's wgmma: C7511, each wgmma then waited for alone)."""
     out = subprocess.run([ptxas, "-arch=" + ptx_target(ptx), "-v", ptx, "-o", os.devnull],
                          capture_output=True, text=True)
     if out.returncode:
         sys.exit("ptxas failed on %s:\n%s" % (ptx, out.stderr[-600:]))
-    spilled = max([int(n) for n in re.findall(r"(\d+) bytes spill stores", out.stderr)] or [0])
-    return spilled, "(C7511)" in out.stderr
+    spills = {name: int(n) for name, n in re.findall(
+        r"Function properties for (\S+)\n.*?(\d+) bytes spill stores", out.stderr)}
+    return {name: n for name, n in spills.items() if n}, "(C7511)" in out.stderr
 
 
 def spills_in_loops(ptxas, nvdisasm, ptx, kernel):
@@ -120,18 +122,21 @@ def main():
         for path in manifests:
             with open(path) as f:
                 manifest = json.load(f)
-            spilled, serialized = assemble(a.ptxas, path[:-5] + ".ptx")
+            spills, serialized = assemble(a.ptxas, path[:-5] + ".ptx")
+            spilled = max(spills.values(), default=0)
+            names = " ".join(sorted(spills))
             if serialized:
                 failed += 1
                 print("SERIALIZED %s" % manifest["kernel"])
             if spilled and known_trade(manifest, spilled):
-                print("known %d bytes %s" % (spilled, manifest["kernel"]))
-            elif spilled and a.nvdisasm and not spills_in_loops(
-                    a.ptxas, a.nvdisasm, path[:-5] + ".ptx", manifest["kernel"]):
-                print("once %d bytes %s" % (spilled, manifest["kernel"]))
+                print("known %d bytes %s" % (spilled, names))
+            elif spilled and a.nvdisasm and not any(
+                    spills_in_loops(a.ptxas, a.nvdisasm, path[:-5] + ".ptx", name)
+                    for name in spills):
+                print("once %d bytes %s" % (spilled, names))
             elif spilled:
                 failed += 1
-                print("SPILL %d bytes %s" % (spilled, manifest["kernel"]))
+                print("SPILL %d bytes %s" % (spilled, names))
         print("%d kernels" % len(manifests))
         print("FAIL" if failed else "PASS")
     return 1 if failed else 0
