@@ -13,11 +13,7 @@
 export PYTHONUNBUFFERED=1
 O=$OUT/v47; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu_$1.txt; cat $O/gpu_$1.txt
-smod() { # set letter limit
-  timeout $3 python3 bench/score_mod_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
-    > $O/$1_$2.txt 2>&1
-  echo "$1:$2 rc=$?"; grep "^|" $O/$1_$2.txt | cut -c1-120
-}
+source bench/headdim_part.sh
 paged() { # set letter
   mkdir -p /tmp/$1_$2; timeout 150 python3 bench/paged_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 --graphs \
     > /tmp/$1_$2.log 2>&1

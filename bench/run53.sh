@@ -12,10 +12,6 @@ export PYTHONUNBUFFERED=1
 O=$OUT/v53; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
 source bench/headdim_part.sh
-fp8() { # set letter
-  timeout 150 python3 bench/fp8_check.py bench/kernels_$1 > $O/$1_$2.txt 2>&1
-  echo "$1:$2 rc=$?"; cut -c1-40,71- $O/$1_$2.txt | grep -v "^kernel"
-}
 mkdir -p /tmp/empty
 hd hd53old a 120; hd hd53ov b 150; hd hd53new c 200; hd hd53old d 120; hd hd53ov e 120
 fp8 fp847 a; fp8 fp853 b

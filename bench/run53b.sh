@@ -9,11 +9,6 @@ export PYTHONUNBUFFERED=1
 O=$OUT/v53b; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
 source bench/headdim_part.sh
-smod() { # set letter limit
-  timeout $3 python3 bench/score_mod_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
-    > $O/$1_$2.txt 2>&1
-  echo "$1:$2 rc=$?"; grep "^|" $O/$1_$2.txt | cut -c1-150
-}
 hd hd47s a 110; hd hd53b b 160; hd hd47s c 110; hd hd53b d 160
 timeout 100 python3 bench/fp8_check.py bench/kernels_fp853b > $O/fp853b.txt 2>&1
 echo "fp8 rc=$?"; tail -1 $O/fp853b.txt

@@ -10,16 +10,7 @@ export PYTHONUNBUFFERED=1
 O=$OUT/v57b; mkdir -p $O
 nvidia-smi --query-gpu=name --format=csv > $O/gpu.txt; cat $O/gpu.txt
 source bench/headdim_part.sh
-fp8() { # set letter
-  timeout 200 python3 bench/fp8_check.py bench/kernels_$1 > $O/$1_$2.txt 2>&1
-  echo "$1:$2 rc=$?"; cut -c1-40,71- $O/$1_$2.txt | grep -v "^kernel"
-}
-smod() { # set letter limit
-  timeout $3 python3 bench/score_mod_bench.py --kernels bench/kernels_$1 --out /tmp/$1_$2 \
-    > $O/$1_$2.txt 2>&1
-  echo "$1:$2 rc=$?"; grep "^|" $O/$1_$2.txt | cut -c1-120
-}
 smod smp57 a 90
 hd hd56 a 100; hd hd57 b 100; hd hd56 c 100; hd hd57 d 100
-fp8 fp857 a
+fp8 fp857 a 200
 hd kv56 a 150
