@@ -47,6 +47,10 @@ struct KernelBuilder {
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value f(double v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)); }
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  /// Index <-> i32, for counts known to fit 32 bits (unsigned).
+  Value toI32(Value index) { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index); }
+  Value toIndex(Value x) { return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value add(Value x, int64_t y) { return y == 0 ? x : add(x, idx(y)); }
   Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }

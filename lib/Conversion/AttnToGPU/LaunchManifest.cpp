@@ -211,7 +211,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   if (s.transposesV())
     launches.push_back(dict({{"kernel", str(s.vTransposeName())},
                              {"grid", shape(s.vTransposeGrid())},
-                             {"block", shape({kVTransposeThreads, 1, 1})},
+                             {"block", shape({s.vTransposeThreads(), 1, 1})},
                              {"dynamic_shared_memory_bytes", i64(0)},
                              {"args", names({"v", "v_transposed"})}}));
   launches.push_back(

@@ -31,7 +31,7 @@
 // global memory (2·B·Hkv·Lk·dv bytes, a few percent of a prefill's time)
 // and the attention kernel's producer only issues copies.
 //
-// Work: one CTA per (tile, batch · K/V head); each thread per step takes 16
+// Work: one CTA per (tile, batch · K/V head); each thread takes 16
 // positions of eight Vᵀ rows: 16 loads of an 8-byte word (eight V columns
 // of one key), then eight aligned 16-byte stores (byte j of each word: row
 // 8o + j). Consecutive threads take the eight 16-position chunks of one
@@ -73,7 +73,7 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   auto func = gpu::GPUFuncOp::create(b, loc, s.vTransposeName(),
                                      b.getFunctionType({vType, imageType}, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(kVTransposeThreads), 1, 1}));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(s.vTransposeThreads()), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   Value v = entry.getArgument(0), image = entry.getArgument(1);
@@ -84,17 +84,13 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   Value batch = k.div(batchHead, s.headsKV), head = k.rem(batchHead, s.headsKV);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   const int64_t rows = s.headDimV, bkv = s.blockKV, octs = rows / 8;
-  const int64_t atoms = int64_t(llvm::divideCeil(bkv, 128));
-  const int64_t tasks = atoms * octs * 8;
   Value lastKey = k.idx(s.seqKV - 1), keys = k.idx(s.seqKV);
   auto word = VectorType::get({8}, T);
   Value zeros = k.zeros(word);
 
-  auto loop = scf::ForOp::create(b, loc, tid, k.idx(tasks), k.idx(kVTransposeThreads));
-  b.setInsertionPointToStart(loop.getBody());
-  Value task = loop.getInductionVar();
   // Task = (atom, column octet, 16-position chunk of the atom), the chunk
-  // fastest.
+  // fastest; one per thread (FlashKernelSpec::vTransposeThreads).
+  Value task = tid;
   Value chunkInAtom = k.rem(task, 8), oct = k.rem(k.div(task, 8), octs);
   Value position = k.add(k.mul(k.div(task, 8 * octs), 8), chunkInAtom);
   // The task's 16 positions start at key tile·bkv + 16·position; past the
@@ -103,13 +99,26 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
                                        k.idx(bkv / 16));
   Value firstKey = k.add(k.mul(tile, bkv), k.mul(position, 16));
   Value firstColumn = k.mul(oct, 8);
+  // The task reads keys firstKey + permutedKeyOffset(i), i < 16, of which
+  // the first `present` exist (none past the tile; a partial last tile
+  // ends at Lk). Counted once in i32 so that each key's test is one 32-bit
+  // compare of a constant: 16 tests on 64-bit keys left ptxas short of
+  // predicates, and it spilled (bench/NOTES.md v58).
+  Value clampedFirst = arith::MinUIOp::create(b, loc, firstKey, keys);
+  Value keysLeft = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, keys, clampedFirst), k.idx(16));
+  Value present = k.toI32(arith::SelectOp::create(b, loc, inTile, keysLeft, k.idx(0)));
+  // A key's load stays inside V: an absent key reads the last present one
+  // (or V's last key), and the select drops it.
+  Value loadFirst = arith::MinUIOp::create(b, loc, firstKey, lastKey);
+  Value lastOffset = k.toI32(arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, lastKey, loadFirst), k.idx(15)));
   SmallVector<Value> words;
   for (int64_t i = 0; i < 16; ++i) {
-    Value key = k.add(firstKey, permutedKeyOffset(i));
-    Value inside = arith::AndIOp::create(
-        b, loc, inTile, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, keys));
-    // (Clamped so that every load stays inside V; the select drops it.)
-    Value at = arith::MinUIOp::create(b, loc, key, lastKey);
+    Value offset = k.i32(permutedKeyOffset(i));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, offset, present);
+    Value loadOffset = arith::MinUIOp::create(b, loc, offset, lastOffset);
+    Value at = k.add(loadFirst, k.toIndex(loadOffset));
     Value w = k.loadAligned(word, v, ValueRange{batch, head, at, firstColumn});
     words.push_back(arith::SelectOp::create(b, loc, inside, w, zeros));
   }
@@ -127,7 +136,6 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
                          k.mul(swizzled, 16));
     k.storeAligned(rowChunk, image, ValueRange{batch, head, tile, offset});
   }
-  b.setInsertionPointAfter(loop);
   gpu::ReturnOp::create(b, loc);
   return func;
 }

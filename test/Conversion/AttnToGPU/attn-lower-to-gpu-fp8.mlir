@@ -130,3 +130,22 @@ func.func @persistent(%q: tensor<2x16x2048x128xf8E4M3FN>, %kv: tensor<2x4x2048x1
   %o = attn.attention %q, %kv, %kv scale(0.088) causal(top_left) : tensor<2x16x2048x128xf8E4M3FN>, tensor<2x4x2048x128xf8E4M3FN>, tensor<2x4x2048x128xf8E4M3FN> -> tensor<2x16x2048x128xbf16>
   return %o : tensor<2x16x2048x128xbf16>
 }
+
+// -----
+
+// dv = 160 and a partial last tile: the Vᵀ pre-kernel runs one task per
+// thread (160 threads: 20 column octets × 8 chunks of one atom), with no
+// loop (a 128-thread loop spilled at dv = 160); a task counts its present
+// keys once in i32 and tests each key against that count.
+// CHECK-LABEL: gpu.func @attn_fa2_wgmma_f8E4M3FN_b1_h1_kv1_q200_k200_d128_v160_{{.*}}_vt(
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
+// CHECK-NOT: scf.for
+// CHECK: arith.index_castui %{{.*}} : index to i32
+// CHECK-COUNT-16: arith.cmpi ult, %c{{[0-9]+}}_i32{{.*}}, %{{.*}} : i32
+// CHECK: gpu.return
+// CHECK-LABEL: func.func @dv160
+// CHECK: gpu.launch_func  @{{.*}}::@{{.*}}_vt blocks in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c160{{.*}}, %c1{{.*}}, %c1{{.*}})
+func.func @dv160(%q: tensor<1x1x200x128xf8E4M3FN>, %v: tensor<1x1x200x160xf8E4M3FN>) -> tensor<1x1x200x160xbf16> {
+  %o = attn.attention %q, %q, %v scale(0.088) : tensor<1x1x200x128xf8E4M3FN>, tensor<1x1x200x128xf8E4M3FN>, tensor<1x1x200x160xf8E4M3FN> -> tensor<1x1x200x160xbf16>
+  return %o : tensor<1x1x200x160xbf16>
+}

@@ -164,6 +164,14 @@ struct FlashKernelSpec {
   std::array<int64_t, 3> vTransposeGrid() const {
     return {transposedVImageShape()[2], batch * headsKV, 1};
   }
+  /// Threads per CTA of the Vᵀ pre-kernel: one per task (16 positions of
+  /// eight Vᵀ rows), so each thread runs exactly one and the kernel has no
+  /// loop. (A 128-thread CTA looping over the tasks left a loop whose trip
+  /// count differed between threads at dv = 160, and ptxas spilled in it:
+  /// bench/NOTES.md v58.) At most 2 atoms · 256 rows = 512 threads.
+  int64_t vTransposeThreads() const {
+    return int64_t(llvm::divideCeil(blockKV, 128)) * headDimV;
+  }
   /// Bytes of the K and V stages (Vᵀ's for 8-bit wgmma).
   int64_t kvSharedMemoryBytes() const {
     return elementBytes() * stages() * blockKV * smemPitch(headDim) +
@@ -405,12 +413,10 @@ gpu::GPUFuncOp buildGenericAttentionKernel(OpBuilder &b, Location loc, gpu::GPUM
 gpu::GPUFuncOp buildSplitKVCombineKernel(OpBuilder &b, Location loc,
                                          gpu::GPUModuleOp module,
                                          const FlashKernelSpec &spec);
-/// Threads per CTA of the Vᵀ pre-kernel.
-inline constexpr int64_t kVTransposeThreads = 128;
 /// The 8-bit wgmma kernel's pre-kernel (FlashKernelSpec::transposesV): V
 /// rewritten as Vᵀ, one image per K/V tile of each (batch, K/V head), laid
 /// out as the tile's shared-memory stage (VTransposeKernel.cpp). Grid
-/// [K/V tiles, B · Hkv, 1], kVTransposeThreads threads. Parameters: V
+/// [K/V tiles, B · Hkv, 1], FlashKernelSpec::vTransposeThreads threads. Parameters: V
 /// [B, Hkv, Lk, dv], the images (FlashKernelSpec::transposedVImageShape).
 gpu::GPUFuncOp buildVTransposeKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                                      const FlashKernelSpec &spec);
