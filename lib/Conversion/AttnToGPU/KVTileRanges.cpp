@@ -172,7 +172,7 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
   // A mask tensor is applied in every run.
   TileRuns runs = tileRuns();
   if (s.peelsFirstTile()) {
-    state = peelFirstTile(state);
+    state = peelFirstTile(state, runs);
     runs.startAfter(k, k.add(v.kvBegin, c.bkv));
   }
   if (s.scoreModLowestKey) {
@@ -190,16 +190,42 @@ scf::ForOp FlashAttentionEmitter::emitKVLoops() {
                     /*inside=*/false);
 }
 
-SmallVector<Value> FlashAttentionEmitter::peelFirstTile(ValueRange init) {
-  SmallVector<Type> types(init.getTypes());
-  auto branch = scf::IfOp::create(b, loc, types, c.visitsTiles(), /*withElseRegion=*/true);
+/// `cond ? then() : otherwise()` as an scf.if yielding values of `types`.
+static SmallVector<Value> emitChoice(OpBuilder &b, Location loc, TypeRange types, Value cond,
+                                     function_ref<SmallVector<Value>()> then,
+                                     function_ref<SmallVector<Value>()> otherwise) {
+  auto branch = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
-  scf::YieldOp::create(b, loc, emitTile(v.kvBegin, init, /*masked=*/true, /*inside=*/false,
-                                        /*first=*/true));
+  scf::YieldOp::create(b, loc, then());
   b.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b, loc, init);
+  scf::YieldOp::create(b, loc, otherwise());
   return SmallVector<Value>(branch.getResults());
+}
+
+SmallVector<Value> FlashAttentionEmitter::peelFirstTile(ValueRange init, const TileRuns &runs) {
+  SmallVector<Type> types(init.getTypes());
+  auto peeled = [&](bool masked, bool inside) {
+    return emitTile(v.kvBegin, init, masked, inside, /*first=*/true);
+  };
+  auto visited = [&]() -> SmallVector<Value> {
+    // Every tile inside (no diagonal, no partial tile, no window): the
+    // inside run's math, statically.
+    if (!runs.masked && !s.scoreModLowestKey)
+      return peeled(c.hasMask, /*inside=*/true);
+    // Else the run that holds kvBegin decides: most causal items start
+    // below the diagonal, and the masks' compares and selects on a whole
+    // tile are not free (bench/NOTES.md v59).
+    Value inInside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, runs.insideBegin, v.kvBegin),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v.kvBegin, runs.insideEnd));
+    return emitChoice(
+        b, loc, types, inInside, [&] { return peeled(c.hasMask, /*inside=*/true); },
+        [&] { return peeled(/*masked=*/true, /*inside=*/false); });
+  };
+  return emitChoice(b, loc, types, c.visitsTiles(), visited,
+                    [&] { return SmallVector<Value>(init); });
 }
 
 scf::ForOp FlashAttentionEmitter::emitKVLoop(Value lo, Value hi, ValueRange init, bool masked,
