@@ -114,8 +114,21 @@ struct FlashKernelSpec {
   /// zero P in their first iteration (a tile's P·V of tensor time per
   /// item). Not in persistent CTAs: with the peeled tile inside their item
   /// loop, ptxas moved the loop's P·V wait up to the S wait, which
-  /// serializes P·V and softmax (bench/NOTES.md v57).
-  bool peelsFirstTile() const { return overlapPV && !persistentCTAs; }
+  /// serializes P·V and softmax (bench/NOTES.md v57). Nor where every
+  /// item has the same few tiles, known here: LLVM then unrolls the loops
+  /// after the peeled tile into straight-line code, in which ptxas spilled
+  /// 24-248 bytes at d = 128-256 over 2-3 tiles (v59c); the zero P·V is
+  /// the cheaper trade there.
+  bool peelsFirstTile() const {
+    return overlapPV && !persistentCTAs && !(staticTilesPerItem() && *staticTilesPerItem() <= 3);
+  }
+  /// The K/V tiles of every work item where they are the same compile-time
+  /// constant (no causal diagonal, split, window or run-time length).
+  std::optional<int64_t> staticTilesPerItem() const {
+    if (causal || splitKV() || dynamicKVLength() || scoreModLowestKey || scoreModHighestKey)
+      return std::nullopt;
+    return int64_t(llvm::divideCeil(seqKV, blockKV));
+  }
   /// K/V stages filled by cp.async (nvgpu.device_async_copy). wgmma: the
   /// copy of tile j+1 overlaps the math on tile j, and a third stage holds
   /// the V of a P·V still in flight (deferPVWait). mma.sync: 2 to 4 stages,

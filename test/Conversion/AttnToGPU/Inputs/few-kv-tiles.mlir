@@ -23,3 +23,20 @@ func.func @one_tile_bf16_noncausal(%q: tensor<2x4x64x128xbf16>) -> tensor<2x4x64
   %o = attn.attention %q, %q, %q scale(0.088) : tensor<2x4x64x128xbf16>, tensor<2x4x64x128xbf16>, tensor<2x4x64x128xbf16> -> tensor<2x4x64x128xbf16>
   return %o : tensor<2x4x64x128xbf16>
 }
+// Non-causal over 2-3 K/V tiles with a partial last one, at d = 128, 192
+// and 256: every item has the same few tiles, LLVM unrolls the loops
+// after a peeled first tile, and ptxas spilled 144-248 bytes there; such
+// kernels keep the zero P·V instead (FlashKernelSpec::peelsFirstTile,
+// bench/NOTES.md v59c).
+func.func @three_tiles_d128_partial(%q: tensor<1x4x700x128xbf16>, %k: tensor<1x4x350x128xbf16>) -> tensor<1x4x700x128xbf16> {
+  %o = attn.attention %q, %k, %k scale(0.088) : tensor<1x4x700x128xbf16>, tensor<1x4x350x128xbf16>, tensor<1x4x350x128xbf16> -> tensor<1x4x700x128xbf16>
+  return %o : tensor<1x4x700x128xbf16>
+}
+func.func @three_tiles_d192_partial(%q: tensor<2x2x2816x192xbf16>, %k: tensor<2x2x300x192xbf16>) -> tensor<2x2x2816x192xbf16> {
+  %o = attn.attention %q, %k, %k scale(0.072) : tensor<2x2x2816x192xbf16>, tensor<2x2x300x192xbf16>, tensor<2x2x300x192xbf16> -> tensor<2x2x2816x192xbf16>
+  return %o : tensor<2x2x2816x192xbf16>
+}
+func.func @three_tiles_d256_partial(%q: tensor<1x4x700x256xbf16>, %k: tensor<1x4x200x256xbf16>) -> tensor<1x4x700x256xbf16> {
+  %o = attn.attention %q, %k, %k scale(0.0625) : tensor<1x4x700x256xbf16>, tensor<1x4x200x256xbf16>, tensor<1x4x200x256xbf16> -> tensor<1x4x700x256xbf16>
+  return %o : tensor<1x4x700x256xbf16>
+}
