@@ -416,13 +416,13 @@ private:
   /// then masked tiles) from the initial state; with overlapPV, after the
   /// work item's first tile, peeled (peelFirstTile).
   scf::ForOp emitKVLoops();
+  struct TileRuns;
   /// overlapPV: the work item's first tile, which has no previous tile's
   /// P·V to issue behind its S, before the loops (the state unchanged
   /// where the item visits no tile), with the math of the run of `runs`
   /// that holds it. A zero P·V in the loop's first iteration instead cost
   /// a whole tile's P·V of tensor time per item (1/16 of the GEMMs at 8
   /// tiles).
-  struct TileRuns;
   SmallVector<Value> peelFirstTile(ValueRange init, const TileRuns &runs);
   /// One K/V tile at `kvStart` from `state`: its stage acquired, the math
   /// (emitTileMath) and its stage released. Returns the state to yield.

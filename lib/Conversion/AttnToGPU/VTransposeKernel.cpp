@@ -99,9 +99,9 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
                                        k.idx(bkv / 16));
   Value firstKey = k.add(k.mul(tile, bkv), k.mul(position, 16));
   Value firstColumn = k.mul(oct, 8);
-  // The task reads keys firstKey + permutedKeyOffset(i), i < 16, of which
-  // the first `present` exist (none past the tile; a partial last tile
-  // ends at Lk). Counted once in i32 so that each key's test is one 32-bit
+  // The task reads keys firstKey + permutedKeyOffset(i), i < 16 (offsets
+  // 0..15); those at offsets below `present` exist (none past the tile; a
+  // partial last tile ends at Lk). Counted once in i32 so that each key's test is one 32-bit
   // compare of a constant: 16 tests on 64-bit keys left ptxas short of
   // predicates, and it spilled (bench/NOTES.md v58).
   Value clampedFirst = arith::MinUIOp::create(b, loc, firstKey, keys);
