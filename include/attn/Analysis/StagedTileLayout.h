@@ -84,11 +84,17 @@ inline bool stagesTransposedV(bool wgmma, int64_t elementBytes) {
   return wgmma && elementBytes == 1;
 }
 
+/// The 128-key atoms of one Vᵀ stage (stagesTransposedV): a 64-key tile
+/// fills half of one.
+inline int64_t transposedVAtoms(int64_t blockKV) {
+  return int64_t(llvm::divideCeil(blockKV, 128));
+}
+
 /// Bytes of the Vᵀ stages (stagesTransposedV): per stage, dv rows of the
 /// tile's keys in 128-key atoms, [atoms, dv, 128] bytes. One stage is also
 /// one tile's image in the pre-kernel's workspace.
 inline int64_t transposedVBytes(int64_t stages, int64_t blockKV, int64_t headDimV) {
-  return stages * int64_t(llvm::alignTo(blockKV, 128)) * headDimV;
+  return stages * transposedVAtoms(blockKV) * headDimV * 128;
 }
 
 /// Floats per row of the key warps' combine buffer (f32 partial outputs of

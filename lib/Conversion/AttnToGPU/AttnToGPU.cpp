@@ -295,8 +295,8 @@ struct AttnLowerToGPUPass
         std::array<int64_t, 3> vtGrid = spec->vTransposeGrid();
         gpu::LaunchFuncOp::create(b, loc, vTranspose,
                                   gpu::KernelDim3{c(vtGrid[0]), c(vtGrid[1]), c(vtGrid[2])},
-                                  gpu::KernelDim3{c(spec->vTransposeThreads()), c(1), c(1)}, Value(),
-                                  ValueRange{inputs[2], vImages});
+                                  gpu::KernelDim3{c(spec->vTransposeThreads()), c(1), c(1)},
+                                  Value(), ValueRange{inputs[2], vImages});
       }
       gpu::LaunchFuncOp::create(b, loc, kernel, grid, block, dynamicSmem, args);
       if (vImages)

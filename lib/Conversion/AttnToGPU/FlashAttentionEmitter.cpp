@@ -492,7 +492,7 @@ SmallVector<Value> TensorCoreFamily::atomTileAt(Value buf, Value row, Value col)
 }
 
 MemRefType mlir::attn::transposedVTileType(const KernelContext &c) {
-  return MemRefType::get({c.stages, int64_t(llvm::divideCeil(c.bkv, 128)), c.dv, 128},
+  return MemRefType::get({c.stages, transposedVAtoms(c.bkv), c.dv, 128},
                          IntegerType::get(c.ctx, 8), MemRefLayoutAttrInterface(), c.workgroup);
 }
 

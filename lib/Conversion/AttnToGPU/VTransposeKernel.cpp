@@ -101,9 +101,9 @@ gpu::GPUFuncOp mlir::attn::buildVTransposeKernel(OpBuilder &b, Location loc,
   Value firstColumn = k.mul(oct, 8);
   // The task reads keys firstKey + permutedKeyOffset(i), i < 16 (offsets
   // 0..15); those at offsets below `present` exist (none past the tile; a
-  // partial last tile ends at Lk). Counted once in i32 so that each key's test is one 32-bit
-  // compare of a constant: 16 tests on 64-bit keys left ptxas short of
-  // predicates, and it spilled (bench/NOTES.md v58).
+  // partial last tile ends at Lk). Counted once in i32, so that each key's
+  // test is one 32-bit compare of a constant: 16 tests on 64-bit keys left
+  // ptxas short of predicates, and it spilled (bench/NOTES.md v58).
   Value clampedFirst = arith::MinUIOp::create(b, loc, firstKey, keys);
   Value keysLeft = arith::MinUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, keys, clampedFirst), k.idx(16));

@@ -356,7 +356,7 @@ SmallVector<Value> WgmmaFamily::issuePackedPVGEMM(ArrayRef<Value> packed, Value 
 }
 
 Value WgmmaFamily::warpgroup() {
-  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), k.div(c.v.warp, 4));
+  return k.toI32(k.div(c.v.warp, 4));
 }
 
 Value WgmmaFamily::otherWarpgroup() {

@@ -183,7 +183,7 @@ struct FlashKernelSpec {
   /// count differed between threads at dv = 160, and ptxas spilled in it:
   /// bench/NOTES.md v58.) At most 2 atoms · 256 rows = 512 threads.
   int64_t vTransposeThreads() const {
-    return int64_t(llvm::divideCeil(blockKV, 128)) * headDimV;
+    return transposedVAtoms(blockKV) * headDimV;
   }
   /// Bytes of the K and V stages (Vᵀ's for 8-bit wgmma).
   int64_t kvSharedMemoryBytes() const {
@@ -429,8 +429,9 @@ gpu::GPUFuncOp buildSplitKVCombineKernel(OpBuilder &b, Location loc,
 /// The 8-bit wgmma kernel's pre-kernel (FlashKernelSpec::transposesV): V
 /// rewritten as Vᵀ, one image per K/V tile of each (batch, K/V head), laid
 /// out as the tile's shared-memory stage (VTransposeKernel.cpp). Grid
-/// [K/V tiles, B · Hkv, 1], FlashKernelSpec::vTransposeThreads threads. Parameters: V
-/// [B, Hkv, Lk, dv], the images (FlashKernelSpec::transposedVImageShape).
+/// [K/V tiles, B · Hkv, 1], FlashKernelSpec::vTransposeThreads threads.
+/// Parameters: V [B, Hkv, Lk, dv], the images
+/// (FlashKernelSpec::transposedVImageShape).
 gpu::GPUFuncOp buildVTransposeKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                                      const FlashKernelSpec &spec);
 
