@@ -25,6 +25,37 @@
 using namespace mlir;
 using namespace mlir::attn;
 
+/// The mma.sync loop's registers for copying K/V rows whose key count is
+/// known at run time only (paged, varlen). Every copied row past the count
+/// is zero-filled: one source size per 16-byte copy of a stage, computed
+/// per row. ptxas on the d = 128 decode kernel (one warp): 64-key tiles
+/// reach 255 registers and spill, 32-key tiles hold at 234 (bench/NOTES.md
+/// v26). Pages that a step of rows may straddle (pagesLookedUpPerRow: 12,
+/// 24, 40, 48 tokens) cost more: each of a thread's rows has its own page
+/// entry and 64-bit address per tensor, which ptxas holds from the next
+/// tile's copies on: 3 registers per row and tensor. Measured with ptxas on
+/// 24- and 12-token pages (bench/NOTES.md v60): d = 80 on 128-key tiles
+/// over 2 warps (32 rows a thread, as 16 lanes share a row of 10 chunks)
+/// reached 255 and spilled 100 bytes in its loop, where one register per
+/// copy counted 40; on 64-key tiles (16 rows) it spilled 20 bytes in the
+/// loop at ptxas's 168, which 2 per row would still have admitted.
+static int64_t rowCopyRegisters(const KernelConfig &c, const AttentionShape &s) {
+  const int64_t threads = 32 * c.numWarps();
+  int64_t perCopy = c.blockKV * (s.headDim + s.headDimV) / 8 / threads;
+  if (s.pageSize == 0)
+    return perCopy;
+  int64_t rowsLookedUp = 0;
+  for (int64_t cols : {s.headDim, s.headDimV}) {
+    // Bulk copies take a whole row per thread (TmaProducer::rowsOfThread);
+    // cp.async copies 16-byte chunks of 8 two-byte elements (TileCopy).
+    int64_t rowsPerStep = c.tmaLoads ? std::min(threads, c.blockKV)
+                                     : threads / rowCopyLanes(llvm::divideCeil(cols, 8), threads);
+    if (pagesLookedUpPerRow(s.pageSize, rowsPerStep, c.blockKV))
+      rowsLookedUp += llvm::divideCeil(c.blockKV, rowsPerStep);
+  }
+  return std::max(perCopy, 3 * rowsLookedUp);
+}
+
 int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const AttentionShape &s,
                                            MaskReads mask) {
   const bool readsMaskTensor = mask == MaskReads::PerKey || mask == MaskReads::PerScore;
@@ -69,14 +100,9 @@ int64_t mlir::attn::loopRegistersPerThread(const KernelConfig &c, const Attentio
   int64_t regs = o + scores + std::max(s.headDim, s.headDimV) / 8;
   if (!stagesQInSharedMemory(c, s))
     regs += mTiles * llvm::divideCeil(s.headDim, 16) * 4;
-  // A key count known at run time only (paged, varlen) zero-fills every
-  // copied row past it: one source size per 16-byte copy of a stage,
-  // computed per row. ptxas on the d = 128 decode kernel (one warp):
-  // 64-key tiles reach 255 registers and spill, 32-key tiles hold at 234
-  // (bench/NOTES.md, v26). Tensor boxes of whole pages copy no row by row.
   bool rowCopies = !(c.tmaLoads && kvTilesInTensorBoxes(s.pageSize, s.varlen));
   if ((s.pageSize > 0 || s.varlen) && rowCopies)
-    regs += c.blockKV * (s.headDim + s.headDimV) / 8 / (32 * c.numWarps());
+    regs += rowCopyRegisters(c, s);
   return regs;
 }
 

@@ -778,6 +778,39 @@ TEST(KernelConfig, SmallQueriesStayOnLegalMmaSyncTiles) {
   EXPECT_EQ(checked, 7 * 5 * 3 * 2 * 4);
 }
 
+// Pages that a step of copied rows may straddle (24 tokens here) cost each
+// of a thread's rows its own block-table entry and address per tensor; the
+// chooser charges them (bench/NOTES.md v60). d = 80 on 128-key tiles over 2
+// key warps copies 32 rows a thread (16 lanes share a row of 10 chunks) and
+// spilled 100 bytes in its loop; 16-token pages (one lookup per page of a
+// tile) charge the copies as dense rows do.
+TEST(KernelConfig, RowsOfStraddledPagesAreChargedPerRow) {
+  TargetSpec h100Sm90 = *getTargetPreset("h200");
+  h100Sm90.chip = "sm_90"; // (row copies by cp.async: no tensor boxes of 24-token pages)
+  AttentionShape s = decodeShape(1, 1, 1, 1, 216);
+  s.headDim = s.headDimV = 80;
+  s.causal = true;
+  s.pageSize = 24;
+  KernelConfig spilled;
+  spilled.family = TensorCoreFamily::MmaSync;
+  spilled.rowsPerWarp = 16;
+  spilled.blockQ = 16;
+  spilled.blockKV = 128;
+  spilled.kvWarps = 2;
+  spilled.tmaLoads = false;
+  EXPECT_EQ(rowCopyLanes(80 / 8, 32 * spilled.numWarps()), 16);
+  EXPECT_TRUE(pagesLookedUpPerRow(24, 64 / 16, 128));
+  EXPECT_GT(loopRegistersPerThread(spilled, s), loopRegisterBudget(spilled.family));
+  AttentionShape nested = s;
+  nested.pageSize = 16;
+  EXPECT_FALSE(pagesLookedUpPerRow(16, 64 / 16, 128));
+  EXPECT_LE(loopRegistersPerThread(spilled, nested), loopRegisterBudget(spilled.family));
+  llvm::Expected<KernelConfig> pick = chooseKernelConfig(s, MaskReads::None, h100Sm90);
+  ASSERT_TRUE(static_cast<bool>(pick)) << llvm::toString(pick.takeError());
+  EXPECT_FALSE(pick->tmaLoads);
+  EXPECT_LE(loopRegistersPerThread(*pick, s), loopRegisterBudget(pick->family));
+}
+
 // 8-bit floats: the FP8 wgmma kernel (P·V reads Vᵀ from a pre-kernel)
 // where the chip has wgmma, tiled like the d = 128 bf16 picks and fitted to
 // the budgets at d = 256; refused (the generic kernel's case) on mma.sync,

@@ -41,6 +41,30 @@ inline bool kvTilesInTensorBoxes(int64_t pageSize, bool varlen) {
   return !varlen && (pageSize == 0 || (pageSize >= 8 && llvm::isPowerOf2_64(pageSize)));
 }
 
+/// How many threads share a row of `chunksPerRow` 16-byte chunks when a
+/// CTA of `threads` copies a K/V tile row by row (TileCopy,
+/// lib/Conversion/AttnToGPU/KernelBuilder.h): the largest power of two
+/// dividing the chunk count when that reads at least 64 bytes of a row per
+/// instruction, else the chunk count rounded up to a power of two (d = 80,
+/// 112: the spare lanes repeat the row's last chunk); at most `threads`.
+/// The CTA then covers threads / lanes rows per step of its copies.
+inline int64_t rowCopyLanes(int64_t chunksPerRow, int64_t threads) {
+  int64_t lanes = chunksPerRow & -chunksPerRow;
+  if (lanes < 4)
+    lanes = int64_t(llvm::PowerOf2Ceil(uint64_t(chunksPerRow)));
+  return std::min(lanes, threads);
+}
+
+/// Whether a paged tile's row copies look up each row's page on its own
+/// (PageLookup, lib/Conversion/AttnToGPU/PageLookup.h): a step of
+/// `rowsPerStep` rows may straddle a page boundary unless the page size is
+/// a multiple of the step and the tile of `blockKV` keys a multiple or a
+/// divisor of the page (as with power-of-two sizes); otherwise one lookup
+/// per page of the tile serves all threads.
+inline bool pagesLookedUpPerRow(int64_t pageSize, int64_t rowsPerStep, int64_t blockKV) {
+  return !(pageSize % rowsPerStep == 0 && (pageSize % blockKV == 0 || blockKV % pageSize == 0));
+}
+
 /// Whether the wgmma kernel rebuilds Q's Q·Kᵀ descriptors inside the K/V
 /// loop, from one 32-bit copy of the tile's that LLVM cannot hoist, rather
 /// than leaving LLVM to hoist one 64-bit descriptor per k-step (`qkSteps`

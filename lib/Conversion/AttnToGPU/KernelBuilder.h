@@ -9,6 +9,7 @@
 #ifndef ATTN_LIB_CONVERSION_ATTNTOGPU_KERNELBUILDER_H
 #define ATTN_LIB_CONVERSION_ATTNTOGPU_KERNELBUILDER_H
 
+#include "attn/Analysis/StagedTileLayout.h"
 #include "attn/Conversion/AttnToGPU/AttnToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -178,10 +179,7 @@ struct KernelBuilder {
 struct TileCopy {
   TileCopy(KernelBuilder &k, Value tid, int64_t threads, int64_t rows, int64_t chunksPerRow)
       : k(k), rows(rows), chunksPerRow(chunksPerRow) {
-    lanes = chunksPerRow & -chunksPerRow;
-    if (lanes < 4)
-      lanes = int64_t(llvm::PowerOf2Ceil(uint64_t(chunksPerRow)));
-    lanes = std::min(lanes, threads);
+    lanes = rowCopyLanes(chunksPerRow, threads);
     perLane = llvm::divideCeil(chunksPerRow, lanes);
     rowsPerStep = threads / lanes;
     rowSteps = llvm::divideCeil(rows, rowsPerStep);

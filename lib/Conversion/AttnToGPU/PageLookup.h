@@ -38,10 +38,10 @@ public:
 
   /// The page of the thread's row `kvRow`, which lies in the step of rows
   /// [stepRow, stepRow + rowsPerStep) of the tile. When no step straddles a
-  /// page boundary (the page size a multiple of the step, and the tile a
-  /// multiple or a divisor of the page, as with power-of-two sizes) the
-  /// page is the step's, the same for every thread and one load per page
-  /// of the tile; otherwise it is looked up per row.
+  /// page boundary (!pagesLookedUpPerRow) the page is the step's, the same
+  /// for every thread and one load per page of the tile; otherwise it is
+  /// looked up per row, which the chooser charges in registers
+  /// (loopRegistersPerThread).
   /// The indices of column `col` of key `kvRow` (in a step as for pageOf)
   /// in a K or V pool [pages, pageSize, Hkv, d].
   SmallVector<Value> poolAt(int64_t stepRow, int64_t rowsPerStep, Value kvRow, Value col) {
@@ -50,9 +50,7 @@ public:
 
   Value pageOf(int64_t stepRow, int64_t rowsPerStep, Value kvRow) {
     const int64_t pageSize = c.s.pageSize;
-    bool uniform = pageSize % rowsPerStep == 0 &&
-                   (pageSize % c.bkv == 0 || c.bkv % pageSize == 0);
-    if (!uniform)
+    if (pagesLookedUpPerRow(pageSize, rowsPerStep, c.bkv))
       return lookup(k.div(kvRow, pageSize));
     int64_t pageInTile = stepRow / pageSize;
     Value &page = stepPages[pageInTile];
