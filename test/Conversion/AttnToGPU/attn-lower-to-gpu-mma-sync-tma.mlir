@@ -29,8 +29,11 @@
 // CHECK: gpu.barrier
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.return
-// Without it: cp.async chunks, no mbarriers.
-// CPASYNC-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k264_d64_v64_causal_br_bq16_bk64_w16_pack_paged24x22(
+// Without it: cp.async chunks, no mbarriers, on 32-key tiles: the 64-key
+// tile's 16-byte chunks put 16 rows of each tensor on the one warp's
+// threads, each row with its own page entry and address (254 registers in
+// ptxas), which the chooser charges per row (bench/NOTES.md v60).
+// CPASYNC-LABEL: gpu.func @attn_fa2_mma_bf16_b2_h8_kv2_q1_k264_d64_v64_causal_br_bq16_bk32_w16_pack_paged24x22(
 // CPASYNC-NOT: mbarrier
 // CPASYNC: nvgpu.device_async_copy
 // CPASYNC-NOT: cp.async.bulk
