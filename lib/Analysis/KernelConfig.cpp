@@ -490,14 +490,9 @@ int64_t measuredStages(TensorCoreFamily family, const Facts &f, const KernelConf
 /// causal d = 128). A CTA per work item runs the two-stage form (K and V on
 /// barriers of their own, separateKVBarriers) 1.03-1.07x the three-stage
 /// one at non-causal d = 128, 1k-8k, and ties at 16k and causal (the
-/// chooser's sweep, bench/NOTES.md v61). Applied once persistence is known,
-/// and, as in shrinkToBudgets, only without mask reads or key bounds (the
-/// two-stage overlap beside a window's bounds spilled 80 bytes at d = 240,
-/// v53c; measured without masks only).
-int64_t stagesForSchedule(const KernelConfig &c, MaskReads mask) {
-  bool twoStageOverlap =
-      c.producerWarpgroup && c.overlapPV && !c.persistent && mask == MaskReads::None;
-  return twoStageOverlap ? 2 : c.kvStages;
+/// chooser's sweep, bench/NOTES.md v61). Applied once persistence is known.
+int64_t stagesForSchedule(const KernelConfig &c) {
+  return c.producerWarpgroup && c.overlapPV && !c.persistent ? 2 : c.kvStages;
 }
 
 KernelConfig measuredMmaSyncDefaults(const Facts &f) {
@@ -686,7 +681,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   if (!request.persistent)
     c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
   if (!request.kvStages)
-    c.kvStages = std::min(c.kvStages, stagesForSchedule(c, f.reads));
+    c.kvStages = std::min(c.kvStages, stagesForSchedule(c));
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   // "v33": split keys lose the two-CTA bound that made 128 rows the pick.
