@@ -785,8 +785,8 @@ TEST(KernelConfig, SmallQueriesStayOnLegalMmaSyncTiles) {
 // spilled 100 bytes in its loop; 16-token pages (one lookup per page of a
 // tile) charge the copies as dense rows do.
 TEST(KernelConfig, RowsOfStraddledPagesAreChargedPerRow) {
-  TargetSpec h100Sm90 = *getTargetPreset("h200");
-  h100Sm90.chip = "sm_90"; // (row copies by cp.async: no tensor boxes of 24-token pages)
+  TargetSpec sm90Target = *getTargetPreset("h200"); // as an sm_90 (non-"a") target
+  sm90Target.chip = "sm_90"; // (row copies by cp.async: no tensor boxes of 24-token pages)
   AttentionShape s = decodeShape(1, 1, 1, 1, 216);
   s.headDim = s.headDimV = 80;
   s.causal = true;
@@ -805,7 +805,7 @@ TEST(KernelConfig, RowsOfStraddledPagesAreChargedPerRow) {
   nested.pageSize = 16;
   EXPECT_FALSE(pagesLookedUpPerRow(16, 64 / 16, 128));
   EXPECT_LE(loopRegistersPerThread(spilled, nested), loopRegisterBudget(spilled.family));
-  llvm::Expected<KernelConfig> pick = chooseKernelConfig(s, MaskReads::None, h100Sm90);
+  llvm::Expected<KernelConfig> pick = chooseKernelConfig(s, MaskReads::None, sm90Target);
   ASSERT_TRUE(static_cast<bool>(pick)) << llvm::toString(pick.takeError());
   EXPECT_FALSE(pick->tmaLoads);
   EXPECT_LE(loopRegistersPerThread(*pick, s), loopRegisterBudget(pick->family));
