@@ -64,7 +64,10 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(c.producerWarpgroup);
   EXPECT_TRUE(c.overlapPV);
   EXPECT_EQ(c.numThreads(), 384);
-  EXPECT_EQ(c.kvStages, 3);
+  // A CTA per work item: two stages, K and V on barriers of their own
+  // (v61: 1.03-1.07x three at non-causal d = 128).
+  EXPECT_FALSE(c.persistent);
+  EXPECT_EQ(c.kvStages, 2);
   // Without the overlap, the producer takes two stages (v29).
   KernelConfigRequest noOverlap;
   noOverlap.overlapPV = false;
@@ -175,6 +178,13 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_EQ(c.blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
+  EXPECT_EQ(c.kvStages, 2); // 128 work items on 132 SMs: not persistent
+  // Persistent CTAs (causal pairs over more items than SMs) keep the
+  // third stage: their ring runs on into the next item (v61).
+  AttentionShape causalGrid128 = square(16, 16, 1024, 128, DType::BF16);
+  causalGrid128.causal = true;
+  c = choose(causalGrid128, h200);
+  EXPECT_TRUE(c.persistent && c.overlapPV);
   EXPECT_EQ(c.kvStages, 3);
   // A mask tensor read per score: the producer without the overlap (which
   // spills with it), so 2 stages.
@@ -190,7 +200,7 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   c = choose(shortCausal128, h200, {}, MaskReads::KeyBounds);
   EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
   EXPECT_EQ(c.blockKV, 128);
-  EXPECT_EQ(c.kvStages, 3);
+  EXPECT_EQ(c.kvStages, 3); // key bounds keep the third stage (v53c, v61)
   // But, like a mask, no two 128-row CTAs per SM at d = 64 (a random window
   // draw spilled 92 bytes at 128 registers): 64-row CTAs, as v32c's rule.
   AttentionShape causal64 = square(8, 16, 2048, 64, DType::BF16);

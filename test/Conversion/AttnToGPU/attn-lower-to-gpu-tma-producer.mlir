@@ -1,5 +1,5 @@
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1 kv-loads=tma-producer overlap-pv=off" | FileCheck %s
-// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1" | FileCheck %s --check-prefix=OVERLAP
+// RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1 kv-stages=3" | FileCheck %s --check-prefix=OVERLAP
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu="mma=wgmma kv-splits=1 kv-loads=tma" | FileCheck %s --check-prefix=ONE
 // RUN: attn-opt %s -split-input-file --attn-lower-to-gpu | FileCheck %s --check-prefix=REC
 

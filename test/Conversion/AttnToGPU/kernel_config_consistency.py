@@ -18,9 +18,12 @@ import subprocess
 import sys
 import tempfile
 
-CASES = [  # (d, N, causal)
-    (64, 1024, False), (64, 1024, True), (64, 4096, True),
-    (128, 1024, False), (128, 1024, True), (128, 4096, True),
+CASES = [  # (d, N, causal, batch, heads): 1 x 4 launches a CTA per work
+    # item; 16 x 16 at 4k causal gets persistent CTAs, whose stage ring
+    # keeps a third stage at d = 128 (stagesForSchedule).
+    (64, 1024, False, 1, 4), (64, 1024, True, 1, 4), (64, 4096, True, 1, 4),
+    (128, 1024, False, 1, 4), (128, 1024, True, 1, 4), (128, 4096, True, 1, 4),
+    (128, 4096, True, 16, 16),
 ]
 TARGETS = [  # (io-cost target, chip, mma)
     ("h200", "sm_90a", "wgmma"),
@@ -29,8 +32,8 @@ TARGETS = [  # (io-cost target, chip, mma)
 ]
 
 
-def module(d, n, causal):
-    t = "tensor<1x4x%dx%dxbf16>" % (n, d)
+def module(d, n, causal, batch, heads):
+    t = "tensor<%dx%dx%dx%dxbf16>" % (batch, heads, n, d)
     c = " causal(top_left)" if causal else ""
     return ("func.func @f(%%q: %s) -> %s {\n"
             "  %%o = attn.attention %%q, %%q, %%q scale(0.125)%s : %s, %s, %s -> %s\n"
@@ -59,12 +62,13 @@ def main():
     a = ap.parse_args()
     checked = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for d, n, causal in CASES:
+        for d, n, causal, batch, heads in CASES:
             src = os.path.join(tmp, "in.mlir")
             with open(src, "w") as f:
-                f.write(module(d, n, causal))
+                f.write(module(d, n, causal, batch, heads))
             for target, chip, mma in TARGETS:
-                name = "d=%d N=%d%s %s/%s" % (d, n, " causal" if causal else "", chip, mma)
+                name = "%dx%d d=%d N=%d%s %s/%s" % (batch, heads, d, n, " causal" if causal else "",
+                                                   chip, mma)
                 costed = run([a.attn_opt, src, "--attn-io-cost=target=%s mma=%s" % (target, mma)])
                 m = re.search(r"kernel_config = #attn.kernel_config<family = \"([^\"]+)\", "
                               r"block_q = (\d+), block_kv = (\d+), rows_per_warp = (\d+), "
