@@ -475,8 +475,8 @@ KernelConfig measuredWgmmaDefaults(const Facts &f, bool tmaLoads) {
 /// both warpgroups release it, and the deferred wait would hold each stage
 /// a tile longer. "v29b": the overlapped P·V holds each stage a tile longer
 /// by design, and takes the third where it fits (with two, K and V are
-/// released apart: separateKVBarriers), then keeps it only with persistent
-/// CTAs (stagesForSchedule, "v61").
+/// released apart: separateKVBarriers), then gives it up on short non-causal
+/// key runs without persistent CTAs (stagesForSchedule, "v61c").
 int64_t measuredStages(TensorCoreFamily family, const Facts &f, const KernelConfig &c) {
   return family == TensorCoreFamily::Wgmma && f.wide && c.blockQ == 128 &&
                  (!c.producerWarpgroup || c.overlapPV)
@@ -484,20 +484,20 @@ int64_t measuredStages(TensorCoreFamily family, const Facts &f, const KernelConf
              : 2;
 }
 
-/// "v61": the third stage of an overlapped producer kernel pays only where
-/// its ring runs on across work items (persistent CTAs: the next item's
-/// first tiles load during this one's epilogue; 1.01-1.04x two stages at
-/// causal d = 128). A CTA per work item runs the two-stage form (K and V on
-/// barriers of their own, separateKVBarriers) 1.03-1.07x the three-stage
-/// one at non-causal d = 128, 1k-8k, and ties at 16k and causal (the
-/// chooser's sweep, bench/NOTES.md v61). Applied once persistence is known,
-/// and, as in shrinkToBudgets, only without mask reads or key bounds (the
-/// two-stage overlap beside a window's bounds spilled 80 bytes at d = 240,
-/// v53c; measured without masks only).
-int64_t stagesForSchedule(const KernelConfig &c, MaskReads mask) {
-  bool twoStageOverlap =
-      c.producerWarpgroup && c.overlapPV && !c.persistent && mask == MaskReads::None;
-  return twoStageOverlap ? 2 : c.kvStages;
+/// "v61c": two stages (K and V on barriers of their own,
+/// separateKVBarriers) beat the third only on short key runs: a CTA per
+/// non-causal work item of at most 16 key tiles (d = 128: 1.04-1.06x at 8
+/// tiles, 1.006-1.007 at 16; from 32 tiles on 0.98-1.01, 64 tiles 0.976).
+/// The third stage stays where the ring runs on across items (persistent
+/// CTAs: 1.01-1.04x two stages), on the causal diagonal (odd 3000 causal,
+/// a CTA per item: two stages 0.97), and beside mask reads or key bounds
+/// (the two-stage overlap beside a window's bounds spilled 80 bytes at
+/// d = 240, v53c). Applied once persistence and splits are known.
+int64_t stagesForSchedule(const KernelConfig &c, const AttentionShape &s, MaskReads mask) {
+  const int64_t tilesPerItem = llvm::divideCeil(kvSplitKeys(c, s), c.blockKV);
+  bool shortKeyRun = c.producerWarpgroup && c.overlapPV && !c.persistent && !s.causal &&
+                     mask == MaskReads::None && tilesPerItem <= 16;
+  return shortKeyRun ? 2 : c.kvStages;
 }
 
 KernelConfig measuredMmaSyncDefaults(const Facts &f) {
@@ -686,7 +686,7 @@ llvm::Expected<KernelConfig> chooseForFamily(TensorCoreFamily family, bool fewRo
   if (!request.persistent)
     c.persistent = persistentCTAsPay(c, s, target, f.maskedScores);
   if (!request.kvStages)
-    c.kvStages = std::min(c.kvStages, stagesForSchedule(c, f.reads));
+    c.kvStages = std::min(c.kvStages, stagesForSchedule(c, s, f.reads));
   if (llvm::Error e = checkKernelConfig(c, s, target))
     return std::move(e);
   // "v33": split keys lose the two-CTA bound that made 128 rows the pick.

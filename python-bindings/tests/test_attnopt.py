@@ -271,8 +271,8 @@ def test_compile_gives_ptx_manifest_and_cost():
     with pytest.raises(attnopt.MLIRError, match="kv-loads=tma-producer needs block-q=128"):
         attnopt.compile(prefill, kv_loads="tma-producer", block_q=64)
     # The default at d = 128 also overlaps each P·V with the next softmax
-    # (2 stages, K and V on barriers of their own, without persistent CTAs:
-    # bench/NOTES.md v61); the overlap without a producer is refused.
+    # (2 stages over its 4 key tiles, K and V on barriers of their own:
+    # bench/NOTES.md v61c); the overlap without a producer is refused.
     overlapped = attnopt.compile(prefill)
     assert overlapped.name.endswith("_tma_ws_ov") and "_s3_" not in overlapped.name
     assert overlapped.manifest["kv_stages"] == 2

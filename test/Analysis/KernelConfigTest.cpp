@@ -64,10 +64,17 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_TRUE(c.producerWarpgroup);
   EXPECT_TRUE(c.overlapPV);
   EXPECT_EQ(c.numThreads(), 384);
-  // A CTA per work item: two stages, K and V on barriers of their own
-  // (v61: 1.03-1.07x three at non-causal d = 128).
+  // A CTA per work item over 32 key tiles: three stages, one barrier pair
+  // (v61c: two stages 0.98-1.01x from 32 tiles on).
   EXPECT_FALSE(c.persistent);
-  EXPECT_EQ(c.kvStages, 2);
+  EXPECT_EQ(c.kvStages, 3);
+  // Over 8 tiles (1k keys): two, K and V on barriers of their own (v61c:
+  // 1.04-1.06x); split keys count the split's tiles.
+  EXPECT_EQ(choose(square(16, 16, 1024, 128, DType::BF16), h200).kvStages, 2);
+  EXPECT_EQ(choose(square(16, 16, 2048, 128, DType::BF16), h200).kvStages, 2);
+  KernelConfigRequest fourSplits;
+  fourSplits.kvSplits = 4;
+  EXPECT_EQ(choose(d128, h200, fourSplits).kvStages, 2);
   // Without the overlap, the producer takes two stages (v29).
   KernelConfigRequest noOverlap;
   noOverlap.overlapPV = false;
@@ -178,9 +185,12 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_EQ(c.blockQ, 128);
   EXPECT_EQ(c.blockKV, 128);
   EXPECT_TRUE(c.producerWarpgroup && c.overlapPV);
-  EXPECT_EQ(c.kvStages, 2); // 128 work items on 132 SMs: not persistent
-  // Persistent CTAs (causal pairs over more items than SMs) keep the
-  // third stage: their ring runs on into the next item (v61).
+  // 128 work items on 132 SMs: not persistent, and causal keeps the third
+  // stage (v61c: the odd 3000 causal ran 0.97x on two).
+  EXPECT_FALSE(c.persistent);
+  EXPECT_EQ(c.kvStages, 3);
+  // Persistent CTAs (causal pairs over more items than SMs) keep it too:
+  // their ring runs on into the next item (v61).
   AttentionShape causalGrid128 = square(16, 16, 1024, 128, DType::BF16);
   causalGrid128.causal = true;
   c = choose(causalGrid128, h200);

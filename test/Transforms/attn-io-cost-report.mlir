@@ -26,8 +26,8 @@
 // JSON:     "intensity_naive":
 // The kernel that runs (and was costed): wgmma on the H200, K/V by TMA from
 // a producer warpgroup, each P·V overlapped with the next tile's softmax;
-// two stages, since 2 x 8 x 8 query tiles launch a CTA each (the third
-// stage pays only with persistent CTAs).
+// two stages over its 8 key tiles (a short non-causal key run without
+// persistent CTAs: bench/NOTES.md v61c).
 // JSON:     "kernel_config": {
 // JSON-NEXT:  "block_kv": 128,
 // JSON-NEXT:  "block_q": 128,

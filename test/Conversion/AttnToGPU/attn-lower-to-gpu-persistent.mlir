@@ -52,10 +52,9 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 // CHECK: gpu.launch_func @{{.*}}_pst132_module::@{{.*}}_pst132 blocks in (%c132, %c1{{.*}}, %c1{{.*}}) threads in (%c384,
-// persistent=off: one CTA per (query tile, batch · head), no item loop,
-// and two stages: the third pays only where the ring runs on into the
-// next item (bench/NOTES.md v61).
-// OFF-LABEL: gpu.func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1024_k1024_d128_v128_causal_bq128_bk128_w16_tma_ws_ov(
+// persistent=off: one CTA per (query tile, batch · head), no item loop;
+// causal keeps the third stage (bench/NOTES.md v61c).
+// OFF-LABEL: gpu.func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1024_k1024_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov(
 // OFF-NOT: iter_args({{.*}}) -> (index)
 // OFF: gpu.launch_func @{{.*}} blocks in (%c8, %c64{{.*}}, %c1{{.*}})
 // io-cost records the request in the kernel_config, and the lowering builds it.
@@ -74,7 +73,7 @@ func.func @persistent_causal(%q: tensor<4x16x1024x128xbf16>) -> tensor<4x16x1024
 // Fewer work items (2 query tiles x 8 heads) than SMs: one CTA per item,
 // each looping once. (Recorded here, so every RUN line builds it.) Asked for, persistence keeps the keys whole; without
 // it the wave model splits them 7 ways to fill the GPU, in two stages
-// (v61: the third only with persistent CTAs).
+// (v61c: 5 key tiles per split, a short non-causal key run).
 // CHECK-LABEL: gpu.func @attn_fa2_wgmma_bf16_b2_h4_kv4_q256_k4096_d128_v128_bq128_bk128_w16_s3_tma_ws_ov_pst16(
 // CHECK: gpu.launch_func @{{.*}} blocks in (%c16, %c1{{.*}}, %c1{{.*}})
 // OFF-LABEL: gpu.func @attn_fa2_wgmma_bf16_b2_h4_kv4_q256_k4096_d128_v128_bq128_bk128_w16_split7_tma_ws_ov(

@@ -19,8 +19,8 @@ import sys
 import tempfile
 
 CASES = [  # (d, N, causal, batch, heads): 1 x 4 launches a CTA per work
-    # item; 16 x 16 at 4k causal gets persistent CTAs, whose stage ring
-    # keeps a third stage at d = 128 (stagesForSchedule).
+    # item; 16 x 16 at 4k causal gets persistent CTAs. (The stage count
+    # follows the key run and the schedule: stagesForSchedule.)
     (64, 1024, False, 1, 4), (64, 1024, True, 1, 4), (64, 4096, True, 1, 4),
     (128, 1024, False, 1, 4), (128, 1024, True, 1, 4), (128, 4096, True, 1, 4),
     (128, 4096, True, 16, 16),
