@@ -159,7 +159,9 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     defers each P·V's wait until the next tile's Q·Kᵀ has been issued, so
     the tensor cores keep working across the barriers; its third K/V stage is
     the default at d = 128 with 128-row CTAs, where the CTA is alone on its
-    SM anyway.
+    SM anyway, except where a CTA runs one non-causal work item of at most
+    16 key tiles: there two stages with K and V on barriers of their own
+    ran 1.04-1.06x (bench/NOTES.md v61c).
 
     Decode and other attentions with few query rows per K/V head
     (Hq/Hkv · Lq <= 64) take mma.sync kernels of 16 to 64 rows whose rows
