@@ -11,8 +11,8 @@ M=sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__iss
 nvidia-smi --query-gpu=name --format=csv > $R/gpu.txt
 for x in a b; do
   f=${!x}; re='ov$'; [ $x = b ] && re='ov_b$'
-  timeout 200 ncu --clock-control none --kernel-name regex:"$re" --launch-skip 1 --launch-count 1 \
-    --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy --metrics $M \
+  timeout 80 ncu --clock-control none --kernel-name regex:"$re" --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section WarpStateStats --metrics $M \
     python3 bench/profile_kernel.py $f > $R/$x.txt 2>&1
   echo "$x rc=$?"
 done
