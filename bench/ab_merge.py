@@ -5,6 +5,8 @@ after it), into one set that bench/prefill_sweep.py times side by side:
 B's kernels are renamed with a suffix (entry point in the PTX, names in the
 manifest) and each of A's swept configurations `key` gets a twin
 `key build=B`. Only the configurations whose key contains --filter are kept.
+Decode sets (bench/gen_decode_kernels.py) merge likewise: A's pick of each
+shape, and B's as its sweep point `build=B`.
 
     python3 bench/ab_merge.py --a DIR_A --b DIR_B --out DIR [--filter overlap-pv=on]
 """
@@ -41,7 +43,34 @@ def main():
     with open(os.path.join(a.a, "index.json")) as f:
         index_a = json.load(f)
     with open(os.path.join(a.b, "index.json")) as f:
-        index_b = {e["name"]: e for e in json.load(f)}
+        index_b = json.load(f)
+    if index_a and "kernel" in index_a[0]:
+        merged = merge_decode(a, index_a)
+    else:
+        merged = merge_prefill(a, index_a, index_b)
+    with open(os.path.join(a.out, "index.json"), "w") as f:
+        json.dump(merged, f, indent=1)
+
+
+def merge_decode(a, index_a):
+    """bench/gen_decode_kernels.py sets: each shape's pick from A stays the
+    pick, B's pick of the same shape is timed beside it as sweep point
+    `build=B` (decode_bench.py times a shape's sweep in the same pass)."""
+    with open(os.path.join(a.b, "index.json")) as f:
+        index_b = {(e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]): e for e in json.load(f)}
+    merged = []
+    for entry in index_a:
+        twin = index_b[(entry["B"], entry["Hq"], entry["Hkv"], entry["Lk"], entry["d"])]
+        for ext in (".ptx", ".json"):
+            shutil.copy(os.path.join(a.a, entry["kernel"] + ext), a.out)
+        sweep = {"build=B": rename(a.b, twin["kernel"], a.suffix, a.out)}
+        merged.append(dict(entry, sweep=sweep))
+    print("%d shapes, %d kernels" % (len(merged), 2 * len(merged)))
+    return merged
+
+
+def merge_prefill(a, index_a, index_b):
+    index_b = {e["name"]: e for e in index_b}
     merged = []
     for entry in index_a:
         twin = index_b[entry["name"]]
@@ -56,9 +85,8 @@ def main():
         for ext in (".ptx", ".json"):
             shutil.copy(os.path.join(a.a, entry["pick"] + ext), a.out)
         merged.append(dict(entry, configs=configs, refused={}))
-    with open(os.path.join(a.out, "index.json"), "w") as f:
-        json.dump(merged, f, indent=1)
     print("%d shapes, %d kernels" % (len(merged), sum(len(e["configs"]) for e in merged)))
+    return merged
 
 
 if __name__ == "__main__":

@@ -43,11 +43,17 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
          (atoms ? 1024 : 0);
 }
 
+/// CTAs of `c` whose shared memory an SM holds at once: the target's
+/// per-block budget plus the 1 KB the driver reserves per CTA.
+static int64_t sharedMemoryCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
+                                     const TargetSpec &target) {
+  const int64_t reserved = 1024;
+  return (target.sramBytesPerBlock + reserved) / (kernelSharedMemoryBytes(c, s) + reserved);
+}
+
 int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
                                       const TargetSpec &target, bool readsMaskTensor) {
-  const int64_t reserved = 1024;
-  int64_t bySmem = (target.sramBytesPerBlock + reserved) /
-                   (kernelSharedMemoryBytes(c, s) + reserved);
+  int64_t bySmem = sharedMemoryCTAsPerSM(c, s, target);
   // (A producer warpgroup's consumers take setmaxnreg's 240 registers:
   // one CTA per SM.)
   int64_t byRegisters = c.producerWarpgroup ? 1 : 65536 / (255 * c.numThreads());
@@ -58,7 +64,12 @@ int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShap
 int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
                                          const TargetSpec &target, bool readsMaskTensor) {
   // A producer's setmaxnreg needs ptxas to know the count at entry: one.
-  if (c.producerWarpgroup)
+  // Where shared memory holds one CTA per SM, say so too: told nothing,
+  // ptxas may give up registers for a second CTA that can never be resident
+  // (bench/NOTES.md v62b: a window decode kernel of 132 KB took 128
+  // registers and spilled 8 bytes; bounded to one, 157 and no spill).
+  const int64_t bySmem = sharedMemoryCTAsPerSM(c, s, target);
+  if (c.producerWarpgroup || bySmem <= 1)
     return 1;
   // "v33": ptxas gives two 128-row wgmma warpgroups 150-160 registers at
   // d = 64, one CTA per SM; bounded to two (128 registers), the second
@@ -73,11 +84,9 @@ int64_t mlir::attn::launchBoundCTAsPerSM(const KernelConfig &c, const AttentionS
   if (c.family != TensorCoreFamily::Wgmma || c.blockQ != 128 || readsMaskTensor || keyTail ||
       c.kvSplits > 1)
     return 0;
-  const int64_t reserved = 1024, perThread = 65536 / (2 * c.numThreads());
+  const int64_t perThread = 65536 / (2 * c.numThreads());
   const bool accumulatorsFit = (s.headDimV + c.blockKV) / 2 + 32 <= perThread;
-  const bool sharedFits =
-      2 * (kernelSharedMemoryBytes(c, s) + reserved) <= target.sramBytesPerBlock + reserved;
-  return accumulatorsFit && sharedFits ? 2 : 0;
+  return accumulatorsFit && bySmem >= 2 ? 2 : 0;
 }
 
 bool mlir::attn::persistentCTAsPay(const KernelConfig &c, const AttentionShape &s,

@@ -91,6 +91,31 @@ struct KernelBuilder {
     return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
                                     address);
   }
+  /// The bytes from `memref`'s first element to the one at `indices` (a
+  /// static shape with the identity layout, as the kernel's tensors and
+  /// tiles have).
+  Value byteOffset(Value memref, ValueRange indices) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t stride = type.getElementTypeBitWidth() / 8;
+    Value bytes = idx(0);
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      bytes = add(bytes, mul(indices[dim], stride));
+      stride *= type.getDimSize(dim);
+    }
+    return bytes;
+  }
+  /// The global address (!llvm.ptr<1>) of `memref`'s element at `indices`:
+  /// the aligned pointer is a generic address, and cvta.to.global makes it
+  /// a global one, which the bulk copies' and prefetches' sources must be.
+  Value globalPointer(Value memref, ValueRange indices) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                                 add(base, byteOffset(memref, indices)));
+    Value generic =
+        LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+    return LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+                                         generic);
+  }
   Value xorShuffle(Value v, int32_t offset) {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();

@@ -227,12 +227,6 @@ private:
                                          LLVM::LLVMPointerType::get(k.b.getContext(), 7),
                                          k.sharedPointer(memref, bytes));
   }
-  /// The bytes from `memref`'s first element to the one at `indices` (a
-  /// static shape with the identity layout, as the kernel's tensors and
-  /// tiles have).
-  Value byteOffset(Value memref, ValueRange indices);
-  /// The global address (!llvm.ptr<1>) of `memref`'s element at `indices`.
-  Value globalPointer(Value memref, ValueRange indices);
   Value i32(Value index) {
     return arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI32Type(), index);
   }
@@ -248,30 +242,6 @@ void TmaProducer::inLeader(function_ref<void()> body) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
   body();
-}
-
-Value TmaProducer::byteOffset(Value memref, ValueRange indices) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t stride = type.getElementTypeBitWidth() / 8;
-  Value bytes = k.idx(0);
-  for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-    bytes = k.add(bytes, k.mul(indices[dim], stride));
-    stride *= type.getDimSize(dim);
-  }
-  return bytes;
-}
-
-Value TmaProducer::globalPointer(Value memref, ValueRange indices) {
-  // The aligned pointer is a generic address; cvta.to.global makes it a
-  // global one, which the bulk copy's source must be.
-  OpBuilder &b = k.b;
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, k.loc, memref);
-  Value address = arith::IndexCastUIOp::create(b, k.loc, b.getI64Type(),
-                                               k.add(base, byteOffset(memref, indices)));
-  Value generic = LLVM::IntToPtrOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                           address);
-  return LLVM::AddrSpaceCastOp::create(b, k.loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-                                       generic);
 }
 
 void TmaProducer::initBarriers() {
@@ -541,7 +511,8 @@ void TmaProducer::issueBoxes(Value start, Value buf, TileParts parts) {
     const int64_t atomsOfK = keys ? atomsK : 0, atomsOfV = values ? atomsV : 0;
     arm((atomsOfK + atomsOfV) * 128 * c.bkv + (values ? vtBytes : 0));
     if (values && vtBytes) {
-      Value image = globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
+      Value image =
+          k.globalPointer(c.v.V, {c.v.batch, c.v.kvHead, k.div(start, c.bkv), k.idx(0)});
       NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
           b, loc, clusterPointer(c.v.vtTile, k.mul(buf, vtBytes)), image, full, i32(vtBytes),
           /*multicastMask=*/Value(), /*l2CacheHint=*/Value());
@@ -635,7 +606,7 @@ SmallVector<RowCopy> TmaProducer::rowsOfThread(Value start) {
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, v.kvLen);
     SmallVector<Value> at = c.s.paged() ? pages.poolAt(stepRow, rowsPerStep, key, k.idx(0))
                                         : c.keyAt(key, k.idx(0), /*inSequence=*/false);
-    copies.push_back({tile, row, active, inside, globalPointer(src, at), cols});
+    copies.push_back({tile, row, active, inside, k.globalPointer(src, at), cols});
   };
   for (auto [src, tile, cols] : {std::tuple<Value, Value, int64_t>{v.K, v.kTile, c.d},
                                  std::tuple<Value, Value, int64_t>{v.V, v.vTile, c.dv}}) {
@@ -691,7 +662,7 @@ void TmaProducer::issueRows(Value start, Value buf) {
     b.setInsertionPointToStart(
         scf::IfOp::create(b, loc, both(k, row.active, row.inside), false).thenBlock());
     Value dst =
-        clusterPointer(row.tile, byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0))));
+        clusterPointer(row.tile, k.byteOffset(row.tile, family.tileAt(buf, row.row, k.idx(0))));
     NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, loc, dst, row.src, full,
                                                      i32(row.cols * elementBytes),
                                                      /*multicastMask=*/Value(),
