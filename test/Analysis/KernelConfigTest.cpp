@@ -167,14 +167,26 @@ TEST(KernelConfig, MeasuredRulesAndRequests) {
   EXPECT_GT(c.kvSplits, 1);
   EXPECT_EQ(c.blockQ, 64);
   EXPECT_EQ(launchBoundCTAsPerSM(c, fewCTAs, h200, false), 0);
-  // The bound needs the accumulators to leave room at 128 registers: at
-  // d = 128 (O 64 + S 64 per thread) a 128-row kernel without a producer
-  // takes none; a producer kernel's is one CTA (setmaxnreg).
+  // The two-CTA bound needs the accumulators to leave room at 128
+  // registers: at d = 128 (O 64 + S 64 per thread) a 128-row kernel
+  // without a producer never takes it. Its shared memory (the Q tile and
+  // 64 KB per stage) holds one CTA per SM, and the bound says that one
+  // (v63: told nothing, ptxas may trade registers for a second CTA that
+  // can never be resident); a producer kernel's is one CTA (setmaxnreg).
   KernelConfigRequest noProducer128;
   noProducer128.tmaLoads = true;
   noProducer128.producerWarpgroup = false;
   c = choose(d128, h200, noProducer128);
   EXPECT_EQ(c.blockQ, 128);
+  EXPECT_EQ(residentCTAsPerSM(c, d128, h200, false), 1);
+  EXPECT_EQ(launchBoundCTAsPerSM(c, d128, h200, false), 1);
+  // With 64-key stages of cp.async at 64 rows, several fit: no bound.
+  KernelConfigRequest small64;
+  small64.blockQ = 64;
+  small64.blockKV = 64;
+  small64.tmaLoads = false;
+  c = choose(d128, h200, small64);
+  EXPECT_GT(residentCTAsPerSM(c, d128, h200, false), 1);
   EXPECT_EQ(launchBoundCTAsPerSM(c, d128, h200, false), 0);
   EXPECT_EQ(launchBoundCTAsPerSM(choose(d128, h200), d128, h200, false), 1);
   AttentionShape shortCausal128 = square(1, 16, 1024, 128, DType::BF16);

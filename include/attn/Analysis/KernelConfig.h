@@ -237,8 +237,10 @@ int64_t residentCTAsPerSM(const KernelConfig &config, const AttentionShape &shap
                           const TargetSpec &target, bool readsMaskTensor);
 
 /// The CTAs per SM that `config`'s kernel asks ptxas to fit (its launch
-/// bound, `.minnctapersm`; 0: none): 1 for a producer warpgroup (setmaxnreg),
-/// 2 for two wgmma warpgroups whose accumulators leave room at 128
+/// bound, `.minnctapersm`; 0: none): 1 for a producer warpgroup (setmaxnreg)
+/// and wherever shared memory holds one CTA per SM (so that ptxas does not
+/// trade registers for a CTA that can never be resident), 2 for two wgmma
+/// warpgroups whose accumulators leave room at 128
 /// registers per thread and whose shared memory fits twice, on whole key
 /// tiles of dense K/V, with no mask tensor and no split keys.
 int64_t launchBoundCTAsPerSM(const KernelConfig &config, const AttentionShape &shape,
