@@ -138,7 +138,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     SM instead of one per work item (query tile, batch · head): each CTA
     loops over items c, c + G, ..., both roles counting the K/V tiles their
     stage ring has held so that the producer fills the next item's stages
-    while the consumers finish this one; causal items run in pairs of
+    while the consumers finish this one, and, reaching an item, brings its
+    Q tile into L2 (one `cp.async.bulk.prefetch` per query head of the
+    tile), so the consumers' Q load after the previous epilogue reads L2
+    rather than DRAM (bench/NOTES.md v63); causal items run in pairs of
     equal work (a head's query tiles longest, shortest, second longest,
     ...). The default (`auto`) takes it for causal kernels with the
     overlapped P·V whose query tiles pair up (an even number per head) and
@@ -152,7 +155,10 @@ def AttnLowerToGPUPass : Pass<"attn-lower-to-gpu", "ModuleOp"> {
     `min_ctas_per_sm`) makes ptxas fit 128 registers, so one CTA's Q load,
     ramp and epilogue overlap the other's loop (v33: 1.19-1.36x one CTA per
     SM, causal), wherever the accumulators leave room and no mask tensor,
-    partial key tile or split keys adds state. Without it (and for causal
+    partial key tile or split keys adds state. A kernel whose shared memory
+    holds one CTA per SM says so (`nvvm.minctasm = 1`): told nothing,
+    ptxas fitted such kernels in two CTAs' worth of registers and one
+    spilled (bench/NOTES.md v62b, v63). Without it (and for causal
     Lk <= 1024, with 64-key tiles) causal d = 64 takes 64-row CTAs (finer
     diagonal, several CTAs per SM out of phase), as v9's cp.async kernels
     do for causal d = 128 with Lk <= 2048. `kv-stages` = 3
