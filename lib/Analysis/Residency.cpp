@@ -44,11 +44,13 @@ int64_t mlir::attn::kernelSharedMemoryBytes(const KernelConfig &c,
 }
 
 /// CTAs of `c` whose shared memory an SM holds at once: the target's
-/// per-block budget plus the 1 KB the driver reserves per CTA.
+/// per-block budget plus the 1 KB the driver reserves per CTA. (Unsigned:
+/// `sram-bytes` may be any positive int64, and the sum must not overflow.)
 static int64_t sharedMemoryCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
                                      const TargetSpec &target) {
-  const int64_t reserved = 1024;
-  return (target.sramBytesPerBlock + reserved) / (kernelSharedMemoryBytes(c, s) + reserved);
+  const uint64_t reserved = 1024;
+  return int64_t((uint64_t(target.sramBytesPerBlock) + reserved) /
+                 (uint64_t(kernelSharedMemoryBytes(c, s)) + reserved));
 }
 
 int64_t mlir::attn::residentCTAsPerSM(const KernelConfig &c, const AttentionShape &s,
