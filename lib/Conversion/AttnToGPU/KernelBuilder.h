@@ -106,7 +106,7 @@ struct KernelBuilder {
   }
   /// The global address (!llvm.ptr<1>) of `memref`'s element at `indices`:
   /// the aligned pointer is a generic address, and cvta.to.global makes it
-  /// a global one, which the bulk copies' and prefetches' sources must be.
+  /// a global one, which the bulk copies' sources must be.
   Value globalPointer(Value memref, ValueRange indices) {
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
