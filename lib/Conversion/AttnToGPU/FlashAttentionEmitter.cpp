@@ -67,7 +67,12 @@ gpu::GPUFuncOp FlashAttentionEmitter::emit(gpu::GPUModuleOp module) {
     // descriptors depend on the warp only, not on the item.)
     assert(s.wgmma() && "persistent CTAs have a producer warpgroup");
     family.prepareOperands();
-    producer.splitRoles(func, [&](function_ref<void()> body) { forEachWorkItem(body); });
+    producer.splitRoles(func, [&](function_ref<void()> body) {
+      forEachWorkItem([&] {
+        prefetchQueryTile();
+        body();
+      });
+    });
     emitPersistentConsumer();
     gpu::ReturnOp::create(b, loc);
     scoreMods.expandMath();
@@ -247,6 +252,30 @@ void FlashAttentionEmitter::stageQ() {
     if (signInQ())
       vec = flipSigns(vec);
     vector::StoreOp::create(b, loc, vec, v.qTile, family.tileAt(Value(), r, col));
+  }
+}
+
+void FlashAttentionEmitter::prefetchQueryTile() {
+  // The computing warps stage an item's Q after the previous item's
+  // epilogue, with nothing else in flight: its load latency is paid once
+  // per item (bench/NOTES.md v63). The producer reaches the item a few
+  // tiles earlier, its stage ring ahead of the computing warps, so it
+  // brings the tile into L2 then: per query head of the tile, its queries
+  // [qFirst, qEnd) are consecutive rows of Q [B, H, L, d], one bulk
+  // prefetch each (a packed K/V group: one per head of the group). A bulk
+  // prefetch moves 16-byte units from 16-byte aligned rows: where a row is
+  // not a whole number of them (an 8-bit Q with d = 8 mod 16) none is made;
+  // varlen's token-major Q has no such runs (and no persistent CTAs).
+  const int64_t rowBytes = c.d * s.elementBytes();
+  if (rowBytes % 16 != 0 || s.varlen)
+    return;
+  Value queries = arith::SubIOp::create(
+      b, loc, arith::MinUIOp::create(b, loc, v.qEnd, k.idx(s.seqQ)), v.qFirst);
+  Value bytes = k.toI32(k.mul(queries, rowBytes));
+  for (int64_t h = 0; h < c.packed; ++h) {
+    Value head = c.packed == 1 ? v.head : k.add(k.mul(v.kvHead, c.packed), h);
+    Value first = k.globalPointer(v.Q, c.queryAt(v.qFirst, head, k.idx(0)));
+    NVVM::CpAsyncBulkPrefetchOp::create(b, loc, first, bytes, /*l2CacheHint=*/Value());
   }
 }
 

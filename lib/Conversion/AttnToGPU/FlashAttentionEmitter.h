@@ -10,7 +10,8 @@
 //                                                          place; persistent
 //                                                          CTAs loop over items;
 //                                                          WorkItems.cpp)
-//   stageQ                                                (Q to registers or shared memory)
+//   stageQ                                                (Q to registers or shared memory;
+//     prefetchQueryTile                                    persistent: Q into L2 first)
 //   computeKVRange, emitKVLoops                           (the CTA's K/V tiles, in
 //                                                          runs; KVTileRanges.cpp)
 //   KVProducer::prologue / acquire / drain                (produce K/V tiles)
@@ -410,6 +411,9 @@ private:
   void zeroHeadDimPadding();
   /// The CTA's Q tile into shared memory when it is staged there.
   void stageQ();
+  /// Persistent CTAs, the producer's thread: the work item's Q rows into
+  /// L2 (cp.async.bulk.prefetch), ahead of the computing warps' stageQ.
+  void prefetchQueryTile();
   /// v.kvEnd: the K/V tiles to visit (causal: up to the diagonal).
   void computeKVRange();
   /// The K/V loops (a score_mod's lower edge, tiles inside every bound,

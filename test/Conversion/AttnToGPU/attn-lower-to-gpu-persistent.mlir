@@ -24,11 +24,19 @@
 // CHECK: scf.for %[[PITEM:.*]] = %c0{{.*}} to %[[PN]] step %c1{{.*}} iter_args(%[[PRING:.*]] = %c0{{.*}}) -> (index) {
 // CHECK: arith.remui %{{.*}}, %c8
 // CHECK: arith.select
+// Reaching an item ahead of the computing warps, it brings the item's Q
+// tile into L2 (its queries are consecutive rows of 256 bytes: one bulk
+// prefetch of (min(qEnd, 1024) - qFirst) x 256 bytes, 32 KB), so their
+// stageQ reads L2 (bench/NOTES.md v63).
+// CHECK: %[[QROWS:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
+// CHECK-NEXT: nvvm.cp.async.bulk.prefetch %[[QROWS]], %{{.*}} : <1>
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: scf.yield %{{.*}} : index
 // CHECK: gpu.return
+// The computing warps prefetch nothing.
+// CHECK-NOT: nvvm.cp.async.bulk.prefetch
 // The computing warpgroups: the issue turns start once, before the items
 // (each item leaves the first warpgroup's turn pending, as at the start).
 // CHECK: nvvm.setmaxregister increase 240
@@ -56,6 +64,7 @@
 // causal keeps the third stage (bench/NOTES.md v61c).
 // OFF-LABEL: gpu.func @attn_fa2_wgmma_bf16_b4_h16_kv16_q1024_k1024_d128_v128_causal_bq128_bk128_w16_s3_tma_ws_ov(
 // OFF-NOT: iter_args({{.*}}) -> (index)
+// OFF-NOT: nvvm.cp.async.bulk.prefetch
 // OFF: gpu.launch_func @{{.*}} blocks in (%c8, %c64{{.*}}, %c1{{.*}})
 // io-cost records the request in the kernel_config, and the lowering builds it.
 // Chosen (auto, persistentCTAsPay): a causal producer kernel whose 8 query
