@@ -1512,3 +1512,38 @@ func.func @scores_plus_constant_no_matmul(%q: tensor<8x16xf32>, %k: tensor<16x8x
   %o = linalg.matmul ins(%p, %v : tensor<8x8xf32>, tensor<8x16xf32>) outs(%oacc : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %o : tensor<8x16xf32>
 }
+
+// -----
+
+// Look-alike (adversarial helper): an additive mask under a factor a
+// program wrote, 1.00000095 (1 + 8 f32 ulps). exp(k·(S + M)) is not
+// exp(k·S + M): the two differ by (k − 1)·M, ~1 in the exponent at
+// M = 1e6. Only exp2's f32 log2 e (k = 1 − 1.3e-8, under half an ulp of 1)
+// counts as k = 1 (@exp2_log2e_zero_add above, and the spellings test).
+#nk_id = affine_map<(b, i, j) -> (b, i, j)>
+#nk_m2 = affine_map<(b, i, j) -> (i, j)>
+#nk_q = affine_map<(b, i, j, k) -> (b, i, k)>
+#nk_k = affine_map<(b, i, j, k) -> (b, j, k)>
+#nk_s = affine_map<(b, i, j, k) -> (b, i, j)>
+// CHECK-LABEL: func.func @mask_under_factor_near_one
+// CHECK-NOT: attn.attention
+func.func @mask_under_factor_near_one(%q: tensor<1x4x8xf32>, %k: tensor<1x6x8xf32>, %v: tensor<1x6x8xf32>, %mask: tensor<4x6xf32>) -> tensor<1x4x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x6xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  %s = linalg.batch_matmul indexing_maps = [#nk_q, #nk_k, #nk_s] ins(%q, %k : tensor<1x4x8xf32>, tensor<1x6x8xf32>) outs(%acc : tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  %x = linalg.generic {indexing_maps = [#nk_id, #nk_m2, #nk_id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<1x4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<1x4x6xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %y = arith.addf %a, %m : f32
+    %kk = arith.constant 1.00000095 : f32
+    %y2 = arith.mulf %y, %kk : f32
+    linalg.yield %y2 : f32
+  } -> tensor<1x4x6xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<1x4x6xf32>) outs(%e : tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  %eo = tensor.empty() : tensor<1x4x8xf32>
+  %oacc = linalg.fill ins(%z : f32) outs(%eo : tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  // expected-remark @+1 {{not raised: an additive mask is scaled with the scores by 1 + 9.54e-07 (exp2 or a factor outside the mask); the raised op would add it unscaled}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<1x4x6xf32>, tensor<1x6x8xf32>) outs(%oacc : tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %o : tensor<1x4x8xf32>
+}

@@ -98,17 +98,28 @@ std::optional<AttentionMatch> detect::AttentionMatcher::matchRest(const Node &pv
 /// A mask under a factor k of the softmax's argument, exp(k·(S + M)), is
 /// scaled by k; the raised op adds M unscaled (S·s + M). That is exact
 /// only for k = 1 when M is additive, and for k > 0 when M is -inf/0
-/// (causal, keep; k·-inf stays -inf); k within 1e-6 of 1 counts as 1
-/// (the same rounding as the folded scale itself). Found by the fuzzer's semantic
+/// (causal, keep; k·-inf stays -inf). Found by the fuzzer's semantic
 /// oracle: exp2(S + M) had been raised with scale(ln 2) and M unscaled.
+/// The one k ≠ 1 that counts as 1 is exp2(x·log2 e) with log2 e rounded to
+/// f32, the spelling of exp(x) that frontends emit: its k = log2e_f32 · ln 2
+/// is 1 − 1.3e-8, under half an f32 ulp of 1 (2^-24), the rounding of the
+/// constant itself. A factor a program writes, however close to 1
+/// (1.00000095 is 1 + 8 ulps), changes the result by (k − 1)·M, which grows
+/// with M: it is refused (an adversarial helper found the earlier 1e-6
+/// tolerance raising exp(1.00000095·(S + M)) with M = 1e6 to a different
+/// answer).
 bool detect::AttentionMatcher::checkMaskScale(bool additive, const AttentionMatch &m) {
-  // exp2(x·log2 e) spells exp(x) with an f32 log2 e: k = 1 to rounding.
-  if (additive && std::fabs(m.scaleOutsideMasks - 1.0) > 1e-6)
-    return failB("an additive mask is scaled with the scores by " +
-                 llvm::formatv("{0}", m.scaleOutsideMasks).str() +
+  constexpr double kF32HalfUlpOfOne = 0x1p-24;
+  double k = m.scaleOutsideMasks;
+  if (additive && std::fabs(k - 1.0) > kF32HalfUlpOfOne) {
+    std::string factor = std::fabs(k - 1.0) < 5e-3 ? llvm::formatv("1 {0} {1:e2}", k < 1.0 ? "-" : "+",
+                                                                     std::fabs(k - 1.0)).str()
+                                                     : llvm::formatv("{0}", k).str();
+    return failB("an additive mask is scaled with the scores by " + factor +
                  " (exp2 or a factor outside the mask); the raised op would "
                  "add it unscaled");
-  if (!(m.scaleOutsideMasks > 0.0))
+  }
+  if (!(k > 0.0))
     return failB("a mask is scaled by a non-positive factor");
   return true;
 }
