@@ -951,12 +951,20 @@ func.func @exp2_log2e_zero_add(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x6x8xf32
 
 // -----
 
-// select(drop, finfo.min, S) with the row max subtracted: a fully dropped
-// row is a uniform average, not 0, so the mask is raised as the additive
-// mask finfo.min·[dropped] (f32), not as a keep mask.
+// select(drop, finfo.min, S) with the row max subtracted: the dropped
+// keys' logit is the fill itself (a fully dropped row is a uniform
+// average, not 0), which no mask of the op is exactly (-inf gives 0;
+// S + finfo.min is not finfo.min for scores near it, nor in f16 programs:
+// @f16_finfo_min_drop_mask below). The select goes into the score_mod
+// region as written.
 // CHECK-LABEL: func.func @finfo_min_drop_mask
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK: attn.attention %arg0, %arg1, %arg2 mask(%{{.*}} : tensor<4x6xf32>)
+// CHECK: %[[FILL:.*]] = arith.constant -3.40282347E+38 : f32
+// CHECK: attn.attention %arg0, %arg1, %arg2 scale(1.000000e+00) score_mod {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK-NEXT: %[[DROP:.*]] = tensor.extract %arg3[%[[I]], %[[J]]] : tensor<4x6xi1>
+// CHECK-NEXT: %[[X:.*]] = arith.select %[[DROP]], %[[FILL]], %[[S]] : f32
+// CHECK-NEXT: attn.yield %[[X]] : f32
+// CHECK-NOT: mask(
 func.func @finfo_min_drop_mask(%arg0: tensor<4x8xf32>, %arg1: tensor<6x8xf32>, %arg2: tensor<6x4xf32>, %arg3: tensor<4x6xi1>) -> (tensor<4x4xf32>) {
   %v1 = arith.constant 0.0 : f32
   %v2 = tensor.empty() : tensor<4x6xf32>

@@ -257,7 +257,6 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
         if (finiteFillsAreMods)
           return matchScoreMod(x, rank, m);
       }
-      // A finite fill is raised as an additive mask (below).
       if (!checkMaskScale(!std::isinf(*(keepWhereTrue ? f : t).scalar), m))
         return false;
       insideMask = true;
@@ -285,10 +284,8 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       } else if (!setMask(cond, true, !keepWhereTrue, m)) {
         return false;
       } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
-        // A finite fill keeps a fully masked row a uniform average, where
-        // a keep mask (fill -inf) gives 0: the mask is raised as the
-        // additive mask fill·[dropped] instead. s + fill rounds to fill
-        // for the finfo.min that frontends use.
+        // A keep-mask tensor with a finite fill: exact as a keep mask only
+        // without a row max (matchAttention).
         m.finiteFill = fill;
       }
       x = strip(chainOp->value, &m.chain);
@@ -505,17 +502,21 @@ Value detect::AttentionMatcher::peelScale(Value v, AttentionMatch &m) {
 std::optional<AttentionMatch> detect::matchAttention(Operation *pv,
                                                      std::string &why) {
   // Under a softmax that subtracts the row max, a select with a finite fill
-  // (finfo.min) is raised as a mask (additive fill·[dropped], or causal),
-  // exact because s + fill rounds to fill for every ordinary score, and a
-  // row of fills is a uniform average either way. Scores a score_mod
-  // changed may be as low as the fill themselves (a window filled with
-  // finfo.min), where fill + fill is -inf and -inf is not the fill; so
-  // with a score_mod the finite-fill selects go into its region, as
-  // written. (Without the max, exp(fill) is 0 as exp(-inf) is: the masks
-  // are exact.)
+  // (finfo.min) writes the fill itself as the dropped keys' logit. Where
+  // the select is the causal diagonal it is raised as causal: every row
+  // keeps a key, and exp(fill − max) is 0 unless the kept scores reach the
+  // fill itself. Where it reads a keep-mask tensor, no mask the op has is
+  // exact: -inf gives a fully masked row 0 where the program averages it
+  // uniformly, and an additive fill·[dropped] gives s + fill, which is not
+  // the fill in f16/bf16 programs (−65504 + s in f32 keeps s: such a row
+  // came out as softmax(S), an adversarial helper found) nor for scores
+  // near the fill in f32. So the select goes into the score_mod region, as
+  // written: the exact logits. The same holds with a score_mod, whose
+  // scores may reach the fill (a window filled with finfo.min). (Without
+  // the max, exp(fill) is 0 as exp(-inf) is: the masks are exact.)
   AttentionMatcher first(why, /*finiteFillsAreMods=*/false);
   std::optional<AttentionMatch> m = first.match(pv);
-  if (m && m->scoreMod && m->rowMaxShift && first.sawFiniteFill)
+  if (m && m->rowMaxShift && first.sawFiniteFill && (m->scoreMod || m->finiteFill))
     return AttentionMatcher(why, /*finiteFillsAreMods=*/true).match(pv);
   return m;
 }

@@ -33,7 +33,8 @@ struct AttentionMatch {
   SmallVector<int64_t> kBroadcastDims, vBroadcastDims;
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
-  /// A select's fill when finite (finfo.min): see matchScores in DetectMatch.cpp.
+  /// A keep-mask tensor's select fill when finite (finfo.min): with a row
+  /// max, the select goes into the score_mod region (matchAttention).
   std::optional<double> finiteFill;
   /// The softmax subtracts the row max: a fully masked row with a finite
   /// fill is then a uniform average; without it, exp underflows to 0/0.

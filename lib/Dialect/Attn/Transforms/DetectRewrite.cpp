@@ -68,15 +68,6 @@ static Value invertBoolTensor(OpBuilder &b, Location loc, Value v) {
                         });
 }
 
-/// keep ? 0 : fill, as an additive mask of element type `elt`.
-static Value additiveFromKeep(OpBuilder &b, Location loc, Value keep, Type elt, double fill) {
-  return mapElementwise(b, loc, keep, elt, [&](OpBuilder &nb, Location nl, Value x) -> Value {
-    Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, 0.0));
-    Value f = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(elt, fill));
-    return arith::SelectOp::create(nb, nl, x, zero, f);
-  });
-}
-
 /// K itself when `v` is Kᵀ that the frontend computed by transposing K
 /// (swapping the last two dims); null otherwise.
 static Value transposedSource(Value v) {
@@ -188,8 +179,6 @@ struct AttentionPlan {
   Value mask;             // as matched
   MaskExpansion maskExpansion;
   bool invertMask;
-  std::optional<double> additiveFill; // a keep mask raised as fill·[dropped]
-  Type additiveElt;
   std::optional<ScoreModCapture> scoreMod;
   Operation *root;        // the op whose result the attention replaces
 };
@@ -443,14 +432,6 @@ private:
     if (failed(e))
       return fail("the mask does not broadcast to the scores");
     p.maskExpansion = *e;
-    // f32 at least: finfo.min must stay finite (an additive mask may be
-    // wider than Q).
-    if (m.finiteFill && m.rowMaxShift) {
-      p.additiveFill = m.finiteFill;
-      p.additiveElt = cast<FloatType>(p.elt).getWidth() >= 32
-                          ? p.elt
-                          : Float32Type::get(pv->getContext());
-    }
     return success();
   }
 
@@ -489,11 +470,8 @@ private:
     RankedTensorType kType = asRead(p.k, p.kIsTransposed, p.kExpansion);
     RankedTensorType vType = asRead(p.v, p.vIsTransposed, p.vExpansion);
     RankedTensorType maskType;
-    if (p.mask) {
+    if (p.mask)
       maskType = p.maskExpansion.type;
-      if (p.additiveFill)
-        maskType = RankedTensorType::get(maskType.getShape(), p.additiveElt);
-    }
     std::string message;
     if (succeeded(AttentionOp::verifyShapes(
             withElt(p.q), kType, vType, maskType, p.resultType, p.scale,
@@ -524,8 +502,6 @@ static Value buildAttention(RewriterBase &b, Location loc, const AttentionPlan &
                                            p.maskExpansion.groups);
     if (p.invertMask)
       mask = invertBoolTensor(b, loc, mask);
-    if (p.additiveFill)
-      mask = additiveFromKeep(b, loc, mask, p.additiveElt, *p.additiveFill);
   }
   Value q = castTensor(b, loc, p.q, p.elt);
   Value k = castTensor(b, loc, p.k, p.elt);

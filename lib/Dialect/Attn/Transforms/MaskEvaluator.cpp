@@ -239,17 +239,40 @@ private:
       }
       return t;
     }
-    // torch-mlir stores buffers as dense_resource blobs.
-    if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(cst)) {
-      std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef();
-      if (!data || static_cast<int64_t>(data->size()) != type.getNumElements())
-        return std::nullopt;
-      Tensor t = splat(type, 0);
-      for (size_t k = 0; k < data->size(); ++k)
-        t.data[k] = (*data)[k];
+    // torch-mlir stores buffers as dense_resource blobs: float ones, and
+    // integer ones such as GPT-NeoX's uint8 tril buffer (signless i8 here,
+    // read sign-extended as the dense case above reads it).
+    std::optional<Tensor> t;
+    if ((t = fromResource<DenseF32ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseF64ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseBoolResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseI8ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseI16ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseI32ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseI64ResourceElementsAttr>(cst, type)) ||
+        (t = fromResource<DenseUI8ResourceElementsAttr>(cst, type)))
       return t;
-    }
     return std::nullopt;
+  }
+
+  /// The blob of a typed dense_resource, when `cst` is one and its data is
+  /// loaded; integers beyond 2^53 are not doubles exactly and are refused.
+  template <typename ResourceAttr>
+  static std::optional<Tensor> fromResource(Attribute cst, RankedTensorType type) {
+    auto res = dyn_cast<ResourceAttr>(cst);
+    if (!res)
+      return std::nullopt;
+    auto data = res.tryGetAsArrayRef();
+    if (!data || static_cast<int64_t>(data->size()) != type.getNumElements())
+      return std::nullopt;
+    Tensor t = splat(type, 0);
+    for (size_t k = 0; k < data->size(); ++k) {
+      double x = static_cast<double>((*data)[k]);
+      if (std::fabs(x) > 0x1p53)
+        return std::nullopt;
+      t.data[k] = x;
+    }
+    return t;
   }
 
   /// tosa's elementwise ops broadcast size-1 dims of equal-rank operands.
