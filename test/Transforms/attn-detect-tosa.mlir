@@ -150,3 +150,51 @@ func.func @tosa_tile_along_keys(%q: tensor<1x4x16x8xf32>, %k: tensor<1x2x16x8xf3
   %o = tosa.reshape %o3, %os : (tensor<4x16x8xf32>, !tosa.shape<4>) -> tensor<1x4x16x8xf32>
   return %o : tensor<1x4x16x8xf32>
 }
+
+// -----
+
+// Dynamic lengths: the softmax's sub and mul read the row max and the row
+// sum, [1, ?, 1], beside the scores, [1, ?, ?]: their dynamic query extents
+// come from the scores themselves (through the reductions and exp), so they
+// are equal and TOSA broadcasts nothing there. Raised.
+// CHECK-LABEL: func.func @tosa_dynamic_lengths
+// CHECK: attn.attention %arg0, %{{.*}}, %arg2 scale(1.000000e+00) : tensor<1x?x8xf32>, tensor<1x?x8xf32>, tensor<1x?x4xf32> -> tensor<1x?x4xf32>
+func.func @tosa_dynamic_lengths(%q: tensor<1x?x8xf32>, %kt: tensor<1x8x?xf32>, %v: tensor<1x?x4xf32>) -> tensor<1x?x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<1x?x8xf32>, tensor<1x8x?xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x?xf32>
+  %mx = tosa.reduce_max %s {axis = 2 : i32} : (tensor<1x?x?xf32>) -> tensor<1x?x1xf32>
+  %d = tosa.sub %s, %mx : (tensor<1x?x?xf32>, tensor<1x?x1xf32>) -> tensor<1x?x?xf32>
+  %e = tosa.exp %d : (tensor<1x?x?xf32>) -> tensor<1x?x?xf32>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<1x?x?xf32>) -> tensor<1x?x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<1x?x1xf32>) -> tensor<1x?x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %e, %r, %shift : (tensor<1x?x?xf32>, tensor<1x?x1xf32>, tensor<1xi8>) -> tensor<1x?x?xf32>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<1x?x?xf32>, tensor<1x?x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x4xf32>
+  return %o : tensor<1x?x4xf32>
+}
+
+// -----
+
+// Look-alike (adversarial helper): a dynamic [1, ?, ?] mask added to the
+// dynamic scores. TOSA broadcasts a dim whose run-time extent is 1 (a
+// [1, 1, Lk] padding mask passed through this type), so the mask is read
+// either in order or at row 0, which no indexing map states; raised as read
+// in order, the program aborted on the op's extent check where TOSA had
+// broadcast. Refused.
+// CHECK-LABEL: func.func @tosa_dynamic_mask_may_broadcast
+// CHECK-NOT: attn.attention
+func.func @tosa_dynamic_mask_may_broadcast(%q: tensor<1x?x8xf32>, %kt: tensor<1x8x?xf32>, %v: tensor<1x?x4xf32>, %m: tensor<1x?x?xf32>) -> tensor<1x?x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<1x?x8xf32>, tensor<1x8x?xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x?xf32>
+  %sm = tosa.add %s, %m : (tensor<1x?x?xf32>, tensor<1x?x?xf32>) -> tensor<1x?x?xf32>
+  %mx = tosa.reduce_max %sm {axis = 2 : i32} : (tensor<1x?x?xf32>) -> tensor<1x?x1xf32>
+  %d = tosa.sub %sm, %mx : (tensor<1x?x?xf32>, tensor<1x?x1xf32>) -> tensor<1x?x?xf32>
+  %e = tosa.exp %d : (tensor<1x?x?xf32>) -> tensor<1x?x?xf32>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<1x?x?xf32>) -> tensor<1x?x1xf32>
+  %r = tosa.reciprocal %sum : (tensor<1x?x1xf32>) -> tensor<1x?x1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %e, %r, %shift : (tensor<1x?x?xf32>, tensor<1x?x1xf32>, tensor<1xi8>) -> tensor<1x?x?xf32>
+  // expected-remark @+1 {{not raised: the softmax input is not a scaled, masked Q·Kᵀ, and not a modification of each score either: the scores go through 'tosa.add', whose dynamic extents TOSA may broadcast at run time (no indexing map states that read)}}
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<1x?x?xf32>, tensor<1x?x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x4xf32>
+  return %o : tensor<1x?x4xf32>
+}

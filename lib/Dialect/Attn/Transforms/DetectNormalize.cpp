@@ -95,6 +95,63 @@ AffineMap mapByShape(Value operand, Value result) {
   return AffineMap::get(rt.getRank(), 0, exprs, result.getContext());
 }
 
+/// Where dim `d` of `v` takes its extent from: followed back through ops
+/// that keep it (TOSA reductions over another axis, one-operand TOSA
+/// elementwise ops, tensor.cast). Two dims with the same origin have equal
+/// extents whatever the run-time shapes.
+static std::pair<Value, int64_t> extentOrigin(Value v, int64_t d) {
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      break;
+    if (auto cast = dyn_cast<tensor::CastOp>(def)) {
+      v = cast.getSource();
+      continue;
+    }
+    auto axis = def->getAttrOfType<IntegerAttr>("axis");
+    bool reduction = isa<tosa::ReduceMaxOp, tosa::ReduceMinOp, tosa::ReduceSumOp,
+                         tosa::ReduceProductOp, tosa::ReduceAllOp, tosa::ReduceAnyOp>(def);
+    bool unary = def->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() &&
+                 def->getNumOperands() == 1;
+    if ((reduction && axis && axis.getInt() != d) || unary) {
+      v = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  return {v, d};
+}
+
+bool broadcastsAtRunTime(Operation *op, ValueRange operands) {
+  if (!op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() || op->getNumResults() != 1)
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!result)
+    return false;
+  SmallVector<Value> same;
+  for (Value x : operands)
+    if (auto t = dyn_cast<RankedTensorType>(x.getType()); t && t.getRank() == result.getRank())
+      same.push_back(x);
+  auto extent = [&](size_t i, int64_t d) {
+    return cast<RankedTensorType>(same[i].getType()).getDimSize(d);
+  };
+  for (int64_t d = 0; d < result.getRank(); ++d)
+    for (size_t i = 0; i < same.size(); ++i) {
+      if (!ShapedType::isDynamic(extent(i, d)))
+        continue;
+      for (size_t j = 0; j < same.size(); ++j) {
+        if (j == i || extent(j, d) == 1)
+          continue;
+        // Equal extents (one origin) never broadcast either way.
+        if (ShapedType::isDynamic(extent(j, d)) &&
+            extentOrigin(same[i], d) == extentOrigin(same[j], d))
+          continue;
+        return true;
+      }
+    }
+  return false;
+}
+
 SmallVector<bool> variesByMap(AffineMap map) {
   SmallVector<bool> v(map.getNumDims(), false);
   for (AffineExpr e : map.getResults())
@@ -380,7 +437,7 @@ Node classify(Value v) {
       g && g.getNumReductionLoops() >= 1 && g.getNumDpsInputs() == 1 &&
       v == def->getResult(0))
     return classifyReduction(g);
-  if (def->getNumResults() != 1)
+  if (def->getNumResults() != 1 || broadcastsAtRunTime(def, def->getOperands()))
     return n;
   n.op = def;
   auto tensorOperand = [&](Value x) {

@@ -105,6 +105,16 @@ bool reshapeOnlyUnitDims(Value from, Value to);
 /// found a -1e4 causal fill under a scale of 8.5e35 raised as a causal mask,
 /// where the original kept every key.
 bool absorbsScores(double d, Type elt);
+/// Whether TOSA elementwise `op` may broadcast one of `operands` in a way
+/// its types do not fix: TOSA broadcasts a dim whose extent is 1 at run
+/// time, so a dynamic extent against another operand's dynamic or larger
+/// one is read either in order or at index 0. No indexing map states such
+/// a read (an adversarial helper found a dynamic [1, ?, ?] mask raised as
+/// read in order, and the raised program aborting on its extent check where
+/// TOSA broadcast a size-1 run-time extent). False for non-TOSA ops, whose
+/// tensor operands have the result's shape, and for TOSA ops that are not
+/// elementwise (matmul, reductions).
+bool broadcastsAtRunTime(Operation *op, ValueRange operands);
 /// Whether `op` converts floats to a type that is not wider in both range
 /// and precision (truncf, f16 <-> bf16): a rounding the program asked for.
 bool isRoundingCast(Operation *op);

@@ -63,7 +63,7 @@ public:
       return false;
     bool arithOrMath = op->hasTrait<OpTrait::Elementwise>() &&
                        isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
-    if (!arithOrMath && !isTosaElementwise(op))
+    if (!arithOrMath && (!isTosaElementwise(op) || broadcastsAtRunTime(op, dataOperands(op))))
       return false;
     auto sameRank = [&](Value v) {
       auto r = dyn_cast<RankedTensorType>(v.getType());
@@ -221,6 +221,11 @@ private:
           return failure();
       return success();
     }
+    if (def && ScoreModWalker::isTosaElementwise(def) &&
+        broadcastsAtRunTime(def, ScoreModWalker::dataOperands(def)))
+      return fail("the scores go through '" + def->getName().getStringRef() +
+                  "', whose dynamic extents TOSA may broadcast at run time (no "
+                  "indexing map states that read)");
     if (def && def->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() &&
         !ScoreModWalker::isTosaElementwise(def))
       return fail("the score modification holds '" + def->getName().getStringRef() +
