@@ -379,14 +379,15 @@ Value FlashAttentionEmitter::loadMask(Value qRow, Value qHead, Value key) {
 
 Value FlashAttentionEmitter::maskScore(Value x, int64_t mi, int r, Value key, Value keyMask) {
   // The score x is already in the exp2 domain: an additive mask m becomes
-  // m·log2(e), a keep mask -inf where false.
+  // m·log2(e) (toExp2Domain: finfo.min stays finite), a keep mask -inf
+  // where false.
   if (c.hasMask) {
     Value m = keyMask ? keyMask : loadMask(v.row[mi][r], v.rowHead[mi][r], key);
     if (s.mask == FlashKernelSpec::Mask::Keep) {
       x = arith::SelectOp::create(b, loc, m, x, k.f(negInf));
     } else {
       Value mf = m.getType() == c.f32 ? m : arith::ExtFOp::create(b, loc, c.f32, m).getResult();
-      x = k.fadd(x, k.fmul(mf, k.f(M_LOG2E)));
+      x = k.fadd(x, k.toExp2Domain(mf));
     }
   }
   // Above the causal diagonal, or a key past Lk.
@@ -430,8 +431,7 @@ ScoreTile FlashAttentionEmitter::maskAndScale(Value kvStart, Value buf, bool mas
           Value x = k.extract(sBlock[mi], r, e);
           Value key = k.add(k.add(kvStart, v.laneKey), nb * 8 + e);
           if (modResult)
-            x = k.fmul(modifyScore(k.fmul(x, modScale), mi, r, key, modResult),
-                       k.f(M_LOG2E));
+            x = k.toExp2Domain(modifyScore(k.fmul(x, modScale), mi, r, key, modResult));
           else if (!rawScores)
             x = k.fmul(x, scaleV);
           if (masked)

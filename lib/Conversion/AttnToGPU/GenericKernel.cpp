@@ -186,7 +186,7 @@ private:
         x[i] = applyMask(x[i], row[i], key);
       if (rows > 1)
         x[i] = dropOutside(x[i], key, ranges[i]);
-      x[i] = k.fmul(x[i], k.f(M_LOG2E));
+      x[i] = k.toExp2Domain(x[i]);
     }
     return x;
   }

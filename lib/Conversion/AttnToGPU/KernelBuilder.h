@@ -17,6 +17,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+
 namespace mlir {
 namespace attn {
 
@@ -61,6 +63,20 @@ struct KernelBuilder {
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  /// A logit (natural units, after the mask or score_mod) in the exp2
+  /// domain, x·log2(e), kept finite where x is: a logit below
+  /// −FLT_MAX / log2(e), such as the finfo.min that frontends fill masked
+  /// scores with, would overflow to −inf, which the kernels read as a
+  /// masked key, so a row of fills came out 0 instead of the uniform
+  /// average the program computes (bench/NOTES.md v65). Such logits become
+  /// −FLT_MAX (all equal, as the fills were); −inf stays −inf.
+  Value toExp2Domain(Value x) {
+    Value y = fmul(x, f(M_LOG2E));
+    Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                           f(-std::numeric_limits<float>::infinity()));
+    return arith::SelectOp::create(b, loc, isNegInf, y,
+                                   fmax(y, f(std::numeric_limits<float>::lowest())));
+  }
   /// ex2.approx: the SFU instruction FlashAttention uses. Inline PTX because
   /// the GPU-to-NVVM lowering maps exp2 to a libdevice call instead, and
   /// NVVM has no op for it. Not nvvm.inline_ptx: that always lowers to a

@@ -274,3 +274,32 @@ func.func @window_beside_mask(%q: tensor<4x16x1024x128xbf16>, %m: tensor<4x1x1x1
   } : tensor<4x16x1024x128xbf16>, tensor<4x16x1024x128xbf16>, tensor<4x16x1024x128xbf16> -> tensor<4x16x1024x128xbf16>
   return %o : tensor<4x16x1024x128xbf16>
 }
+
+// -----
+
+// A finite fill (finfo.min, HuggingFace's masked_fill, which attn-detect
+// keeps in the region): the region's logit goes to the exp2 domain by
+// toExp2Domain, x·log2 e clamped at -FLT_MAX where x is finite, so a row
+// of fills stays a uniform average; a -inf logit stays -inf, a masked key
+// (bench/NOTES.md v65: multiplied by log2 e alone, -3.4e38 became -inf and
+// such rows came out 0 on the GPU).
+// CHECK-LABEL: gpu.func @attn_fa2_mma_bf16_b1_h2_kv2_q128_k128_d64_v64_{{.*}}_smod0x
+// CHECK: %[[FILL:.*]] = arith.constant -3.40282347E+38 : f32
+// CHECK: %[[Y:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FILL]] : f32
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[Y2:.*]] = arith.mulf %[[Y]], %[[LOG2E]] : f32
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[MASKED:.*]] = arith.cmpf oeq, %[[Y]], %[[NINF]] : f32
+// CHECK: %[[LOWEST:.*]] = arith.constant -3.40282347E+38 : f32
+// CHECK: %[[CLAMPED:.*]] = arith.maximumf %[[Y2]], %[[LOWEST]] : f32
+// CHECK: arith.select %[[MASKED]], %[[Y2]], %[[CLAMPED]] : f32
+func.func @finite_fill(%q: tensor<1x2x128x64xbf16>, %keep: tensor<128x128xi1>) -> tensor<1x2x128x64xbf16> {
+  %fill = arith.constant -3.40282347E+38 : f32
+  %o = attn.attention %q, %q, %q scale(0.125) score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %kp = tensor.extract %keep[%i, %j] : tensor<128x128xi1>
+    %y = arith.select %kp, %s, %fill : f32
+    attn.yield %y : f32
+  } : tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16>, tensor<1x2x128x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
+}
