@@ -6,9 +6,9 @@
 // through which the node reads them.
 //
 // Row reductions and contractions (linalg ops with reduction loops) are read
-// in DetectNormalizeReductions.cpp. The rest (~630 lines) is one file: one function per
+// in DetectNormalizeReductions.cpp. The rest (~690 lines) is one file: one function per
 // kind of IR the detector reads (attn primitives, elementwise generics with
-// their payloads, tosa, tensor reshapes), all producing the same Node and
+// their payloads, tosa and its run-time broadcasts, tensor reshapes), all producing the same Node and
 // sharing the map-composition helpers at the top.
 //
 //===----------------------------------------------------------------------===//
