@@ -231,7 +231,7 @@ def test_compile_gives_ptx_manifest_and_cost():
     # wave model), combined by a second kernel that the manifest lists.
     assert k.manifest["grid"]["value"] == [4, 16, 2]
     assert [launch["kernel"] for launch in k.manifest["launches"]] == [k.name, k.name + "_combine"]
-    assert [w["name"] for w in k.manifest["workspace"]] == ["o_partial", "lse"]
+    assert [w["name"] for w in k.manifest["workspace"]] == ["o_partial", "row_stats"]
     assert k.manifest["block"]["value"] == [128, 1, 1]
     assert k.manifest["min_chip"] == "sm_90a"
     unsplit = attnopt.compile(graph.attention(2, 8, 256, 64, hkv=2, causal=True), kv_splits=1)

@@ -26,12 +26,12 @@ constexpr const char *kSplitKV = R"({
     {"name": "o", "type": "bf16*", "shape": [1, 32, 1, 128]}],
   "workspace": [
     {"name": "o_partial", "type": "f32*", "shape": [8, 1, 32, 1, 128]},
-    {"name": "lse", "type": "f32*", "shape": [8, 1, 32, 1]}],
+    {"name": "row_stats", "type": "f32*", "shape": [8, 1, 32, 1, 2]}],
   "launches": [
     {"kernel": "attn_split", "grid": [1, 8, 8], "block": [32, 1, 1],
-     "dynamic_shared_memory_bytes": 69632, "args": ["q", "k", "v", "o_partial", "lse"]},
+     "dynamic_shared_memory_bytes": 69632, "args": ["q", "k", "v", "o_partial", "row_stats"]},
     {"kernel": "attn_split_combine", "grid": [32, 1, 1], "block": [128, 1, 1],
-     "dynamic_shared_memory_bytes": 0, "args": ["o_partial", "lse", "o"]}]
+     "dynamic_shared_memory_bytes": 0, "args": ["o_partial", "row_stats", "o"]}]
 })";
 
 std::string errorOf(llvm::StringRef json) {
@@ -122,8 +122,8 @@ TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
   badType.replace(badType.find("\"bf16*\""), 7, "\"f8E4M3*\"");
   EXPECT_NE(errorOf(badType).find("params[0].type"), std::string::npos) << errorOf(badType);
   std::string badArg = kSplitKV;
-  badArg.replace(badArg.find("\"lse\"]"), 5, "\"lsx\"");
-  EXPECT_NE(errorOf(badArg).find("names 'lsx', which is neither a param, a workspace buffer nor a tensor map"),
+  badArg.replace(badArg.find("\"row_stats\"]"), 11, "\"row_stat\"");
+  EXPECT_NE(errorOf(badArg).find("names 'row_stat', which is neither a param, a workspace buffer nor a tensor map"),
             std::string::npos)
       << errorOf(badArg);
   std::string bigGrid = kSplitKV;
@@ -136,10 +136,10 @@ TEST(LaunchPlan, RejectsMalformedManifestsWithThePath) {
   zeroGrid.replace(zeroGrid.find("[1, 8, 8]"), 9, "[0, 8, 8]");
   EXPECT_NE(errorOf(zeroGrid).find("launches[0].grid"), std::string::npos) << errorOf(zeroGrid);
   std::string twice = kSplitKV;
-  twice.replace(twice.find("\"name\": \"lse\""), 13, "\"name\": \"q\"");
+  twice.replace(twice.find("\"name\": \"row_stats\""), 19, "\"name\": \"q\"");
   EXPECT_NE(errorOf(twice).find("'q' appears twice"), std::string::npos);
   std::string empty = kSplitKV;
-  empty.replace(empty.find("[8, 1, 32, 1]"), 13, "[8, 0, 32, 1]");
+  empty.replace(empty.find("[8, 1, 32, 1, 2]"), 16, "[8, 0, 32, 1, 2]");
   EXPECT_NE(errorOf(empty).find("positive extents"), std::string::npos);
   std::string noLaunch = R"({"kernel": "k", "params": []})";
   EXPECT_NE(errorOf(noLaunch).find("manifest.grid"), std::string::npos) << errorOf(noLaunch);
@@ -178,8 +178,8 @@ TEST(LaunchPlan, ChecksTheCallersTensors) {
   EXPECT_NE(why(args).find("'q' is given twice"), std::string::npos);
 
   args = splitArgs();
-  args[3].name = "lse";
-  EXPECT_NE(why(args).find("'lse' is not a parameter"), std::string::npos);
+  args[3].name = "row_stats";
+  EXPECT_NE(why(args).find("'row_stats' is not a parameter"), std::string::npos);
   auto addresses = plan->argumentAddresses(splitArgs(), {0xA00});
   ASSERT_FALSE(bool(addresses));
   EXPECT_NE(llvm::toString(addresses.takeError()).find("1 workspace addresses for 2 buffers"),

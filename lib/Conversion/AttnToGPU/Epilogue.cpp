@@ -3,7 +3,7 @@
 // The emitter's last stage (FlashAttentionEmitter::epilogue): the row sums
 // reduced over each quad, O = acc / l (0 for a row that saw no key), stored
 // as pairs of the output type, or, with split-KV, in f32 beside the row's
-// log2-sum-exp for the combine kernel.
+// max and sum (m, l) for the combine kernel.
 //
 // Where the Q tile is staged (FlashKernelSpec::outputThroughSharedMemory)
 // the pairs go into each warp's own rows of it instead, and copyOutputRows
@@ -88,7 +88,6 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
   // key-less sequence) passed no barrier, and a warp read back Q.
   if (s.outputThroughSharedMemory() && !producer.publishesQBeforeLoops())
     gpu::BarrierOp::create(b, loc);
-  const double negInfV = negInf;
   for (int64_t mi = 0; mi < c.mt; ++mi) {
     Value inv[2], l[2];
     for (int r = 0; r < 2; ++r) {
@@ -121,30 +120,32 @@ void FlashAttentionEmitter::epilogue(scf::ForOp loop) {
     }
     if (!s.splitKV())
       continue;
-    // log2-sum-exp of the row's scores in this split (m is in the exp2
-    // domain): -inf where the split saw no unmasked key, which gives it
-    // weight 0 in the combine. (Key warps: every warp holds the totals;
-    // the first stores them.)
+    // The row's (m, ℓ) in this split, for the combine: m in the exp2
+    // domain, ℓ = Σ 2^(s − m) (0 where the split saw no unmasked key,
+    // which gives it weight 0). Kept apart, not as m + log2 ℓ: at
+    // m = −FLT_MAX (a row of finite fills) the sum would drop log2 ℓ, and
+    // splits of unequal key counts would weigh the same. (Key warps: every
+    // warp holds the totals; the first stores them.)
     for (int r = 0; r < 2; ++r) {
       Value m = s.kvWarps > 1 ? combined.m[mi][r] : loop.getResult(mBase + 2 * mi + r);
-      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l[r], k.f(0.0));
-      Value lse = arith::SelectOp::create(b, loc, isZero, k.f(negInfV),
-                                          k.fadd(m, k.log2(l[r])));
-      auto storeLse = [&] {
+      auto storeStats = [&] {
         storeRow(mi, r, true, [&] {
-          memref::StoreOp::create(b, loc, lse, v.LSE,
-                                  ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r]});
+          Value fields[] = {m, l[r]};
+          for (auto [field, value] : llvm::enumerate(fields))
+            memref::StoreOp::create(
+                b, loc, value, v.rowStats,
+                ValueRange{v.split, v.batch, v.rowHead[mi][r], v.row[mi][r], k.idx(field)});
         });
       };
       if (!v.keyWarp) {
-        storeLse();
+        storeStats();
         continue;
       }
       OpBuilder::InsertionGuard firstWarpGuard(b);
       Value firstWarp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v.keyWarp,
                                               k.idx(0));
       b.setInsertionPointToStart(scf::IfOp::create(b, loc, firstWarp, false).thenBlock());
-      storeLse();
+      storeStats();
     }
   }
   if (s.outputThroughSharedMemory())

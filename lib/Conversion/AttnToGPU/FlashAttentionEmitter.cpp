@@ -117,8 +117,8 @@ gpu::GPUFuncOp FlashAttentionEmitter::createKernel(gpu::GPUModuleOp module) {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelParameters p = KernelParameters::bind(entry, s);
-  std::tie(v.Q, v.K, v.V, v.O, v.LSE, v.M, v.blockTable, v.seqLens, v.cuSeqlensQ,
-           v.cuSeqlensK) = std::tie(p.Q, p.K, p.V, p.O, p.LSE, p.M, p.blockTable, p.seqLens,
+  std::tie(v.Q, v.K, v.V, v.O, v.rowStats, v.M, v.blockTable, v.seqLens, v.cuSeqlensQ,
+           v.cuSeqlensK) = std::tie(p.Q, p.K, p.V, p.O, p.rowStats, p.M, p.blockTable, p.seqLens,
                                     p.cuSeqlensQ, p.cuSeqlensK);
   scoreMods.buffers = p.scoreModTensors;
   v.kTensorMap = p.kTensorMap;

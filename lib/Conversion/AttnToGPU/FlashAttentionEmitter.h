@@ -65,9 +65,9 @@ inline constexpr double negInf = -std::numeric_limits<double>::infinity();
 /// The values every stage reads, set by the emitter's first stages.
 struct KernelValues {
   /// Kernel parameters: Q, K, V, O as [B, H, L, d]; M the mask (or null).
-  /// Split-KV: O is the partial outputs [S, B, Hq, Lq, dv] (f32) and LSE
-  /// their log2-sum-exps [S, B, Hq, Lq].
-  Value Q, K, V, O, M, LSE;
+  /// Split-KV: O is the partial outputs [S, B, Hq, Lq, dv] (f32) and
+  /// rowStats each row's (m, ℓ) [S, B, Hq, Lq, 2] (f32; SplitKVCombine.cpp).
+  Value Q, K, V, O, M, rowStats;
   /// Paged KV cache: the block table [B, maxPages] and sequence lengths [B].
   Value blockTable, seqLens;
   /// Varlen: the cumulative sequence lengths cu_q, cu_k [B + 1].

@@ -30,7 +30,7 @@ namespace attn {
 /// score_mod's tensors. One definition for every kernel that takes them
 /// (FlashAttentionEmitter, GenericKernel.cpp).
 struct KernelParameters {
-  Value Q, K, V, O, LSE, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
+  Value Q, K, V, O, rowStats, M, blockTable, seqLens, cuSeqlensQ, cuSeqlensK;
   SmallVector<Value> scoreModTensors;
   /// FP8: the descale factors of Q, K and V (0-d f32), or null.
   Value qDescale, kDescale, vDescale;

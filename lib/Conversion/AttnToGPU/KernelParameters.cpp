@@ -25,7 +25,7 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
                            MemRefType::get(s.queryShape(s.headDimV), s.outputType)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
-    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, f32));
+    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, 2}, f32));
   }
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(MemRefType::get(s.maskShape, s.maskElementType));
@@ -59,7 +59,7 @@ KernelParameters KernelParameters::bind(Block &entry, const FlashKernelSpec &s) 
   p.V = take();
   p.O = take();
   if (s.splitKV())
-    p.LSE = take();
+    p.rowStats = take();
   if (s.mask != FlashKernelSpec::Mask::None)
     p.M = take();
   if (s.paged()) {

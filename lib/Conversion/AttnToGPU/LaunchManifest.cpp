@@ -157,7 +157,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   if (s.splitKV()) {
     workspace.push_back(param("o_partial", "f32*",
                               shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
-    workspace.push_back(param("lse", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ})));
+    workspace.push_back(
+        param("row_stats", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, 2})));
   }
   // 8-bit wgmma: V as Vᵀ tile images (VTransposeKernel.cpp), written by the
   // first launch, read by the attention kernel in V's place.
@@ -171,7 +172,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   };
   SmallVector<StringRef> attentionArgs{"q", "k", s.transposesV() ? "v_transposed" : "v"};
   if (s.splitKV())
-    attentionArgs.append({"o_partial", "lse"});
+    attentionArgs.append({"o_partial", "row_stats"});
   else
     attentionArgs.push_back("o");
   if (s.mask != FlashKernelSpec::Mask::None)
@@ -222,7 +223,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                              {"grid", shape({s.batch * s.headsQ * s.seqQ, 1, 1})},
                              {"block", shape({s.headDimV, 1, 1})},
                              {"dynamic_shared_memory_bytes", i64(0)},
-                             {"args", names({"o_partial", "lse", "o"})}}));
+                             {"args", names({"o_partial", "row_stats", "o"})}}));
   return dict({
       {"kernel", str(s.name)},
       {"launches", b.getArrayAttr(launches)},

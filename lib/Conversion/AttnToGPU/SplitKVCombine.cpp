@@ -1,19 +1,24 @@
 //===- SplitKVCombine.cpp - split-KV's combine kernel ---------------------===//
 //
 // Flash-decoding's second step. Split s of a query row's keys left its
-// normalized partial output O_s and the log2-sum-exp lse_s of its scores
-// (in the exp2 domain of the attention kernel). With M = max_s lse_s, the
-// exact softmax over all keys is
+// normalized partial output O_s, the max m_s of its scores (in the exp2
+// domain of the attention kernel) and their sum ℓ_s = Σ 2^(x − m_s). With
+// M = max_s m_s, the exact softmax over all keys is
 //
-//   O = Σ_s 2^(lse_s − M) · O_s / Σ_s 2^(lse_s − M),
+//   O = Σ_s w_s · O_s / Σ_s w_s,   w_s = ℓ_s · 2^(m_s − M),
 //
-// since 2^lse_s is split s's share of the softmax denominator. A split that
-// saw only masked keys has lse_s = −inf, weight 0; a row that no split saw
-// (every key masked) gets 0, as the unsplit kernel gives it.
+// since w_s · 2^M is split s's share of the softmax denominator. A split
+// that saw only masked keys has ℓ_s = 0 (m_s = −inf), weight 0; a row that
+// no split saw (every key masked) gets 0, as the unsplit kernel gives it.
+//
+// Why m and ℓ apart, not one log2-sum-exp m + log2 ℓ: a row of finite
+// fills (finfo.min, clamped at −FLT_MAX in the exp2 domain) has
+// m = −FLT_MAX, where adding log2 ℓ rounds back to m, and splits holding
+// unequal numbers of keys would weigh the same (bench/NOTES.md v65b).
 //
 // One CTA per (batch, query head, query row), one thread per output
 // column: the partial outputs are read once, coalesced along the columns;
-// the S log-sum-exps of the row are read by every thread (one cached line).
+// the S (m, ℓ) pairs of the row are read by every thread (one cached line).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -37,15 +42,15 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
   Type f32 = b.getF32Type();
   KernelBuilder k{b, loc, s.elementType, f32};
   auto partialType = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
-  auto lseType = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ}, f32);
+  auto statsType = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, 2}, f32);
   auto outType = MemRefType::get({s.batch, s.headsQ, s.seqQ, s.headDimV}, s.elementType);
   auto func = gpu::GPUFuncOp::create(b, loc, s.combineName(),
-                                     b.getFunctionType({partialType, lseType, outType}, {}));
+                                     b.getFunctionType({partialType, statsType, outType}, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(s.headDimV), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
-  Value partial = entry.getArgument(0), lse = entry.getArgument(1), out = entry.getArgument(2);
+  Value partial = entry.getArgument(0), stats = entry.getArgument(1), out = entry.getArgument(2);
 
   // blockIdx.x = (batch · Hq + head) · Lq + query.
   Value id = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -53,9 +58,12 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
   Value query = k.rem(id, s.seqQ);
   Value head = k.rem(k.div(id, s.seqQ), s.headsQ);
   Value batch = k.div(id, s.seqQ * s.headsQ);
-  auto lseOf = [&](Value split) {
-    return memref::LoadOp::create(b, loc, lse, ValueRange{split, batch, head, query}).getResult();
+  auto statOf = [&](Value split, int64_t field) {
+    return memref::LoadOp::create(b, loc, stats, ValueRange{split, batch, head, query, k.idx(field)})
+        .getResult();
   };
+  auto maxOf = [&](Value split) { return statOf(split, 0); };
+  auto sumOf = [&](Value split) { return statOf(split, 1); };
   const double negInf = -std::numeric_limits<double>::infinity();
   Value zero = k.idx(0), one = k.idx(1), splits = k.idx(s.kvSplits);
 
@@ -63,20 +71,22 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
   {
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(maxLoop.getBody());
-    Value m = k.fmax(maxLoop.getRegionIterArgs()[0], lseOf(maxLoop.getInductionVar()));
+    Value m = k.fmax(maxLoop.getRegionIterArgs()[0], maxOf(maxLoop.getInductionVar()));
     scf::YieldOp::create(b, loc, m);
   }
-  // Every split masked: weights against 0 (all of them 0), output 0.
-  Value maxLse = maxLoop.getResult(0);
-  Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxLse, k.f(negInf));
-  Value pivot = arith::SelectOp::create(b, loc, allMasked, k.f(0.0), maxLse);
+  // Every split masked: M = −inf; weights against 0 (all of them 0, and
+  // no −inf − (−inf)), output 0.
+  Value maxOfSplits = maxLoop.getResult(0);
+  Value allMasked =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxOfSplits, k.f(negInf));
+  Value pivot = arith::SelectOp::create(b, loc, allMasked, k.f(0.0), maxOfSplits);
 
   auto sumLoop = scf::ForOp::create(b, loc, zero, splits, one, ValueRange{k.f(0.0), k.f(0.0)});
   {
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(sumLoop.getBody());
     Value split = sumLoop.getInductionVar();
-    Value weight = k.exp2(k.fsub(lseOf(split), pivot));
+    Value weight = k.fmul(sumOf(split), k.exp2(k.fsub(maxOf(split), pivot)));
     Value o = memref::LoadOp::create(b, loc, partial, ValueRange{split, batch, head, query, col});
     Value num = k.fadd(sumLoop.getRegionIterArgs()[0], k.fmul(weight, o));
     Value den = k.fadd(sumLoop.getRegionIterArgs()[1], weight);
