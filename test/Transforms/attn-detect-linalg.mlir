@@ -1555,3 +1555,69 @@ func.func @mask_under_factor_near_one(%q: tensor<1x4x8xf32>, %k: tensor<1x6x8xf3
   %o = linalg.batch_matmul ins(%p, %v : tensor<1x4x6xf32>, tensor<1x6x8xf32>) outs(%oacc : tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
   return %o : tensor<1x4x8xf32>
 }
+
+// -----
+
+// A finite fill (finfo.min) on the bottom-right causal diagonal, Lq < Lk
+// (keep j <= i + 1): every row keeps a key, so under the row max the fill
+// drops keys as -inf does; raised as the causal mask (block skipping).
+// CHECK-LABEL: func.func @finite_fill_bottom_right_rows_keep_keys
+// CHECK: attn.attention %{{.*}} causal(bottom_right) : tensor<2x8xf32>, tensor<3x8xf32>, tensor<3x8xf32> -> tensor<2x8xf32>
+func.func @finite_fill_bottom_right_rows_keep_keys(%q: tensor<2x8xf32>, %k: tensor<3x8xf32>, %v: tensor<3x8xf32>) -> tensor<2x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<2x8xf32>, tensor<3x8xf32>) outs(%acc : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %one = arith.constant 1 : index
+    %i1 = arith.addi %i, %one : index
+    %c = arith.cmpi ule, %j, %i1 : index
+    %fill = arith.constant -3.40282347E+38 : f32
+    %y = arith.select %c, %a, %fill : f32
+    linalg.yield %y : f32
+  } -> tensor<2x3xf32>
+  %p = linalg.softmax dimension(1) ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %eo = tensor.empty() : tensor<2x8xf32>
+  %oacc = linalg.fill ins(%z : f32) outs(%eo : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<2x3xf32>, tensor<3x8xf32>) outs(%oacc : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %o : tensor<2x8xf32>
+}
+
+// -----
+
+// The same fill on the bottom-right diagonal with Lq > Lk (keep j < i,
+// Lq = 3, Lk = 2): row 0 keeps no key. Every logit of it is the fill, so
+// the program averages V uniformly, where the causal op gives 0: not the
+// causal mask; the select goes into the score_mod region as written
+// (executed in test/Integration/CPU/detect-finite-fill-causal.mlir).
+// CHECK-LABEL: func.func @finite_fill_bottom_right_empty_first_row
+// CHECK: attn.attention %{{.*}} score_mod {
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+// CHECK-NOT: causal(
+// CHECK: return
+func.func @finite_fill_bottom_right_empty_first_row(%q: tensor<3x8xf32>, %k: tensor<2x8xf32>, %v: tensor<2x8xf32>) -> tensor<3x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %s = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%q, %k : tensor<3x8xf32>, tensor<2x8xf32>) outs(%acc : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<3x2xf32>) outs(%e : tensor<3x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c = arith.cmpi ult, %j, %i : index
+    %fill = arith.constant -3.40282347E+38 : f32
+    %y = arith.select %c, %a, %fill : f32
+    linalg.yield %y : f32
+  } -> tensor<3x2xf32>
+  %p = linalg.softmax dimension(1) ins(%x : tensor<3x2xf32>) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %eo = tensor.empty() : tensor<3x8xf32>
+  %oacc = linalg.fill ins(%z : f32) outs(%eo : tensor<3x8xf32>) -> tensor<3x8xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<3x2xf32>, tensor<2x8xf32>) outs(%oacc : tensor<3x8xf32>) -> tensor<3x8xf32>
+  return %o : tensor<3x8xf32>
+}

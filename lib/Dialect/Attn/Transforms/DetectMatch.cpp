@@ -212,8 +212,12 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       if (!isa<ShapedType>(mask.value.getType()))
         return matchScoreMod(x, rank, m);
       m.chain.insert(n.op);
-      if (auto off = readsLastTwoInOrder(mask, rank) ? causalConstant(strip(mask.value))
-                                                     : std::nullopt) {
+      bool finiteFill = false;
+      if (auto off = readsLastTwoInOrder(mask, rank)
+                         ? causalConstant(strip(mask.value), false, &finiteFill)
+                         : std::nullopt) {
+        if (finiteFillEmptiesRows(*off, finiteFill, m))
+          return matchScoreMod(x, rank, m);
         if (!checkMaskScale(/*additive=*/false, m) || !setCausal(*off, m))
           return false;
       } else if (m.mask) {
@@ -262,6 +266,7 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       insideMask = true;
       m.chain.insert(n.op);
       const NodeOperand &cond = n.operands[0];
+      bool finiteFill = !std::isinf(*(keepWhereTrue ? f : t).scalar);
       // A condition computed in the payload that is not causal (a sliding
       // window, say): a modification that sets scores to the fill.
       if (!cond.causalOffset && cond.value && !isa<ShapedType>(cond.value.getType()))
@@ -270,13 +275,18 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       if (cond.causalOffset) {
         // Not the causal diagonal itself (a window: keep j > i − w), or a
         // second one: a modification that sets scores to the fill.
-        if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
+        if (!keepWhereTrue || finiteFillEmptiesRows(*cond.causalOffset, finiteFill, m) ||
+            !setCausal(*cond.causalOffset, m))
           return matchScoreMod(x, rank, m);
       } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
+        if (keepWhereTrue && finiteFillEmptiesRows(*off, finiteFill, m))
+          return matchScoreMod(x, rank, m);
         if (!keepWhereTrue || !setCausal(*off, m))
           return failB("unsupported constant mask");
       } else if (auto off = condInOrder ? droppedWhereZero(cond.value) : std::nullopt;
                  off && !keepWhereTrue) {
+        if (finiteFillEmptiesRows(*off, finiteFill, m))
+          return matchScoreMod(x, rank, m);
         if (!setCausal(*off, m))
           return false;
       } else if (m.mask && cond.value && isa<ShapedType>(cond.value.getType())) {

@@ -194,6 +194,14 @@ private:
   static SmallVector<Value> inputsOf(Value v);
 
   bool setCausal(int64_t offset, AttentionMatch &m);
+  /// Whether a causal mask j <= i + offset whose dropped logit is finite
+  /// (finfo.min) leaves rows that keep no key under the row max (offset < 0:
+  /// bottom-right with Lq > Lk). There the program averages every key
+  /// uniformly (all its logits are the fill) and the causal op gives 0, so
+  /// the mask goes into the score_mod region as written.
+  static bool finiteFillEmptiesRows(int64_t offset, bool finiteFill, const AttentionMatch &m) {
+    return finiteFill && m.rowMaxShift && offset < 0;
+  }
 
   bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m);
 

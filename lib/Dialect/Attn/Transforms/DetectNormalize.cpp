@@ -647,7 +647,7 @@ bool absorbsScores(double d, Type elt) {
 /// (non-zero for i1 and with `nonZeroKeeps`, else 0 rather than -inf or
 /// a value that absorbs the scores: absorbsScores) are exactly
 /// j <= i + offset.
-std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
+std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps, bool *finiteFill) {
   auto t = dyn_cast<RankedTensorType>(m.getType());
   if (!t || t.getRank() < 2 || !t.hasStaticShape())
     return std::nullopt;
@@ -662,6 +662,7 @@ std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
   int64_t lq = t.getDimSize(t.getRank() - 2), lk = t.getDimSize(t.getRank() - 1);
   bool isBool = t.getElementType().isInteger(1);
   SmallVector<bool> keep;
+  bool anyFiniteFill = false;
   for (double d : values) {
     if (isBool || nonZeroKeeps) {
       keep.push_back(d != 0.0);
@@ -670,6 +671,7 @@ std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
     if (d != 0.0 && !absorbsScores(d, t.getElementType()))
       return std::nullopt; // a real bias, not a pure mask
     keep.push_back(d == 0.0);
+    anyFiniteFill |= d != 0.0 && !std::isinf(d);
   }
   // The offset from the first row: number of kept keys minus one.
   int64_t first = 0;
@@ -681,6 +683,8 @@ std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps) {
     if (keep[e] != (j <= i + offset))
       return std::nullopt;
   }
+  if (finiteFill)
+    *finiteFill = anyFiniteFill;
   return offset;
 }
 

@@ -125,7 +125,10 @@ bool isRoundingCast(Operation *op);
 Value strip(Value v, SmallPtrSetImpl<Operation *> *chain = nullptr,
             bool throughReshapes = true, bool throughRoundings = true);
 /// The offset of a tensor that is the causal pattern j <= i + offset.
-std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false);
+/// `finiteFill` (if given) is set where a dropped entry of an additive mask
+/// is finite (finfo.min rather than -inf).
+std::optional<int64_t> causalConstant(Value m, bool nonZeroKeeps = false,
+                                      bool *finiteFill = nullptr);
 
 } // namespace detect
 } // namespace attn
