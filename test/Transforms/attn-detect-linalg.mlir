@@ -1621,3 +1621,40 @@ func.func @finite_fill_bottom_right_empty_first_row(%q: tensor<3x8xf32>, %k: ten
   %o = linalg.matmul ins(%p, %v : tensor<3x2xf32>, tensor<2x8xf32>) outs(%oacc : tensor<3x8xf32>) -> tensor<3x8xf32>
   return %o : tensor<3x8xf32>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#mqk = affine_map<(m, n, k) -> (m, k)>
+#mkk = affine_map<(m, n, k) -> (n, k)>
+#mmn = affine_map<(m, n, k) -> (m, n)>
+
+// An additive causal pattern of 0 and finfo.min under a factor applied
+// after it, (S + M)·k: with a finite fill, k·fill need not absorb the
+// scores (k = 1.2e-38 makes it -4), so the pattern is an additive mask
+// under the factor, not the causal diagonal (an adversarial helper's case;
+// with -inf fills any k > 0 keeps the diagonal).
+// CHECK-LABEL: func.func @finite_causal_constant_scaled_after
+// CHECK-NOT: attn.attention
+func.func @finite_causal_constant_scaled_after(%q: tensor<3x1xf32>, %k: tensor<3x1xf32>, %v: tensor<3x1xf32>) -> tensor<3x1xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %s = linalg.matmul indexing_maps = [#mqk, #mkk, #mmn] ins(%q, %k : tensor<3x1xf32>, tensor<3x1xf32>) outs(%acc : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %causal = arith.constant dense<[[0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0]]> : tensor<3x3xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %causal : tensor<3x3xf32>, tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %y = arith.addf %a, %m : f32
+    %kk = arith.constant 1.17549435E-38 : f32
+    %y2 = arith.mulf %y, %kk : f32
+    linalg.yield %y2 : f32
+  } -> tensor<3x3xf32>
+  %p = linalg.softmax dimension(1) ins(%x : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %eo = tensor.empty() : tensor<3x1xf32>
+  %oacc = linalg.fill ins(%z : f32) outs(%eo : tensor<3x1xf32>) -> tensor<3x1xf32>
+  // expected-remark @+1 {{not raised: an additive mask is scaled with the scores by 0.00}}
+  %o = linalg.matmul ins(%p, %v : tensor<3x3xf32>, tensor<3x1xf32>) outs(%oacc : tensor<3x1xf32>) -> tensor<3x1xf32>
+  return %o : tensor<3x1xf32>
+}

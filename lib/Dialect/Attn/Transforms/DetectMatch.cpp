@@ -81,6 +81,16 @@ std::optional<AttentionMatch> detect::AttentionMatcher::matchRest(const Node &pv
     return fail("a select with a finite fill under a softmax shift other than the "
                 "row max of the masked scores: what a fully masked row gives "
                 "depends on that shift");
+  // The same for an additive mask tensor, whose values may be such fills
+  // (HuggingFace's finfo.min padding masks): at c = fill, c + log Σ rounds
+  // to c, and the program weighs a fully masked row's keys 1 each (their
+  // sum, not their average).
+  bool additiveMaskTensor =
+      m.mask && !cast<ShapedType>(m.mask.getType()).getElementType().isInteger(1);
+  if (m.logSumExpShift && additiveMaskTensor)
+    return fail("an additive mask tensor under a log-sum-exp shift: where the mask "
+                "holds large finite fills (finfo.min), c + log(sum) rounds to c and a "
+                "fully masked row sums V instead of averaging it");
   // V: [b.., Lk, dv], or [b.., dv, Lk] when P·V's rhs is transposed.
   // Q, K and V stop at roundings (strip): the op reads what the program
   // rounded them to.
@@ -216,9 +226,14 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       if (auto off = readsLastTwoInOrder(mask, rank)
                          ? causalConstant(strip(mask.value), false, &finiteFill)
                          : std::nullopt) {
-        if (finiteFillEmptiesRows(*off, finiteFill, m))
-          return matchScoreMod(x, rank, m);
-        if (!checkMaskScale(/*additive=*/false, m) || !setCausal(*off, m))
+        // A finite fill (finfo.min): the causal mask only where
+        // matchAttention finds every row keeping a key, as for selects.
+        if (finiteFill) {
+          sawFiniteFill = true;
+          if (finiteFillsAreMods)
+            return matchScoreMod(x, rank, m);
+        }
+        if (!checkMaskScale(/*additive=*/finiteFill, m) || !setCausal(*off, m))
           return false;
       } else if (m.mask) {
         // A second mask tensor (BLOOM's ALiBi bias under a causal fill):
@@ -266,7 +281,6 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       insideMask = true;
       m.chain.insert(n.op);
       const NodeOperand &cond = n.operands[0];
-      bool finiteFill = !std::isinf(*(keepWhereTrue ? f : t).scalar);
       // A condition computed in the payload that is not causal (a sliding
       // window, say): a modification that sets scores to the fill.
       if (!cond.causalOffset && cond.value && !isa<ShapedType>(cond.value.getType()))
@@ -275,28 +289,21 @@ bool detect::AttentionMatcher::matchScores(Value x, int64_t rank, AttentionMatch
       if (cond.causalOffset) {
         // Not the causal diagonal itself (a window: keep j > i − w), or a
         // second one: a modification that sets scores to the fill.
-        if (!keepWhereTrue || finiteFillEmptiesRows(*cond.causalOffset, finiteFill, m) ||
-            !setCausal(*cond.causalOffset, m))
+        if (!keepWhereTrue || !setCausal(*cond.causalOffset, m))
           return matchScoreMod(x, rank, m);
       } else if (auto off = condInOrder ? causalConstant(strip(cond.value)) : std::nullopt) {
-        if (keepWhereTrue && finiteFillEmptiesRows(*off, finiteFill, m))
-          return matchScoreMod(x, rank, m);
         if (!keepWhereTrue || !setCausal(*off, m))
           return failB("unsupported constant mask");
       } else if (auto off = condInOrder ? droppedWhereZero(cond.value) : std::nullopt;
                  off && !keepWhereTrue) {
-        if (finiteFillEmptiesRows(*off, finiteFill, m))
-          return matchScoreMod(x, rank, m);
         if (!setCausal(*off, m))
           return false;
       } else if (m.mask && cond.value && isa<ShapedType>(cond.value.getType())) {
         return matchScoreMod(x, rank, m); // a second mask tensor, as above
       } else if (!setMask(cond, true, !keepWhereTrue, m)) {
+        // (A keep-mask tensor with a finite fill is exact as a keep mask
+        // only without a row max: matchAttention.)
         return false;
-      } else if (double fill = *(keepWhereTrue ? f : t).scalar; !std::isinf(fill)) {
-        // A keep-mask tensor with a finite fill: exact as a keep mask only
-        // without a row max (matchAttention).
-        m.finiteFill = fill;
       }
       x = strip(chainOp->value, &m.chain);
       continue;
@@ -511,22 +518,31 @@ Value detect::AttentionMatcher::peelScale(Value v, AttentionMatch &m) {
 
 std::optional<AttentionMatch> detect::matchAttention(Operation *pv,
                                                      std::string &why) {
-  // Under a softmax that subtracts the row max, a select with a finite fill
-  // (finfo.min) writes the fill itself as the dropped keys' logit. Where
-  // the select is the causal diagonal it is raised as causal: every row
-  // keeps a key, and exp(fill − max) is 0 unless the kept scores reach the
-  // fill itself. Where it reads a keep-mask tensor, no mask the op has is
-  // exact: -inf gives a fully masked row 0 where the program averages it
-  // uniformly, and an additive fill·[dropped] gives s + fill, which is not
-  // the fill in f16/bf16 programs (−65504 + s in f32 keeps s: such a row
-  // came out as softmax(S), an adversarial helper found) nor for scores
-  // near the fill in f32. So the select goes into the score_mod region, as
-  // written: the exact logits. The same holds with a score_mod, whose
-  // scores may reach the fill (a window filled with finfo.min). (Without
-  // the max, exp(fill) is 0 as exp(-inf) is: the masks are exact.)
+  // Under a softmax that subtracts the row max, a mask with a finite fill
+  // (finfo.min, by a select or an added causal pattern) writes the fill
+  // itself as the dropped keys' logit, so a row that keeps no key averages
+  // V over its fills (uniformly, or over the keys that only one mask drops
+  // where two fills overflow to -inf), where a -inf mask gives 0 or the
+  // survivors of another mask. It is the -inf mask exactly only where every
+  // row provably keeps a key (exp(fill − max) is 0 unless the kept scores
+  // reach the fill itself): a causal diagonal alone, with j <= i + offset,
+  // offset >= 0. Anything else that can drop the kept keys (a mask tensor,
+  // a score_mod such as a window filled with finfo.min, a diagonal starting
+  // below row 0: bottom-right with Lq > Lk) puts the finite fills into the
+  // score_mod region, as written: the exact logits. (A keep-mask tensor
+  // with a finite fill is such a case itself: as an additive fill·[dropped]
+  // its s + fill is not the fill in f16/bf16 programs.) Adversarial helpers
+  // found each case: GPT-2's finfo.min causal select beside a left-padding
+  // mask raised as causal + mask gave padded rows V[0], not the program's
+  // average. (Without the max, exp(fill) is 0 as exp(-inf) is: the masks
+  // are exact.)
   AttentionMatcher first(why, /*finiteFillsAreMods=*/false);
   std::optional<AttentionMatch> m = first.match(pv);
-  if (m && m->rowMaxShift && first.sawFiniteFill && (m->scoreMod || m->finiteFill))
+  if (!m || !m->rowMaxShift || !first.sawFiniteFill)
+    return m;
+  bool rowsMayKeepNoKey =
+      m->scoreMod || m->mask || (m->causalOffset && *m->causalOffset < 0);
+  if (rowsMayKeepNoKey)
     return AttentionMatcher(why, /*finiteFillsAreMods=*/true).match(pv);
   return m;
 }

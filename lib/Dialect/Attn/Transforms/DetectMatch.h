@@ -33,9 +33,6 @@ struct AttentionMatch {
   SmallVector<int64_t> kBroadcastDims, vBroadcastDims;
   Value mask;                 // additive (float) or keep (i1)
   bool invertMask = false;    // keep mask given as "drop where true"
-  /// A keep-mask tensor's select fill when finite (finfo.min): with a row
-  /// max, the select goes into the score_mod region (matchAttention).
-  std::optional<double> finiteFill;
   /// The softmax subtracts the row max: a fully masked row with a finite
   /// fill is then a uniform average; without it, exp underflows to 0/0.
   bool rowMaxShift = false;
@@ -45,6 +42,8 @@ struct AttentionMatch {
   /// fill, a fully masked row's result would depend on them, so the matcher
   /// then refuses.
   SmallVector<Value> rowShifts;
+  /// One of them is a log-sum-exp's (c + log Σ exp(s − c)).
+  bool logSumExpShift = false;
   SmallVector<bool> maskVaries;
   double scale = 1.0;        // factors on S (and exp2's ln 2)
   /// The part of `scale` applied outside every mask, e.g. exp(k·(S + M)) or

@@ -97,8 +97,10 @@ bool detect::AttentionMatcher::matchExpOfLogSoftmax(Value p, int64_t rank, Atten
   // c + log Σ rounds to c where c is a finite fill (finfo.min): a fully
   // masked row is then 1 per key, no average. The generator's oracle
   // found it; such a shift is refused under finite fills like any other.
-  if (shift)
+  if (shift) {
     m.rowShifts.push_back(shift->value);
+    m.logSumExpShift = true;
+  }
   return matchShiftedExp(inner, rank, m, x);
 }
 

@@ -24,8 +24,9 @@ namespace detect {
 
 class AttentionMatcher {
 public:
-  /// `finiteFillsAreMods`: selects with a finite fill go into the score_mod
-  /// region instead of becoming masks (see matchAttention).
+  /// `finiteFillsAreMods`: masks with a finite fill (selects, added causal
+  /// patterns) go into the score_mod region instead of becoming masks (see
+  /// matchAttention).
   AttentionMatcher(std::string &why, bool finiteFillsAreMods)
       : why(why), finiteFillsAreMods(finiteFillsAreMods) {}
 
@@ -194,14 +195,6 @@ private:
   static SmallVector<Value> inputsOf(Value v);
 
   bool setCausal(int64_t offset, AttentionMatch &m);
-  /// Whether a causal mask j <= i + offset whose dropped logit is finite
-  /// (finfo.min) leaves rows that keep no key under the row max (offset < 0:
-  /// bottom-right with Lq > Lk). There the program averages every key
-  /// uniformly (all its logits are the fill) and the causal op gives 0, so
-  /// the mask goes into the score_mod region as written.
-  static bool finiteFillEmptiesRows(int64_t offset, bool finiteFill, const AttentionMatch &m) {
-    return finiteFill && m.rowMaxShift && offset < 0;
-  }
 
   bool setMask(const NodeOperand &mask, bool isBool, bool invert, AttentionMatch &m);
 
@@ -214,7 +207,8 @@ private:
   bool finiteFillsAreMods;
 
 public:
-  /// Whether a select with a finite fill was peeled as a mask.
+  /// Whether a mask with a finite fill (a select, an added causal pattern)
+  /// was peeled as a mask.
   bool sawFiniteFill = false;
 };
 
