@@ -86,7 +86,10 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(sumLoop.getBody());
     Value split = sumLoop.getInductionVar();
-    Value weight = k.fmul(sumOf(split), k.exp2(k.fsub(maxOf(split), pivot)));
+    // (Sequenced: the ops' order must not hang on argument evaluation.)
+    Value splitMax = maxOf(split);
+    Value splitSum = sumOf(split);
+    Value weight = k.fmul(splitSum, k.exp2(k.fsub(splitMax, pivot)));
     Value o = memref::LoadOp::create(b, loc, partial, ValueRange{split, batch, head, query, col});
     Value num = k.fadd(sumLoop.getRegionIterArgs()[0], k.fmul(weight, o));
     Value den = k.fadd(sumLoop.getRegionIterArgs()[1], weight);

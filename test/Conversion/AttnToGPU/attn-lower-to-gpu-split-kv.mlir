@@ -30,9 +30,9 @@
 // CHECK: arith.maximumf %{{.*}}, %[[M]]
 // CHECK: scf.for
 // CHECK: %[[MS:.+]] = memref.load %[[STATS]][{{.*}}, %c0{{.*}}]
+// CHECK: %[[L:.+]] = memref.load %[[STATS]][{{.*}}, %c1{{.*}}]
 // CHECK: %[[D:.+]] = arith.subf %[[MS]], %{{.*}}
 // CHECK: %[[E:.+]] = llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[D]]
-// CHECK: %[[L:.+]] = memref.load %[[STATS]][{{.*}}, %c1{{.*}}]
 // CHECK: arith.mulf %[[L]], %[[E]]
 // CHECK: arith.truncf
 // Host: the workspace, the two launches in order, the workspace freed.
