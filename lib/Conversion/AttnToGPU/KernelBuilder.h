@@ -89,15 +89,6 @@ struct KernelBuilder {
                LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
   }
-  /// lg2.approx: once per row, for split-KV's log-sum-exp (inline PTX for
-  /// the reason exp2 is).
-  Value log2(Value x) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, f32, ValueRange{x}, b.getStringAttr("lg2.approx.ftz.f32 $0, $1;"),
-               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-               LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
-  }
   /// The shared address (as !llvm.ptr<3>) of workgroup memref `memref`'s
   /// first element plus `bytes`: for what addresses shared memory below the
   /// memref level (mbarriers, TMA destinations, the Vᵀ transposer's words).
