@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - attn-opt end-to-end pipelines ----------------------===//
 #include "attn/Pipelines/Pipelines.h"
 
+#include "attn/Analysis/IOCost.h"
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/Transforms/Passes.h"
 
@@ -93,6 +94,37 @@ std::string supportedChipList() {
     list += (list.empty() ? "" : ", ") + c.chip.str();
   return list;
 }
+
+/// Whether the kernels of `support`'s chip may be chosen for `preset`: it
+/// is the chip's own, or a GPU of the same architecture (sm_90 and sm_90a
+/// are one: the "a" only unlocks instructions), whose SMs have the same
+/// shared memory and instructions, so any kernel chosen for it fits.
+bool presetFitsChip(const ChipSupport &support, StringRef preset) {
+  if (preset == support.costTarget)
+    return true;
+  std::optional<TargetSpec> spec = getTargetPreset(preset);
+  return spec && StringRef(spec->chip).rtrim('a') == support.chip.rtrim('a');
+}
+
+/// `target=`: auto is the chip's own preset; any other value must be a
+/// preset that fits the chip. The error lists the values that do.
+FailureOr<std::string>
+resolveCostTarget(const ChipSupport &support, StringRef requested,
+                  function_ref<void(const Twine &)> emitError) {
+  if (requested == "auto")
+    return support.costTarget.str();
+  if (presetFitsChip(support, requested))
+    return requested.str();
+  std::string accepted = "auto";
+  for (const std::string &name : getTargetPresetNames())
+    if (presetFitsChip(support, name))
+      accepted += ", " + name;
+  std::optional<TargetSpec> other = getTargetPreset(requested);
+  std::string why = other ? "is an " + other->chip + " GPU" : "is no io-cost preset";
+  emitError("attn-gpu-pipeline: target '" + requested + "' " + why +
+            "; accepted for chip " + support.chip + ": " + accepted);
+  return failure();
+}
 } // namespace
 
 FailureOr<GpuTarget>
@@ -124,8 +156,11 @@ mlir::attn::resolveGpuTarget(const GpuPipelineOptions &options,
               chip + "'");
     return failure();
   }
-  return GpuTarget{chip, support->ptxFeatures.str(), mma,
-                   support->costTarget.str()};
+  FailureOr<std::string> costTarget =
+      resolveCostTarget(*support, options.target, emitError);
+  if (failed(costTarget))
+    return failure();
+  return GpuTarget{chip, support->ptxFeatures.str(), mma, *costTarget};
 }
 
 LogicalResult

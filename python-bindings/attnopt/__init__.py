@@ -21,7 +21,8 @@ from ._core import run_pipeline_counting as _run_counting
 from ._core import version as compiler_version
 
 __all__ = ["MLIRError", "DetectResult", "Kernel", "run_pipeline", "detect", "io_cost",
-           "compile", "graph", "CHIPS", "IO_COST_TARGETS", "compiler_version",
+           "compile", "graph", "CHIPS", "IO_COST_TARGETS", "COST_TARGETS",
+           "cost_target_for_device", "compiler_version",
            "chip_for_capability"]
 
 
@@ -223,8 +224,46 @@ PERSISTENT = ("auto", "on", "off")
 FP8_MMA = ("auto", "on", "off")
 
 
+#: The GPUs compile(cost_target=...) chooses kernels for: "auto" (the
+#: chip's own preset: h200 on sm_90a) or an --attn-io-cost preset of the
+#: chip's architecture (the pipeline checks which fit).
+COST_TARGETS = ("auto",) + IO_COST_TARGETS
+
+# Device names (torch.cuda.get_device_properties(d).name) of the GPUs
+# whose preset is theirs exactly: the preset's SM count must match too (an
+# H100 PCIe has 114 SMs and 2 TB/s, not the SXM's 132 and 3.35).
+_DEVICE_NAME_OF_PRESET = {"a100": "A100", "a10": "A10", "l40s": "L40S", "h100": "H100",
+                          "h200": "H200", "rtx5090": "RTX 5090"}
+
+
+def cost_target_for_device(name: str, sm_count: int) -> str:
+    """The compile(cost_target=...) for a device called `name` with
+    `sm_count` SMs: the preset of that GPU (h100 on an H100 SXM, whose
+    3.35 TB/s moves split-KV and tile picks), else "auto" (the chip's
+    default preset) where attn-opt has none for it."""
+    import re
+    _check_str("name", name)
+    sm_count = graph.check_int("sm_count", sm_count)
+    for preset, marketing in _DEVICE_NAME_OF_PRESET.items():
+        if re.search(r"(^|\W)%s($|\W)" % re.escape(marketing), name, re.IGNORECASE):
+            spec = io_cost(B=1, H=1, Lq=1, Lk=1, d=16, target=preset)["target"]
+            return preset if spec["sm_count"] == sm_count else "auto"
+    return "auto"
+
+
+def _check_gpu_target(chip: str, mma: str, cost_target: str) -> None:
+    """The pipeline's own check of chip=, mma= and target= (which presets fit
+    which chip is decided there), on an empty module: ValueError before
+    anything is compiled."""
+    try:
+        _run_pipeline("module {}", "attn-gpu-pipeline{chip=%s mma=%s target=%s}"
+                      % (chip, mma, cost_target))
+    except MLIRError as e:
+        raise ValueError(str(e)) from None
+
+
 def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
-            cost_target: str = "h200", rows_per_warp: int = 0,
+            cost_target: str = "auto", rows_per_warp: int = 0,
             block_kv: int = 0, mma: str = "auto", kv_stages: int = 0,
             swizzle: bool = False, kv_splits: int = 0, kv_warps: int = 0,
             kv_loads: str = "auto", overlap_pv: str = "auto",
@@ -234,6 +273,9 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     attention. Launch the result with `attnopt.runtime.launch` on a GPU.
     target (one of CHIPS) sm_90a (Hopper) uses wgmma, other chips mma.sync;
     mma forces one ("mma.sync" or "wgmma", which needs sm_90/sm_90a).
+    cost_target (one of COST_TARGETS) is the GPU the kernel is chosen for:
+    its SM count and bandwidths decide split-KV and tiles ("auto": the
+    chip's own preset; `cost_target_for_device` names a device's).
     block_q (16, 32, 64, 128), rows_per_warp (16, 32), block_kv (32, 64, 128)
     and kv_stages (2, 3 with wgmma; 2, 3, 4 with mma.sync) override the kernel's tiles (0: the measured
     defaults); kv_splits (1 to 65535; 0: chosen) splits the keys of each
@@ -267,7 +309,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     _check_str("mlir_text", mlir_text)
     target = graph.check_choice("target", target, CHIPS)
     mma = graph.check_choice("mma", mma, MMA)
-    cost_target = graph.check_choice("cost_target", cost_target, IO_COST_TARGETS)
+    cost_target = graph.check_choice("cost_target", cost_target, COST_TARGETS)
     tiles = {}
     kv_splits = graph.check_int("kv_splits", kv_splits, lo=0, hi=65535)
     for name, value, allowed in (("block_q", block_q, (0, 16, 32, 64, 128)),
@@ -287,6 +329,7 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     fp8_mma = graph.check_choice("fp8_mma", fp8_mma, FP8_MMA)
     if mma == "wgmma" and target not in ("sm_90", "sm_90a"):
         raise ValueError("mma='wgmma' needs target sm_90a (or sm_90); got %r" % target)
+    _check_gpu_target(target, mma, cost_target)
     # Detect once: the cost and the kernel come from the same raised IR.
     found = detect(mlir_text)
     # attn.paged_attention is not raised from other spellings: it is written.
@@ -296,14 +339,14 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
     if found.count + paged + varlen != 1:
         raise ValueError("compile() needs exactly one attention, found %d"
                          % (found.count + paged + varlen))
-    report = io_cost(found.ir, target=cost_target)
-    cost = report["attention"][0] if report["attention"] else None
     def lower(tmp, strict):
         run_pipeline(found.ir,
-                     "attn-gpu-pipeline{strict=%s chip=%s mma=%s block-q=%d rows-per-warp=%d "
+                     "attn-gpu-pipeline{strict=%s chip=%s target=%s mma=%s block-q=%d "
+                     "rows-per-warp=%d "
                      "block-kv=%d kv-stages=%d kv-splits=%d kv-warps=%d kv-loads=%s "
                      "overlap-pv=%s persistent=%s fp8-mma=%s swizzle=%s dump-dir=%s}"
-                     % ("true" if strict else "false", target, mma, tiles["block_q"],
+                     % ("true" if strict else "false", target, cost_target, mma,
+                        tiles["block_q"],
                         tiles["rows_per_warp"], tiles["block_kv"], tiles["kv_stages"],
                         kv_splits, tiles["kv_warps"], kv_loads, overlap_pv, persistent, fp8_mma,
                         "true" if swizzle else "false", _quoted_path(tmp)))
@@ -327,6 +370,12 @@ def compile(mlir_text: str, target: str = "sm_90a", block_q: int = 0,
             manifest = json.load(f)
         with open(os.path.join(tmp, manifests[0][:-5] + ".ptx")) as f:
             ptx = f.read()
+    # The cost of the GPU the kernel was chosen for (the pipeline resolved
+    # "auto"), computed by the same pass from the same raised IR.
+    cost = None
+    if manifest["chosen_for"] in IO_COST_TARGETS:
+        report = io_cost(found.ir, target=manifest["chosen_for"])
+        cost = report["attention"][0] if report["attention"] else None
     return Kernel(name=manifest["kernel"], ptx=ptx, manifest=manifest, cost=cost)
 
 

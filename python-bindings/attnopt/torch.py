@@ -95,9 +95,14 @@ def bucket(length: int, exact_up_to: int = 64) -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def _chip(device: torch.device) -> str:
-    from . import chip_for_capability
-    return chip_for_capability(*torch.cuda.get_device_capability(device))
+def _target(device: torch.device) -> Tuple[str, str]:
+    """The chip to compile for on `device`, and the GPU to choose the kernel
+    for (the device's own preset where attn-opt has one: an H100 gets H100
+    split-KV and tiles, not the H200's)."""
+    from . import chip_for_capability, cost_target_for_device
+    props = torch.cuda.get_device_properties(device)
+    return (chip_for_capability(props.major, props.minor),
+            cost_target_for_device(props.name, props.multi_processor_count))
 
 
 # --- the problem --------------------------------------------------------------
@@ -213,12 +218,13 @@ def _mlir(B, Hq, Hkv, Lq, Lk, d, dv, dtype, causal, scale, mask):
             "  return %%o : %s\n}\n" % (args, ot, attrs, qt, kt, vt, ot, ot))
 
 
-def _kernel(problem: Tuple, chip: str, device: int = 0):
-    """The kernel for `problem` (the arguments of _mlir) on `chip`, loaded on
+def _kernel(problem: Tuple, target: Tuple[str, str], device: int = 0):
+    """The kernel for `problem` (the arguments of _mlir) on `target` (chip,
+    cost target: _target), loaded on
     GPU `device` (a module belongs to one device's context): from memory
     (keyed by the problem itself: a hit costs one dict lookup), else from
     the disk cache, else compiled and stored."""
-    key = (problem, chip, device)
+    key = (problem, target, device)
     kernel = _loaded.get(key)
     if kernel is not None:
         _stats["memory_hits"] += 1
@@ -226,17 +232,19 @@ def _kernel(problem: Tuple, chip: str, device: int = 0):
     with _lock:
         kernel = _loaded.get(key)
         if kernel is None:
-            kernel = _load_or_compile(problem, chip)
+            kernel = _load_or_compile(problem, target)
             _loaded[key] = kernel
         return kernel
 
 
-def _load_or_compile(problem: Tuple, chip: str):
+def _load_or_compile(problem: Tuple, target: Tuple[str, str]):
     from . import compile as compile_attention
     from .runtime import LoadedKernel
     # The IR text too: a change to how this module spells a problem must
     # not reuse kernels compiled from the old spelling.
-    key_fields = {"compiler": _compiler_version(), "chip": chip, "problem": list(problem),
+    chip, cost_target = target
+    key_fields = {"compiler": _compiler_version(), "chip": chip, "cost_target": cost_target,
+                  "problem": list(problem),
                   "mlir": _mlir(*problem)}
     key = hashlib.sha256(json.dumps(key_fields, sort_keys=True, default=str).encode()).hexdigest()
     entry = os.path.join(cache_dir(), key[:32])
@@ -249,13 +257,13 @@ def _load_or_compile(problem: Tuple, chip: str):
             _log.info("disk cache hit %s (%s)", key[:12], _describe(problem))
     else:
         start = time.perf_counter()
-        compiled = compile_attention(_mlir(*problem), target=chip)
+        compiled = compile_attention(_mlir(*problem), target=chip, cost_target=cost_target)
         manifest, ptx = compiled.manifest, compiled.ptx
         _store(entry, manifest, ptx, key_fields)
         _stats["compiled"] += 1
         if _verbose:
-            _log.info("compiled %s in %.2f s (%s, %s)", manifest["kernel"],
-                      time.perf_counter() - start, _describe(problem), chip)
+            _log.info("compiled %s in %.2f s (%s, %s for %s)", manifest["kernel"],
+                      time.perf_counter() - start, _describe(problem), chip, cost_target)
     return LoadedKernel(manifest, ptx)
 
 
@@ -333,7 +341,7 @@ def _attention_impl(q, k, v, attn_mask, is_causal, scale, enable_gqa):
         mask_spec = ("keep" if mask.dtype == torch.bool else "add", tuple(mask.shape))
     problem = (B, Hq, Hkv, Lqb, Lkb, d, dv, _DTYPES[q.dtype], is_causal, scale, mask_spec)
     with torch.cuda.device(q.device):
-        kernel = _kernel(problem, _chip(q.device), q.device.index)
+        kernel = _kernel(problem, _target(q.device), q.device.index)
         out = kernel(q, k, v, mask=mask)
     if Lqb > Lq:
         out = out[:, :, :Lq]

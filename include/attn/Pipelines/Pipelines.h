@@ -41,6 +41,14 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture: sm_90a (Hopper, the default: wgmma), sm_90, sm_80, ... (mma.sync)"),
       llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("The GPU the kernels are chosen for (the --attn-io-cost "
+                     "preset): auto (the chip's: h200 on sm_90/sm_90a), or a "
+                     "preset of the chip's architecture (h100 or h200 on "
+                     "sm_90/sm_90a); its SM count and bandwidths decide "
+                     "split-KV and tiles"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> blockQ{
       *this, "block-q", llvm::cl::desc("Query rows per CTA of the kernel (16, 32, 64, 128; 0: auto)"),
       llvm::cl::init(0)};
@@ -128,13 +136,16 @@ struct GpuTarget {
   /// The family every kernel uses: asked for, or the chip's only one;
   /// nullopt on sm_90a with mma=auto, where the chooser picks per attention.
   std::optional<TensorCoreFamily> mma;
-  std::string costTarget;  // the --attn-io-cost preset: "a100", "h200"
+  /// The --attn-io-cost preset the kernels are chosen and costed for:
+  /// target=, or the chip's own ("a100", "h200", ...).
+  std::string costTarget;
 };
 
-/// Resolves and checks `chip=` and `mma=`: the chip must be one the kernels
-/// are built for (mma.sync: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a,
-/// sm_100, sm_120; wgmma: sm_90a, which mma=wgmma on sm_90 selects), and
-/// gets the PTX version it needs. The error lists the accepted values.
+/// Resolves and checks `chip=`, `mma=` and `target=`: the chip must be one
+/// the kernels are built for (mma.sync: sm_80, sm_86, sm_87, sm_89, sm_90,
+/// sm_90a, sm_100, sm_120; wgmma: sm_90a, which mma=wgmma on sm_90 selects),
+/// and gets the PTX version it needs; the target must be a preset of that
+/// chip's architecture. The errors list the accepted values.
 FailureOr<GpuTarget>
 resolveGpuTarget(const GpuPipelineOptions &options,
                  function_ref<void(const Twine &)> emitError);

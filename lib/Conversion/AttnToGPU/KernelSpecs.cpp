@@ -250,6 +250,7 @@ tensorCoreSpec(Operation *op, FailureOr<AttentionShape> shape, MaskReads mask, F
       target.smCount * residentCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   if (failed(fillSpec(extents, elt, *config, ctaSlots, s, refusal)))
     return failure();
+  s.chosenFor = target.name;
   s.minCTAsPerSM = launchBoundCTAsPerSM(*config, *shape, target, mask != MaskReads::None);
   return s;
 }
@@ -284,6 +285,9 @@ FailureOr<FlashKernelSpec> mlir::attn::genericSpecFor(AttentionOp op, Refusal &r
                               kGenericKernelMaxHeadDim, shape.headDim, shape.headDimV)
                     .str());
   s.tensorCore = FlashKernelSpec::TensorCore::None;
+  // No config to choose; the cost, where there is one, is still for a GPU.
+  if (auto cost = op->getAttrOfType<IOCostAttr>(kIOCostAttrName))
+    s.chosenFor = cost.getTarget().str();
   setProblem(shape, elt, s);
   // Four warps per CTA, each with as many query rows as its registers
   // hold comfortably (a row costs ⌈d/32⌉ + ⌈dv/32⌉ + 2 per lane); no K/V

@@ -277,6 +277,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
                           : s.wgmma()       ? "wgmma.mma_async.m64nNk16"
                                       : "mma.sync.m16n8k16")},
       {"min_chip", str(s.minimumChip())},
+      // The io-cost preset the config was chosen for ("none": not costed).
+      {"chosen_for", str(s.chosenFor.empty() ? "none" : s.chosenFor)},
       // The key offsets j − i a score_mod can keep (tiles outside skipped);
       // a missing bound is null.
       {"score_mod", !s.scoreMod ? Attribute(b.getBoolAttr(false))

@@ -47,6 +47,10 @@ inline constexpr llvm::StringLiteral kTensorMapL2Promotion = "none";
 /// What a kernel generator needs to know about one attention.
 struct FlashKernelSpec {
   std::string name;
+  /// The GPU (--attn-io-cost preset) the kernel was chosen and costed for:
+  /// the tensor-core kernels' config comes from its SM count and
+  /// bandwidths. Empty where nothing costed the op.
+  std::string chosenFor;
   int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 0, seqKV = 0;
   int64_t headDim = 0, headDimV = 0;
   /// Q, K and V's type: f16 or bf16 (tensor cores); also f32 and the
