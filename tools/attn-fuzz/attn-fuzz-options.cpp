@@ -135,6 +135,9 @@ const std::vector<const char *> kLoads = {"auto", "cp.async", "tma", "tma-produc
                                           "TMA", "cp.async ", "bulk", "tma-"};
 const std::vector<const char *> kAutoOnOff = {"auto", "on", "off", "", "ON", "true", "1",
                                               "on "};
+/// The GPU pipeline's target= also takes auto, and checks the preset against chip=.
+const std::vector<const char *> kGpuTargets = {"auto", "h100", "h200", "a100", "rtx5090",
+                                               "", "Auto", "v100", "h200 "};
 const std::vector<const char *> kTargets = {"h200", "h100", "a100", "a10", "l40s", "rtx5090", "",
                                             "b200", "H200", "cpu", "h200 "};
 const std::vector<const char *> kBools = {"true", "false", "1", "0", "yes",
@@ -165,7 +168,7 @@ const std::vector<OptionSpec> kGpuPipeline = {
     {"chip", kChips},     {"block-q", kTiles}, {"rows-per-warp", kTiles},
     {"block-kv", kTiles}, {"swizzle", kBools}, {"kv-stages", kTiles},
     {"mma", kMma},        {"kv-splits", kTiles}, {"kv-warps", kWarps},
-    {"kv-loads", kLoads}, {"overlap-pv", kAutoOnOff}};
+    {"kv-loads", kLoads}, {"overlap-pv", kAutoOnOff}, {"target", kGpuTargets}};
 
 /// Reads the input front to back; past the end it yields zeros.
 struct ByteReader {
