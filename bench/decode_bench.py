@@ -48,6 +48,25 @@ def rel_err(x, ref):
     return ((x[:1].float() - ref).norm() / ref.norm()).item()
 
 
+def confirm(e, kern, sweep, pick_gbps, a, tensors, gbps):
+    """Medians of three timings (the first pass's and two more rounds,
+    interleaved) of the pick, the sweep's a.confirm fastest and the other
+    targets' picks."""
+    q, k, v, o = tensors
+    # The other targets' picks (gen_decode_kernels --variant pick_<target>:...) too.
+    top = sorted(sweep, key=sweep.get, reverse=True)[:a.confirm]
+    top += [label for label in sweep if label.startswith("pick_") and label not in top]
+    kernels = {"pick": kern}
+    kernels.update({label: Kernel(os.path.join(a.kernels, e["sweep"][label] + ".json"))
+                    for label in top})
+    times = {"pick": [pick_gbps]}
+    times.update({label: [sweep[label]] for label in top})
+    for _ in range(2):
+        for label, kn in kernels.items():
+            times[label].append(gbps(bench(lambda: kn(q, k, v, o))))
+    return {label: sorted(t)[1] for label, t in times.items()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default="bench/kernels_decode")
@@ -60,6 +79,13 @@ def main():
     ap.add_argument("--clean-l2", action="store_true",
                     help="empty the L2 before each timed call by reading, not zeroing, 256 MB "
                          "(attn_run.timer: no dirty lines written back during the kernel)")
+    ap.add_argument("--batches", default="",
+                    help="only the shapes of these batch sizes (comma-separated): one "
+                         "device call per part of a long sweep")
+    ap.add_argument("--confirm", type=int, default=0, metavar="N",
+                    help="time the pick and the sweep's N fastest again, interleaved, two "
+                         "more rounds; their medians of three decide pick ÷ best (the "
+                         "maximum of one noisy timing per config overrates the best)")
     a = ap.parse_args()
     global bench
     bench = timer(a.graphs, clean_l2=a.clean_l2)
@@ -71,6 +97,8 @@ def main():
     print("read ceiling %.2f TB/s" % read_tbps, flush=True)
     rows = []
     out = open(os.path.join(a.out, "results.jsonl"), "w")
+    if a.batches:
+        index = [e for e in index if str(e["B"]) in a.batches.split(",")]
     for e in index:
         B, Hq, Hkv, Lk, d = e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]
         kv_bytes = 2 * B * Hkv * Lk * d * 2
@@ -106,6 +134,8 @@ def main():
             sweep[label] = gbps(bench(lambda: other(q, k, v, o)))
         row["sweep"] = sweep
         row["sweep_wrong"] = wrong
+        if a.confirm and sweep:
+            row["confirmed"] = confirm(e, kern, sweep, row["attn_opt"], a, (q, k, v, o), gbps)
         row["correct"] = row["correct"] and not wrong
         row.update(sdpa_anchors(q, k, v, scale, lambda fn: gbps(bench(fn))))
         del q, k, v, o
