@@ -88,8 +88,17 @@ def main():
     ap.add_argument("--variant", action="append", default=[], metavar="LABEL:OPTIONS",
                     help="one more kernel per shape, compiled with OPTIONS (the pick's "
                          "config re-chosen under them) and timed as sweep point LABEL")
+    ap.add_argument("--sweep-splits", default="",
+                    help="split counts of the sweep (comma-separated) instead of SWEEP[B]")
+    ap.add_argument("--sweep-tiles", default="",
+                    help="(block-kv:kv-warps) pairs of the sweep (comma-separated) instead "
+                         "of TILES")
     add_options_argument(ap)
     a = ap.parse_args()
+    splits_of = (lambda B: [int(x) for x in a.sweep_splits.split(",")]) if a.sweep_splits \
+        else (lambda B: SWEEP.get(B, SWEEP[1]))
+    tiles = [tuple(int(x) for x in t.split(":")) for t in a.sweep_tiles.split(",")] \
+        if a.sweep_tiles else TILES
     os.makedirs(a.out, exist_ok=True)
     src = os.path.join(a.out, "src.mlir")
     index = []
@@ -111,7 +120,7 @@ def main():
                 if not a.no_sweep:
                     variants += [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
                                   "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
-                                 for s in SWEEP.get(B, SWEEP[1]) for bkv, w in TILES]
+                                 for s in splits_of(B) for bkv, w in tiles]
                 if variants:
                     for label, options in variants:
                         name, err = compile_one(a.attn_opt, src, a.out, options)
