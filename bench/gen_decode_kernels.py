@@ -93,6 +93,9 @@ def main():
     ap.add_argument("--sweep-tiles", default="",
                     help="(block-kv:kv-warps) pairs of the sweep (comma-separated) instead "
                          "of TILES")
+    ap.add_argument("--sweep-points", default="",
+                    help="more sweep points (comma-separated SPLITS:BLOCK_KV:KV_WARPS) beside "
+                         "the splits x tiles product, e.g. split counts on one tile only")
     add_options_argument(ap)
     a = ap.parse_args()
     splits_of = (lambda B: [int(x) for x in a.sweep_splits.split(",")]) if a.sweep_splits \
@@ -121,6 +124,12 @@ def main():
                     variants += [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
                                   "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
                                  for s in splits_of(B) for bkv, w in tiles]
+                    for point in filter(None, a.sweep_points.split(",")):
+                        s, bkv, w = (int(x) for x in point.split(":"))
+                        label = "splits=%d,bkv=%d,warps=%d" % (s, bkv, w)
+                        if label not in dict(variants):
+                            variants.append((label, "kv-splits=%d kv-stages=2 block-kv=%d "
+                                                    "kv-warps=%d" % (s, bkv, w)))
                 if variants:
                     for label, options in variants:
                         name, err = compile_one(a.attn_opt, src, a.out, options)

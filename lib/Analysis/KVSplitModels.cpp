@@ -80,8 +80,11 @@ int64_t mlir::attn::detail::waveModelSplits(const KernelConfig &c, const Attenti
 
 namespace {
 
-/// H200 facts of the streaming model below. One CTA moves one K/V tile pair
-/// per tileStreamSeconds, which depends on how its stages are filled.
+/// Facts of the streaming model below, measured on the H200 and (box
+/// copies, since v68) the H100; the chip's preset gives its SM count and
+/// DRAM bandwidth. One CTA moves one K/V tile pair per tileStreamSeconds,
+/// which depends on how its stages are filled. bench/decode_model_replay.py
+/// replays the box model on the measured sweeps.
 ///
 /// Copies from every thread (cp.async, or bulk rows: paged and packed K/V,
 /// chips without TMA): a fixed latency, the copy of its bytes (one CTA
@@ -95,31 +98,45 @@ constexpr double kTileLatencySec = 0.15e-6;
 constexpr double kTileCopySecPerByte = 0.0119e-6 / 1024;
 constexpr double kWarpSecPerKey = 10.6e-9;
 /// Tensor boxes issued by one thread (TMA, dense K/V on sm_90): the copy
-/// engine leaves the warps only their math, whose time per tile is least
-/// near 18 keys per warp and grows with the square of the distance from
-/// there (more warps sync more often; more keys per warp run longer in
-/// series). Fitted on v37's sweep (the CTA-starved points: B = 1, one
-/// split, 8 CTAs; 32- to 128-key tiles, 1 to 8 warps) within 13% of all
-/// eight tile shapes: 0.62-0.67 µs at 16 keys per warp on 32- and 64-key
-/// tiles, 0.80-0.88 at 32, 1.75-2.2 at 64 (v27's model, fitted on row
-/// copies, gave 1.25 µs for 128 keys on 4 warps, measured 0.81-0.88).
-constexpr double kBoxTileSec = 0.569e-6;
-constexpr double kBoxSecPerByte = 3.52e-12;
-constexpr double kBoxBestWarpKeys = 17.6;
-constexpr double kBoxSecPerWarpKeySquared = 0.54e-9;
-/// How the SMs' demand meets the DRAM's bandwidth: the rate their sum
-/// gets is a smooth minimum (a p-norm) of the two, p = 3, rather than the
-/// lesser: a grid whose demand barely exceeds the DRAM's rate queues and
-/// reaches ~85% of it (v36k: 128-key tiles on 2 warps at B = 64, where 4
-/// warps reached 1.01x cuDNN). Replayed on v37's sweep with the box fit
-/// above, p = 3 put the picks within 2% of the best at 26 of 26 shapes (p =
-/// 2: 0.94 at worst; 6: 0.96; the plain minimum 0.88).
-constexpr double kDramSmoothMinP = 3;
+/// engine streams a tile pair while the warps compute on the previous one,
+/// so a tile takes the longer of its copy and its math. The copy: one CTA
+/// keeps its two stages in flight at ~83 GB/s (a 128-key tile pair in
+/// 0.79-0.80 µs on 4 and on 8 warps alike, where 16 keys per warp compute
+/// in 0.60). The math: least near 10 keys per warp and growing with the
+/// square of the distance (0.60 µs at 16, 0.78 at 32, 1.75 at 64).
+/// Fitted on the CTA-starved points of v37 (H200) and v68 (H100): B = 1,
+/// one split, 8 CTAs, 32- to 128-key tiles on 1 to 8 warps, within 4% of
+/// every tile shape on both chips. (The fit before it summed copy and math,
+/// which made 8 warps 12% faster than 4 on 128-key tiles: measured, 4
+/// warps were as fast or 1-3% faster at every B = 1 point of both sweeps.)
+constexpr double kBoxCopyBytesPerSec = 83e9;
+constexpr double kBoxMathSec = 0.585e-6;
+constexpr double kBoxMathBestWarpKeys = 9.8;
+constexpr double kBoxMathSecPerWarpKeySquared = 0.397e-9;
+/// How the SMs' demand meets the DRAM's bandwidth: a grid takes the
+/// smooth maximum (a p-norm, p = 3) of its busiest SM's time at its CTAs'
+/// own rate and every CTA's bytes at the DRAM's, rather than the greater: a
+/// grid whose demand barely exceeds the DRAM's rate queues and reaches ~85%
+/// of it (v36k: 128-key tiles on 2 warps at B = 64, where 4 warps reached
+/// 1.01x cuDNN). p = 3 put v37's picks within 2% of the best at 26 of 26
+/// shapes (p = 2: 0.94 at worst; 6: 0.96; the plain maximum 0.88).
+constexpr double kDramSmoothP = 3;
+/// The SMs of a TPC share its path to the memory system. A grid with more
+/// CTAs than TPCs and fewer than SMs doubles up some TPCs beside others
+/// that hold one, and streams slower than both ends: v68b (every split
+/// count from 2 to 16 at four B = 1 shapes on an H100, two passes within
+/// 0.5%) measured a trough 3-6% deep at ~96 CTAs on 132 SMs, 1-2% at 72
+/// and at 128. The DRAM's rate is taken to lose kTpcImbalance·f·(1 − f), f
+/// the doubled TPCs' fraction: 4% at f = 1/2.
+constexpr double kTpcImbalance = 0.16;
+constexpr int64_t kSMsPerTPC = 2;
 /// v13c found that more stages do not raise the rate while they cost
-/// resident CTAs: the model keeps 2. A split grid pays ~8 µs more than one
-/// kernel (the combine launch, its partial outputs and the runtime's second
-/// launch).
-constexpr double kSplitOverheadSec = 8e-6;
+/// resident CTAs: the model keeps 2. A split grid pays the combine kernel's
+/// launch and tail: 1.6-2.2 µs measured in CUDA graphs (v37 (b), as a
+/// serving loop launches). (v13 took 8 µs, timed without graphs: the
+/// Python runtime's second launch. Replayed on v37's and v68's sweeps,
+/// 8 µs keeps one split at B = 1, 4k (32, 32), 0.85 of the best.)
+constexpr double kSplitOverheadSec = 2e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
 /// swept 16-token pages and v14f measured the fit for one-warp CTAs: 0.45
 /// µs per page a tile spans put the picks within 2.5% of the best at 12 of
@@ -154,7 +171,7 @@ bool streamsBoxes(const KernelConfig &c, const AttentionShape &s) {
 }
 
 /// The boxes the busiest issuer of a tile pair of whole pages issues
-/// beyond a dense tile's one per K and V atom (kBoxTileSec's fit): its
+/// beyond a dense tile's one per K and V atom (kBoxCopyBytesPerSec's fit): its
 /// pages (pageBoxIssuers deals them out) less one, times the atoms.
 int64_t pageBoxesBeyondOne(const KernelConfig &c, const AttentionShape &s) {
   if (s.pageSize == 0 || s.pageSize >= c.blockKV)
@@ -175,10 +192,10 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
   const double tileBytes = double(c.blockKV) * double(s.headDim + s.headDimV) * 2;
   const double mathScale = double(s.headDim + s.headDimV) / 256;
   if (streamsBoxes(c, s)) {
-    double fromBest = double(c.warpKeys()) - kBoxBestWarpKeys;
-    return kBoxTileSec + tileBytes * kBoxSecPerByte +
-           kBoxIssueSec * double(pageBoxesBeyondOne(c, s)) +
-           kBoxSecPerWarpKeySquared * fromBest * fromBest * mathScale;
+    double fromBest = double(c.warpKeys()) - kBoxMathBestWarpKeys;
+    double math = kBoxMathSec + kBoxMathSecPerWarpKeySquared * fromBest * fromBest * mathScale;
+    return std::max(tileBytes / kBoxCopyBytesPerSec, math) +
+           kBoxIssueSec * double(pageBoxesBeyondOne(c, s));
   }
   double seconds = kTileLatencySec + tileBytes * kTileCopySecPerByte +
                    double(c.warpKeys()) * kWarpSecPerKey * mathScale;
@@ -191,9 +208,9 @@ double tileStreamSeconds(const KernelConfig &c, const AttentionShape &s) {
 /// How `c`'s CTAs stream K/V on the busiest SM: the bytes each CTA
 /// streams, the seconds per tile pair, the rounds of CTAs the SM runs, how
 /// many it runs at once, the bytes per second those ask for together, and
-/// how many SMs stream.
+/// how many SMs stream, of how many CTAs.
 struct SmStream {
-  double perCta, tileSec, rounds, together, demand, busySMs;
+  double perCta, tileSec, rounds, together, demand, busySMs, ctas;
   bool boxes;
 };
 
@@ -218,36 +235,49 @@ SmStream smStream(const KernelConfig &c, const AttentionShape &s, const TargetSp
   m.together = std::min(perSm, resident);
   m.demand = m.together * tileBytes / m.tileSec;
   m.busySMs = std::min(ctas, double(target.smCount));
+  m.ctas = ctas;
   m.boxes = streamsBoxes(c, s);
   return m;
 }
 
-/// The bytes per second one streaming SM gets. Box copies (v37's fit): the
-/// DRAM's bandwidth is shared by the SMs that stream, not by all of them
-/// (v37: 128 CTAs on 132 SMs read as fast as 1056), and their demand
-/// together meets it in a smooth minimum (kDramSmoothMinP). Row copies
-/// keep the rule their picks were measured with (v27b, v38 (c)): the lesser
-/// of the SM's demand and its share of DRAM. (v38 (b) measured the box
-/// rule's picks; replayed on row copies it moves 16-token paged decode to
-/// 32-key tiles that no run has timed.)
-double smStreamRate(const SmStream &m, const TargetSpec &target) {
+/// The fraction of the DRAM's rate a grid on `busySMs` SMs keeps beside
+/// the TPCs it doubles up (kTpcImbalance).
+double tpcBalance(double busySMs, const TargetSpec &target) {
+  double tpcs = double(target.smCount / kSMsPerTPC);
+  if (tpcs < 1)
+    return 1;
+  double doubled = std::clamp(busySMs - tpcs, 0.0, tpcs) / tpcs;
+  return 1 - kTpcImbalance * doubled * (1 - doubled);
+}
+
+/// Seconds the grid streams K/V for. Box copies: the busiest SM's CTAs at
+/// their own rate (its rounds of `together` CTAs, each moving one tile pair
+/// per tileSec) against every CTA's bytes at the DRAM's rate, in a smooth
+/// maximum (kDramSmoothP). The DRAM's side counts every CTA's bytes, not
+/// the busiest SM's times the SMs: while it is the bound, an SM with one
+/// CTA more than another does not hold it back (v37: 512 CTAs of 128-key
+/// tiles, 4 on some SMs and 3 on others, read as fast as any tile). Row
+/// copies keep the rule their picks were measured with (v27b, v38 (c)):
+/// the busiest SM at the lesser of its demand and its share of DRAM.
+/// (v38 (b) measured the box rule's picks; replayed on row copies it moves
+/// 16-token paged decode to 32-key tiles that no run has timed.)
+double streamingSeconds(const SmStream &m, const TargetSpec &target) {
   if (!m.boxes)
-    return std::min(m.demand, dramShare(target));
-  double together = m.busySMs * m.demand, dram = target.hbmBytesPerSec;
-  double rate = std::pow(std::pow(together, -kDramSmoothMinP) + std::pow(dram, -kDramSmoothMinP),
-                         -1 / kDramSmoothMinP);
-  return rate / m.busySMs;
+    return m.rounds * m.together * m.perCta / std::min(m.demand, dramShare(target));
+  double busiestSM = m.rounds * m.together * m.perCta / m.demand;
+  double dram = m.ctas * m.perCta / (target.hbmBytesPerSec * tpcBalance(m.busySMs, target));
+  return std::pow(std::pow(busiestSM, kDramSmoothP) + std::pow(dram, kDramSmoothP),
+                  1 / kDramSmoothP);
 }
 
 /// Predicted time of a memory-bound small-query kernel (decode): K/V is
-/// streamed by CTAs that each move one tile pair per tileStreamSeconds; the
-/// SM with the most CTAs finishes last, at its share of what the streaming
-/// SMs get together; CTAs beyond what an SM holds run in further rounds,
+/// streamed by CTAs that each move one tile pair per tileStreamSeconds
+/// (streamingSeconds); CTAs beyond what an SM holds run in further rounds,
 /// each paying the pipeline fill.
 double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
                               const TargetSpec &target) {
   SmStream m = smStream(c, s, target);
-  double seconds = m.rounds * (m.together * m.perCta / smStreamRate(m, target) + m.tileSec);
+  double seconds = streamingSeconds(m, target) + m.rounds * m.tileSec;
   if (c.kvSplits > 1)
     seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
                                        double(s.headsQ) * double(s.seqQ) *

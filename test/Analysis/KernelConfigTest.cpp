@@ -722,13 +722,17 @@ TEST(KernelConfig, RowCopiedPagesChargePageLookups) {
     // contiguous K/V copied by rows as paged K/V is (whose tie-break may
     // take more warps where it streams at its DRAM share, v36m; paged keeps
     // v27b's). 16-token pages take more warps, smaller tiles or more splits
-    // than those.
+    // than those, unless those already have a warp per page (one lookup per
+    // tile, the least there is).
     KernelConfig wide = choose(paged(p.b, p.hq, p.hkv, p.lk, 128));
     EXPECT_EQ(wide.blockKV, contiguous.blockKV);
     EXPECT_EQ(wide.kvSplits, contiguous.kvSplits);
+    bool warpPerPage = wide.warpKeys() <= 16 && c == wide;
     EXPECT_TRUE(c.kvWarps > wide.kvWarps || c.blockKV < wide.blockKV ||
-                c.kvSplits > wide.kvSplits)
-        << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk;
+                c.kvSplits > wide.kvSplits || warpPerPage)
+        << p.b << " " << p.hq << ":" << p.hkv << " " << p.lk << ": 16-token pages " << c.blockKV
+        << " keys x " << c.kvWarps << " warps, " << c.kvSplits << " splits; 128-token pages "
+        << wide.blockKV << " x " << wide.kvWarps << ", " << wide.kvSplits;
     EXPECT_LE(loopRegistersPerThread(c, small), loopRegisterBudget(c.family));
   }
 }
@@ -739,7 +743,7 @@ TEST(KernelConfig, RowCopiedPagesChargePageLookups) {
 // Pages a tile lies inside (one box per atom, as a dense tile) take the
 // contiguous pick. Smaller pages pay for the boxes each issuer adds
 // (kBoxIssueSec, pageBoxIssuers; bench/NOTES.md v49-v51): none where the
-// tile has a warp per page, as the 128-key, 8-warp pick at B = 8, 4k GQA
+// tile has a warp per page, as 16-token pages' 128-key, 8-warp pick at B = 8, 4k GQA
 // (measured 0.95 of contiguous with one issuer per page, 0.85 with one
 // issuer for all eight pages).
 TEST(KernelConfig, PagesOfBoxesPayForTheirBoxes) {
@@ -767,11 +771,17 @@ TEST(KernelConfig, PagesOfBoxesPayForTheirBoxes) {
         AttentionShape odd = decodeShape(b, hq, hkv, 1, lk);
         odd.pageSize = 24;
         if (b == 8 && hkv == 8 && lk == 4096) {
+          // Contiguous K/V takes 4 warps (a 128-key tile copies in as long
+          // on 4 as on 8, v68); 16-token pages take 8, a warp per page, and
+          // pay no box beyond a dense tile's: the same tile and splits.
           AttentionShape small = decodeShape(b, hq, hkv, 1, lk);
           small.pageSize = 16;
+          KernelConfig paged = choose(small);
           EXPECT_EQ(contiguous.blockKV, 128);
-          EXPECT_EQ(contiguous.kvWarps, 8);
-          EXPECT_EQ(choose(small), contiguous);
+          EXPECT_EQ(contiguous.kvWarps, 4);
+          EXPECT_EQ(paged.blockKV, 128);
+          EXPECT_EQ(paged.kvWarps, 8);
+          EXPECT_EQ(paged.kvSplits, contiguous.kvSplits);
         }
         EXPECT_FALSE(choose(odd).tmaLoads);
         odd.pageSize = 4; // (a box would start inside the swizzle's 8-row period)

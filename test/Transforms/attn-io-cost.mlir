@@ -59,18 +59,18 @@ func.func @seed_n16384(%q: tensor<16384x64xf16>) -> tensor<16384x64xf16> {
 // Decode with GQA: one query token, Hq=64, Hkv=8, L=4096, d=128. Intensity
 // is about (Hq/Hkv)·Lq = 8 FLOP/B: memory-bound even when fused. The
 // kernel packs the 8 query heads of each K/V head into one 16-row tile and
-// splits the keys 11 ways (8 CTAs would leave most of the 132 SMs idle;
-// the streaming model of KVSplitModels.cpp: 88 CTAs already ask the DRAM
-// for more than it gives, and each further split adds partials), each
-// CTA's 128-key tiles divided between 8 key warps (16 keys per warp, near
-// the box fit's best: bench/NOTES.md v37, v38); the splits' f32 partial
-// outputs, written and read back (11·64·129·4 B each way), bring the
-// intensity to 7.65. On the H200 (sm_90a) TMA boxes fill the stages
-// (tma_loads).
+// splits the keys 16 ways (8 CTAs would leave most of the 132 SMs idle; the
+// streaming model of KVSplitModels.cpp: 64 CTAs ask the H200's DRAM for
+// about what it gives, 65-127 double up some TPCs beside single ones, which
+// streams slower, and 128 is the fewest beyond them), each CTA's 128-key
+// tiles divided between 4 key warps (a tile pair copies in as long on 4 as
+// on 8: bench/NOTES.md v68, v69); the splits' f32 partial outputs, written
+// and read back (16·64·129·4 B each way), bring the intensity to 7.51. On
+// the H200 (sm_90a) TMA boxes fill the stages (tma_loads).
 // CHECK-LABEL: func.func @decode_gqa
-// CHECK: intensity_fused = 7.653{{[0-9]*}} : f64
+// CHECK: intensity_fused = 7.512{{[0-9]*}} : f64
 // CHECK-SAME: bound_naive = "memory", bound_fused = "memory"
-// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 11, pack_kv_groups = true, kv_warps = 8, tma_loads = true>
+// CHECK-SAME: kernel_config = #attn.kernel_config<family = "mma.sync", block_q = 16, block_kv = 128, rows_per_warp = 16, kv_stages = 2, swizzle = false, kv_splits = 16, pack_kv_groups = true, kv_warps = 4, tma_loads = true>
 func.func @decode_gqa(%q: tensor<1x64x1x128xbf16>, %kv: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
   %o = attn.attention %q, %kv, %kv scale(0.088)
       : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16>

@@ -1,17 +1,19 @@
 // target= is the GPU the kernels are chosen for: its SM count and HBM
-// bandwidth decide split-KV. An H100 (3.35 TB/s) needs fewer splits than an
-// H200 (4.8 TB/s) to keep its bandwidth busy at B = 1; auto is the chip's
-// own preset (h200 on sm_90a). The manifest says which GPU it was chosen for.
+// bandwidth decide split-KV. At B = 1, 4k GQA an H100 (3.35 TB/s) reaches
+// its bandwidth with 8 splits (64 CTAs, one per TPC), where an H200 (4.8
+// TB/s) needs 16 (128 CTAs: between the two, TPCs doubled up beside single
+// ones stream slower); auto is the chip's own preset (h200 on sm_90a). The
+// manifest says which GPU it was chosen for.
 // RUN: rm -rf %t && mkdir -p %t/h100 %t/auto
 // RUN: attn-opt %s --attn-gpu-pipeline="target=h100 dump-dir=%t/h100" | FileCheck %s --check-prefix=H100
 // RUN: attn-opt %s --attn-gpu-pipeline="target=h200" | FileCheck %s --check-prefix=H200
 // RUN: attn-opt %s --attn-gpu-pipeline="dump-dir=%t/auto" | FileCheck %s --check-prefix=H200
 // RUN: attn-opt %s --attn-gpu-pipeline="chip=sm_90 target=h100" | FileCheck %s --check-prefix=H100
-// H100: gpu.binary @attn_fa2_mma_bf16_b1_h64_kv8_q1_k16384_d128_v128_bq16_bk128_w16_pack_split9_kw8_tma_module
-// H200: gpu.binary @attn_fa2_mma_bf16_b1_h64_kv8_q1_k16384_d128_v128_bq16_bk128_w16_pack_split12_kw8_tma_module
-// RUN: cat %t/h100/*split9*.json | FileCheck %s --check-prefix=FOR-H100
+// H100: gpu.binary @attn_fa2_mma_bf16_b1_h64_kv8_q1_k4096_d128_v128_bq16_bk128_w16_pack_split8_kw4_tma_module
+// H200: gpu.binary @attn_fa2_mma_bf16_b1_h64_kv8_q1_k4096_d128_v128_bq16_bk128_w16_pack_split16_kw4_tma_module
+// RUN: cat %t/h100/*split8*.json | FileCheck %s --check-prefix=FOR-H100
 // FOR-H100: "chosen_for": "h100",
-// RUN: cat %t/auto/*split12*.json | FileCheck %s --check-prefix=FOR-H200
+// RUN: cat %t/auto/*split16*.json | FileCheck %s --check-prefix=FOR-H200
 // FOR-H200: "chosen_for": "h200",
 
 // Only presets of the chip's architecture, checked before any pass runs.
@@ -27,7 +29,7 @@
 // RUN: not attn-opt %s --attn-gpu-pipeline="target=H100" 2>&1 | FileCheck %s --check-prefix=UNKNOWN -DT=H100
 // UNKNOWN: error: attn-gpu-pipeline: target '[[T]]' is no io-cost preset; accepted for chip sm_90a: auto, h100, h200
 
-func.func @decode(%q: tensor<1x64x1x128xbf16>, %k: tensor<1x8x16384x128xbf16>, %v: tensor<1x8x16384x128xbf16>) -> tensor<1x64x1x128xbf16> {
-  %o = attn.attention %q, %k, %v scale(0.08838834764831845) : tensor<1x64x1x128xbf16>, tensor<1x8x16384x128xbf16>, tensor<1x8x16384x128xbf16> -> tensor<1x64x1x128xbf16>
+func.func @decode(%q: tensor<1x64x1x128xbf16>, %k: tensor<1x8x4096x128xbf16>, %v: tensor<1x8x4096x128xbf16>) -> tensor<1x64x1x128xbf16> {
+  %o = attn.attention %q, %k, %v scale(0.08838834764831845) : tensor<1x64x1x128xbf16>, tensor<1x8x4096x128xbf16>, tensor<1x8x4096x128xbf16> -> tensor<1x64x1x128xbf16>
   return %o : tensor<1x64x1x128xbf16>
 }
