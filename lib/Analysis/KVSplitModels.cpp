@@ -119,7 +119,9 @@ constexpr double kBoxMathSecPerWarpKeySquared = 0.397e-9;
 /// grid whose demand barely exceeds the DRAM's rate queues and reaches ~85%
 /// of it (v36k: 128-key tiles on 2 warps at B = 64, where 4 warps reached
 /// 1.01x cuDNN). p = 3 put v37's picks within 2% of the best at 26 of 26
-/// shapes (p = 2: 0.94 at worst; 6: 0.96; the plain maximum 0.88).
+/// shapes with the tile fit before (p = 2: 0.94 at worst; 6: 0.96; the
+/// plain maximum 0.88); replayed with this one, p = 4 and 6 move 8-20 picks
+/// to split counts no sweep timed, and p = 6 misses one H100 shape.
 constexpr double kDramSmoothP = 3;
 /// The SMs of a TPC share its path to the memory system. A grid with more
 /// CTAs than TPCs and fewer than SMs doubles up some TPCs beside others
@@ -127,7 +129,8 @@ constexpr double kDramSmoothP = 3;
 /// count from 2 to 16 at four B = 1 shapes on an H100, two passes within
 /// 0.5%) measured a trough 3-6% deep at ~96 CTAs on 132 SMs, 1-2% at 72
 /// and at 128. The DRAM's rate is taken to lose kTpcImbalance·f·(1 − f), f
-/// the doubled TPCs' fraction: 4% at f = 1/2.
+/// the doubled TPCs' fraction: 4% at f = 1/2. (Measured on an H100 only;
+/// taken as a fact of every chip with two SMs per TPC, sm_80 to sm_90.)
 constexpr double kTpcImbalance = 0.16;
 constexpr int64_t kSMsPerTPC = 2;
 /// v13c found that more stages do not raise the rate while they cost
