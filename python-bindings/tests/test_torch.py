@@ -116,6 +116,28 @@ def test_three_dim_inputs_and_explicit_scale():
 
 
 @gpu
+def test_kernels_are_chosen_for_the_device_they_run_on():
+    """The device's own io-cost preset chooses the kernel (an H100 SXM's
+    3.35 TB/s picks other decode splits than the H200's 4.8), read from the
+    real device's name and SM count, and the manifest says which it was."""
+    props = torch.cuda.get_device_properties(0)
+    preset = attnopt.cost_target_for_device(props.name, props.multi_processor_count)
+    if "H100" in props.name and "HBM3" in props.name and props.multi_processor_count == 132:
+        assert preset == "h100"
+    q = torch.randn(1, 64, 1, 128, device="cuda", dtype=torch.bfloat16)
+    kv = torch.randn(1, 8, 4096, 128, device="cuda", dtype=torch.bfloat16)
+    out = at.attention(q, kv, kv, enable_gqa=True)
+    ref = _reference(q, kv, kv, enable_gqa=True)
+    assert (out.double() - ref).abs().max().item() < 3e-2
+    chip, cost_target = at._target(q.device)
+    assert cost_target == preset
+    kernels = [k for (problem, target, _), k in at._loaded.items() if target == (chip, preset)]
+    assert kernels and all(k.manifest["chosen_for"] != "none" for k in kernels)
+    if preset != "auto":
+        assert all(k.manifest["chosen_for"] == preset for k in kernels)
+
+
+@gpu
 def test_compiles_once_per_bucket_and_reuses_the_disk_cache(tmp_path):
     q = torch.randn(1, 4, 1, 128, device="cuda", dtype=torch.bfloat16)
     before = at.cache_stats()
