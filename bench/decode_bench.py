@@ -102,7 +102,7 @@ def main():
     for e in index:
         B, Hq, Hkv, Lk, d = e["B"], e["Hq"], e["Hkv"], e["Lk"], e["d"]
         kv_bytes = 2 * B * Hkv * Lk * d * 2
-        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, kernel=e["kernel"], kv_splits=e["kv_splits"])
+        row = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=d, kernel=e["kernel"], kv_splits=e["kv_splits"])
         if kv_bytes / 1e9 > a.max_gb:
             row["skipped"] = "K+V %.0f GB exceed --max-gb" % (kv_bytes / 1e9)
             print(row, flush=True)

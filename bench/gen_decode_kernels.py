@@ -74,6 +74,24 @@ def compile_one(attn_opt, src, out, options):
     return None, "no kernel"
 
 
+def random_shapes(n, seed, max_kv_bytes=8e9):
+    """`n` decode shapes off issue 14's grid: batches 1-32, 1-16 K/V heads
+    in groups of 1-8 query heads (5 and 7 too), any Lk from 1k to 96k (a
+    multiple of 64 or not), d = 64 or 128; K+V at most `max_kv_bytes`."""
+    import random
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < n:
+        B = rng.choice((1, 1, 2, 3, 4, 6, 16, 32))
+        Hkv = rng.choice((1, 2, 4, 8, 16))
+        group = rng.choice((1, 2, 4, 5, 7, 8))
+        Lk = rng.randrange(1024, 98304)
+        d = rng.choice((64, 128))
+        if 2 * B * Hkv * Lk * d * 2 <= max_kv_bytes:
+            shapes.append((B, group * Hkv, Hkv, Lk, d))
+    return shapes
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn-opt", default=os.path.join(HERE, "..", "build", "bin", "attn-opt"))
@@ -93,6 +111,10 @@ def main():
     ap.add_argument("--sweep-tiles", default="",
                     help="(block-kv:kv-warps) pairs of the sweep (comma-separated) instead "
                          "of TILES")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="N shapes drawn at random (random_shapes) instead of the grid: the "
+                         "chooser out of the sample it was fitted on")
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sweep-points", default="",
                     help="more sweep points (comma-separated SPLITS:BLOCK_KV:KV_WARPS) beside "
                          "the splits x tiles product, e.g. split counts on one tile only")
@@ -105,40 +127,45 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     src = os.path.join(a.out, "src.mlir")
     index = []
-    for B in (int(x) for x in a.batches.split(",")):
-        for Lk in (int(x) for x in a.lengths.split(",")):
-            for Hq, Hkv in (tuple(int(h) for h in pair.split(":")) for pair in a.heads.split(",")):
-                with open(src, "w") as f:
-                    f.write(decode_ir(B, Hq, Hkv, Lk, a.head_dim))
-                chosen, err = compile_one(a.attn_opt, src, a.out, "")
-                if err:
-                    print(err)
-                    return 1
-                with open(os.path.join(a.out, chosen + ".json")) as f:
-                    man = json.load(f)
-                entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=a.head_dim, kernel=chosen,
-                             kv_splits=man["kv_splits"], block_kv=man["block_kv"],
-                             kv_stages=man["kv_stages"], kv_warps=man["kv_warps"], sweep={})
-                variants = [tuple(v.split(":", 1)) for v in a.variant]
-                if not a.no_sweep:
-                    variants += [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
-                                  "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
-                                 for s in splits_of(B) for bkv, w in tiles]
-                    for point in filter(None, a.sweep_points.split(",")):
-                        s, bkv, w = (int(x) for x in point.split(":"))
-                        label = "splits=%d,bkv=%d,warps=%d" % (s, bkv, w)
-                        if label not in dict(variants):
-                            variants.append((label, "kv-splits=%d kv-stages=2 block-kv=%d "
-                                                    "kv-warps=%d" % (s, bkv, w)))
-                if variants:
-                    for label, options in variants:
-                        name, err = compile_one(a.attn_opt, src, a.out, options)
-                        if name:
-                            entry["sweep"][label] = name
-                index.append(entry)
-                print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits, %d warps), %d sweep kernels"
-                      % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], man["kv_warps"],
-                         len(entry["sweep"])), flush=True)
+    if a.random:
+        shapes = random_shapes(a.random, a.seed)
+    else:
+        shapes = [(B, Hq, Hkv, Lk, a.head_dim) for B in (int(x) for x in a.batches.split(","))
+                  for Lk in (int(x) for x in a.lengths.split(","))
+                  for Hq, Hkv in (tuple(int(h) for h in pair.split(":"))
+                                  for pair in a.heads.split(","))]
+    for B, Hq, Hkv, Lk, d in shapes:
+        with open(src, "w") as f:
+            f.write(decode_ir(B, Hq, Hkv, Lk, d))
+        chosen, err = compile_one(a.attn_opt, src, a.out, "")
+        if err:
+            print(err)
+            return 1
+        with open(os.path.join(a.out, chosen + ".json")) as f:
+            man = json.load(f)
+        entry = dict(B=B, Hq=Hq, Hkv=Hkv, Lk=Lk, d=d, kernel=chosen,
+                     kv_splits=man["kv_splits"], block_kv=man["block_kv"],
+                     kv_stages=man["kv_stages"], kv_warps=man["kv_warps"], sweep={})
+        variants = [tuple(v.split(":", 1)) for v in a.variant]
+        if not a.no_sweep:
+            variants += [("splits=%d,bkv=%d,warps=%d" % (s, bkv, w),
+                          "kv-splits=%d kv-stages=2 block-kv=%d kv-warps=%d" % (s, bkv, w))
+                         for s in splits_of(B) for bkv, w in tiles]
+            for point in filter(None, a.sweep_points.split(",")):
+                s, bkv, w = (int(x) for x in point.split(":"))
+                label = "splits=%d,bkv=%d,warps=%d" % (s, bkv, w)
+                if label not in dict(variants):
+                    variants.append((label, "kv-splits=%d kv-stages=2 block-kv=%d "
+                                            "kv-warps=%d" % (s, bkv, w)))
+        if variants:
+            for label, options in variants:
+                name, err = compile_one(a.attn_opt, src, a.out, options)
+                if name:
+                    entry["sweep"][label] = name
+        index.append(entry)
+        print("B=%-3d Lk=%-6d Hq=%-2d Hkv=%-2d %s (%d splits, %d warps), %d sweep kernels"
+              % (B, Lk, Hq, Hkv, chosen, man["kv_splits"], man["kv_warps"],
+                 len(entry["sweep"])), flush=True)
     os.remove(src)
     write_index(a.out, index)
     return 0
