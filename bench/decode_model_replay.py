@@ -9,15 +9,18 @@ contiguous bf16 K/V at d = dv = 128 streamed in TMA boxes, Lq = 1. For every
 swept shape it takes the model's pick among the configurations the sweep
 timed (so every pick has a measured rate) and prints pick ÷ best of the
 sweep; then the picks among every split count (what the compiler does),
-against the sweep of the GPU they are for where it timed them. `--check-picks` compiles each shape's pick with attn-opt (both
-presets) and checks that the mirror's unrestricted pick is the compiler's:
-the mirror is only evidence while it agrees with the C++ model.
+against the sweep of the GPU they are for where it timed them.
+`--check-picks` compiles each shape's pick with attn-opt (both presets)
+and checks that the mirror's unrestricted pick is the compiler's: the
+mirror is only evidence while it agrees with the C++ model.
 
 Sweeps (GB/s of K+V, do_bench medians; `confirmed` medians of three where a
 run has them):
   h200: results/2026-12-04-v37/decode (powers of two, 8 tiles, 26 shapes);
-  h100: results/2026-12-07-v68 (the same grid) and v68b (every split count
-        2-16 on 128-key tiles at four B = 1 shapes; two passes averaged).
+  h100: results/2026-12-07-v68 (the same grid), v68b (every split count
+        2-16 on 128-key tiles at four B = 1 shapes; two passes averaged)
+        and v69 (the grid again, with every split count 1-16 at B = 1:
+        the refit's proof, not part of its fit).
 """
 import argparse
 import json
@@ -155,29 +158,34 @@ def load(path):
 
 
 def sweeps():
-    """(name, gpu, rows): every row with a `timed` dict of label -> GB/s."""
-    def timed(r):
+    """(name, gpu, rows): every row with a `timed` dict of label -> GB/s.
+    A row's `pick_h100` is labelled by the model that chose it (v68's
+    before session 42, the refit's in v69), which --check-picks checks is
+    the compiler's (the kernel names are not committed)."""
+    def timed(r, picker):
         t = dict(r["sweep"])
         if "pick_h100" in t:
-            # The h100 pick: the current model's, which --check-picks
-            # checks is the compiler's (the kernel names are not committed).
-            h100 = label(*Model("v68").pick(r["B"], r["Hq"], r["Hkv"], r["Lk"], "h100"))
+            h100 = label(*Model(picker).pick(r["B"], r["Hq"], r["Hkv"], r["Lk"], "h100"))
             t[h100] = t.get(h100, t["pick_h100"])
         t.update({k: v for k, v in r.get("confirmed", {}).items()})
         t[label(*parse_kernel(r["kernel"]))] = r.get("confirmed", {}).get("pick", r["attn_opt"])
         return {k: v for k, v in t.items() if k.startswith("splits=")}
     out = []
     rows = load("2026-12-04-v37/decode/results.jsonl")
-    out.append(("v37", "h200", [dict(r, timed=timed(r)) for r in rows if r.get("sweep")]))
+    out.append(("v37", "h200", [dict(r, timed=timed(r, "v68")) for r in rows if r.get("sweep")]))
     rows = load("2026-12-07-v68/b1/r/results.jsonl") + load("2026-12-07-v68/b864/r/results.jsonl")
-    out.append(("v68", "h100", [dict(r, timed=timed(r)) for r in rows if r.get("sweep")]))
+    out.append(("v68", "h100", [dict(r, timed=timed(r, "v68")) for r in rows if r.get("sweep")]))
     a = load("2026-12-07-v68b/r/a/results.jsonl")
     b = load("2026-12-07-v68b/r/b/results.jsonl")
     merged = []
     for ra, rb in zip(a, b):
-        ta, tb = timed(ra), timed(rb)
+        ta, tb = timed(ra, "v68"), timed(rb, "v68")
         merged.append(dict(ra, timed={k: (ta[k] + tb[k]) / 2 for k in ta if k in tb}))
     out.append(("v68b", "h100", merged))
+    rows = [r for part in ("a/r/kernels_dsweep69a", "b/r/kernels_dsweep69b",
+                           "b/r/kernels_dsweep69c")
+            for r in load("2026-12-07-v69/%s/results.jsonl" % part)]
+    out.append(("v69", "h100", [dict(r, timed=timed(r, "refit")) for r in rows if r.get("sweep")]))
     return out
 
 
