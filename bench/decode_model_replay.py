@@ -2,7 +2,7 @@
 """Replays the decode chooser's streaming model (lib/Analysis/KVSplitModels.cpp)
 on the decode sweeps already measured, to refit it without a GPU.
 
-    python3 bench/decode_model_replay.py [--model refit|v68] [--set NAME=VALUE] [--check-picks]
+    python3 bench/decode_model_replay.py [--model refit|refit42|v68] [--set NAME=VALUE] [--check-picks]
 
 A mirror, in Python, of chooseStreamingSplits for what the sweeps ran:
 contiguous bf16 K/V at d = dv = 128 streamed in TMA boxes, Lq = 1. For every
@@ -54,9 +54,11 @@ def resident(bkv, warps):
 
 class Model:
     """The streaming model's constants and form for box-streamed K/V:
-    `refit` is the compiler's since session 42, `v68` the one v68 measured
-    (copy and math summed per tile, the DRAM met by the busiest SM's share,
-    8 µs per split grid). --set overrides a constant of either."""
+    `refit` is the compiler's (session 42's refit with the combine's
+    0.06 µs per split since session 43), `refit42` session 42's (2 µs per
+    split grid whatever S), `v68` the one v68 measured (copy and math
+    summed per tile, the DRAM met by the busiest SM's share, 8 µs per split
+    grid). --set overrides a constant of any."""
 
     def __init__(self, kind, **kw):
         self.kind = kind
@@ -75,6 +77,13 @@ class Model:
         self.math_sq = kw.get("math_sq", 0.397e-9)
         self.alpha = kw.get("alpha", 0.16)
         self.dram_eff = kw.get("dram_eff", 1.0)  # of the preset's HBM, reachable by reads
+        # Seconds the combine spends per split of a row (its loop over the
+        # splits' partials), against its reads at the DRAM's rate.
+        # (refit42: session 42's refit, 2 µs per split grid whatever S.)
+        self.split_per = kw.get("split_per", 0.0 if kind == "refit42" else 0.06e-6)
+        self.stat_words = 1 if kind == "refit42" else 2  # (m, ℓ) per row
+        if kind == "refit42":
+            self.kind = "refit"
 
     def tile_seconds(self, bkv, warps):
         tile_bytes = bkv * 256 * 2
@@ -110,7 +119,8 @@ class Model:
             rate = ((busy * demand) ** -self.p + hbm ** -self.p) ** (-1 / self.p) / busy
             t = rounds * (together * per_cta / rate + tsec)
         if S > 1:
-            t += self.split_sec + 2 * S * B * Hq * 129 * 4 / HBM[gpu]
+            t += self.split_sec + max(2 * S * B * Hq * (128 + self.stat_words) * 4 / HBM[gpu],
+                                        S * self.split_per)
         return t
 
     def candidates(self, B, Hq, Hkv, Lk, gpu, measured=None):
@@ -185,7 +195,11 @@ def sweeps():
     rows = [r for part in ("a/r/kernels_dsweep69a", "b/r/kernels_dsweep69b",
                            "b/r/kernels_dsweep69c")
             for r in load("2026-12-07-v69/%s/results.jsonl" % part)]
-    out.append(("v69", "h100", [dict(r, timed=timed(r, "refit")) for r in rows if r.get("sweep")]))
+    out.append(("v69", "h100", [dict(r, timed=timed(r, "refit42")) for r in rows if r.get("sweep")]))
+    # v69c's random shapes at d = 128 (the mirror's head dim).
+    rows = load("2026-12-07-v69c/r/results.jsonl")
+    out.append(("v69c", "h100", [dict(r, timed=timed(r, "refit42")) for r in rows
+                                 if r.get("sweep") and r.get("d", 128) == 128]))
     return out
 
 
@@ -260,7 +274,7 @@ def check_picks(attn_opt, model):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="refit", choices=("refit", "v68"))
+    ap.add_argument("--model", default="refit", choices=("refit", "refit42", "v68"))
     ap.add_argument("--set", action="append", default=[],
                     help="NAME=VALUE: a model constant (e.g. alpha=0.2)")
     ap.add_argument("--check-picks", action="store_true")

@@ -1,5 +1,6 @@
 //===- IOCost.cpp - IO cost and roofline model for attention --------------===//
 #include "attn/Analysis/IOCost.h"
+#include "attn/Analysis/KernelConfig.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -406,11 +407,11 @@ mlir::attn::computeAttentionCost(const AttentionShape &s,
       c.tiles.packKVGroups
           ? e * B * hkv * visited * Checked(tilesPerQuery) * (d + dv)
           : e * B * hq * visited * (d + dv);
-  // Split-KV: every split writes its f32 partial output row and its
-  // log-sum-exp, which the combine kernel reads back.
+  // Split-KV: every split writes its f32 partial output row and its row
+  // statistics, which the combine kernel reads back.
   Checked splitPartials =
       c.tiles.kvSplits > 1
-          ? Checked(4) * Checked(c.tiles.kvSplits) * B * hq * lq * (dv + 1)
+          ? Checked(4) * Checked(c.tiles.kvSplits) * B * hq * lq * (dv + kSplitRowStatWords)
           : Checked(0);
   Checked sramL2 = qBytes + kvStreamed + oBytes + splitPartials * 2;
 

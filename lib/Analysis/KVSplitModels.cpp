@@ -140,6 +140,15 @@ constexpr int64_t kSMsPerTPC = 2;
 /// Python runtime's second launch. Replayed on v37's and v68's sweeps,
 /// 8 µs keeps one split at B = 1, 4k (32, 32), 0.85 of the best.)
 constexpr double kSplitOverheadSec = 2e-6;
+/// The combine kernel loops over a row's S partials (SplitKVCombine.cpp:
+/// a CTA per row, two passes over the splits), so beyond its launch it
+/// takes the longer of its reads at the DRAM's rate and S loop trips.
+/// v69c measured 0.06-0.09 µs per split on an H100 (B = 1, one K/V head,
+/// 16 -> 153 splits: 8 µs more; v69 (a), B = 1 4k GQA, 16 -> 32: 1.5 µs),
+/// where 2 µs whatever S is picked 153 splits of two 32-key tiles at 0.63
+/// of the best. The trips also carry the main kernel's per-CTA prologue,
+/// which its tile fit does not hold.
+constexpr double kCombineSecPerSplit = 0.06e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
 /// swept 16-token pages and v14f measured the fit for one-warp CTAs: 0.45
 /// µs per page a tile spans put the picks within 2.5% of the best at 12 of
@@ -281,10 +290,14 @@ double predictedStreamSeconds(const KernelConfig &c, const AttentionShape &s,
                               const TargetSpec &target) {
   SmStream m = smStream(c, s, target);
   double seconds = streamingSeconds(m, target) + m.rounds * m.tileSec;
-  if (c.kvSplits > 1)
-    seconds += kSplitOverheadSec + 2.0 * double(c.kvSplits) * double(s.batch) *
-                                       double(s.headsQ) * double(s.seqQ) *
-                                       double(s.headDimV + 1) * 4 / target.hbmBytesPerSec;
+  if (c.kvSplits > 1) {
+    // Each split writes and the combine reads a row's partial output and
+    // statistics, in f32.
+    double partialBytes = 2.0 * double(c.kvSplits) * double(s.batch) * double(s.headsQ) *
+                          double(s.seqQ) * double(s.headDimV + kSplitRowStatWords) * 4;
+    seconds += kSplitOverheadSec + std::max(partialBytes / target.hbmBytesPerSec,
+                                            double(c.kvSplits) * kCombineSecPerSplit);
+  }
   return seconds;
 }
 

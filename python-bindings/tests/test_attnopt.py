@@ -391,9 +391,11 @@ def test_compile_paged_attention():
     # Power-of-two pages on sm_90: TMA boxes over the pool, one per page of a
     # tile (innermost first: 64 columns, one head, the page's 16 rows), and
     # the contiguous K/V's tile and splits, which 128-token pages (a box
-    # inside the tile's page) share (bench/NOTES.md v42); 16-token pages take
-    # a warp per page (8), which costs nothing where the tile copies in as
-    # long on 8 warps as on 128-token pages' 4 (v68).
+    # inside the tile's page) share (bench/NOTES.md v42); 16-token pages
+    # keep them too, on as many key warps or more: each issuer's pages
+    # beyond one cost it boxes (v49-v51), none with a warp per page. Here
+    # 4 warps' 80 ns per tile is within the 3% the chooser does not
+    # resolve at this DRAM-bound shape (v70).
     assert k.manifest["kv_loads"] == "tma"
     assert k.manifest["smem_layout"] == "swizzled-128b-atoms"
     assert [m["box"] for m in k.manifest["tensor_maps"]] == [[64, 1, 16, 1]] * 2
@@ -403,7 +405,7 @@ def test_compile_paged_attention():
     assert flat.manifest["tensor_maps"][0]["box"] == [64, 1, flat.manifest["block_kv"], 1]
     pick = lambda m: (m["block_kv"], m["kv_warps"], m["kv_splits"])  # noqa: E731
     assert (k.manifest["block_kv"], k.manifest["kv_splits"]) == pick(flat.manifest)[::2]
-    assert k.manifest["kv_warps"] * 16 == k.manifest["block_kv"]
+    assert flat.manifest["kv_warps"] <= k.manifest["kv_warps"] <= k.manifest["block_kv"] // 16
     # Row copies (kv_loads="cp.async"): each page a tile spans delays its
     # copies, so the 16-token kernel spends more key warps (which share the
     # lookups), smaller tiles or more splits than with pages of a whole tile

@@ -172,8 +172,9 @@ struct KernelConfig {
   /// instead of one.
   bool packKVGroups = false;
   /// Split-KV (flash-decoding): the keys are cut into `kvSplits` ranges of
-  /// `kvSplitKeys` keys, each its own CTA, whose partial (O, log-sum-exp)
-  /// a second kernel combines exactly. 1: no split.
+  /// `kvSplitKeys` keys, each its own CTA, whose partial output and row
+  /// statistics (kSplitRowStatWords) a second kernel combines exactly. 1:
+  /// no split.
   int64_t kvSplits = 1;
   /// Warps that divide each K/V tile's keys (mma.sync): each of the CTA's
   /// kvWarps warps of a query-row slice runs the online softmax over its
@@ -224,6 +225,12 @@ struct KernelConfig {
            persistent == o.persistent;
   }
 };
+
+/// The f32 words a split leaves per query row beside its partial output:
+/// its score max m and its sum ℓ, apart (SplitKVCombine.cpp says why not
+/// one log-sum-exp). The workspace's, the kernels' and the cost model's
+/// count.
+constexpr int64_t kSplitRowStatWords = 2;
 
 /// Keys per split of `config` on `shape`: the K/V tiles dealt out evenly,
 /// ⌈⌈Lk / block_kv⌉ / kv_splits⌉ tiles each (Lk when not split).

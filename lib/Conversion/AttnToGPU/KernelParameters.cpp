@@ -2,13 +2,14 @@
 //
 // The kernel's parameters in order: Q, K, V (8-bit wgmma: the Vᵀ tile
 // images of VTransposeKernel.cpp), O (split-KV: the f32 partial
-// outputs, then their log2-sum-exp), the mask tensor, the paged cache's
+// outputs, then their rows' (m, ℓ)), the mask tensor, the paged cache's
 // block table and lengths, varlen's cumulative lengths, the score_mod's
 // tensors, FP8's descale factors, and the TMA tensor maps. LaunchManifest.cpp lists the same
 // names for the runtimes; both follow this order.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
+#include "attn/Analysis/KernelConfig.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -25,7 +26,7 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
                            MemRefType::get(s.queryShape(s.headDimV), s.outputType)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
-    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, 2}, f32));
+    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords}, f32));
   }
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(MemRefType::get(s.maskShape, s.maskElementType));

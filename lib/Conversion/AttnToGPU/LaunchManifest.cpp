@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchManifest.h"
+#include "attn/Analysis/KernelConfig.h"
 #include "attn/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -158,7 +159,7 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
     workspace.push_back(param("o_partial", "f32*",
                               shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
     workspace.push_back(
-        param("row_stats", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, 2})));
+        param("row_stats", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords})));
   }
   // 8-bit wgmma: V as Vᵀ tile images (VTransposeKernel.cpp), written by the
   // first launch, read by the attention kernel in V's place.
