@@ -140,14 +140,15 @@ constexpr int64_t kSMsPerTPC = 2;
 /// Python runtime's second launch. Replayed on v37's and v68's sweeps,
 /// 8 µs keeps one split at B = 1, 4k (32, 32), 0.85 of the best.)
 constexpr double kSplitOverheadSec = 2e-6;
-/// The combine kernel loops over a row's S partials (SplitKVCombine.cpp:
-/// a CTA per row, two passes over the splits), so beyond its launch it
-/// takes the longer of its reads at the DRAM's rate and S loop trips.
-/// v69c measured 0.06-0.09 µs per split on an H100 (B = 1, one K/V head,
-/// 16 -> 153 splits: 8 µs more; v69 (a), B = 1 4k GQA, 16 -> 32: 1.5 µs),
-/// where 2 µs whatever S is picked 153 splits of two 32-key tiles at 0.63
-/// of the best. The trips also carry the main kernel's per-CTA prologue,
-/// which its tile fit does not hold.
+/// A split grid also costs time that grows with its split count: v69c
+/// measured 0.06-0.09 µs per split on an H100 (B = 1, one K/V head, 16 ->
+/// 153 splits: 8 µs more; v69 (a), B = 1 4k GQA, 16 -> 32: 1.5 µs), where
+/// 2 µs whatever S is picked 153 splits of two 32-key tiles at 0.63 of the
+/// best. The combine loops over a row's S partials, so the term is taken
+/// as the longer of its partials' reads at the DRAM's rate and S trips;
+/// but v70 unrolled those loops by 8 and measured no change, so the cost
+/// is measured, not derived (the split grid's small CTAs' fixed costs are
+/// the other suspect).
 constexpr double kCombineSecPerSplit = 0.06e-6;
 /// A paged tile's copies wait for its pages' block-table entries. v14e
 /// swept 16-token pages and v14f measured the fit for one-warp CTAs: 0.45

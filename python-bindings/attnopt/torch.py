@@ -28,9 +28,10 @@ computed and dropped. So a decode loop compiles once per bucket of its
 cache length, and lengths already on a bucket run without any copy or mask.
 
 **Errors** are Python exceptions: wrong types TypeError, shapes SDPA would
-reject ValueError, and what the compiler refuses (float32 inputs, head dims
-that are no multiple of 8 or exceed 256) attnopt.MLIRError carrying the
-compiler's diagnostic.
+reject ValueError, and what no kernel runs attnopt.MLIRError carrying the
+compiler's diagnostic. What the tensor-core kernels do not take (float32,
+head dims no multiple of 16 or beyond 256) runs on the compiler's generic
+CUDA-core kernel, up to the head dims that kernel holds.
 """
 from __future__ import annotations
 
@@ -129,7 +130,8 @@ def _check_inputs(q, k, v, attn_mask, is_causal, scale, enable_gqa):
         raise TypeError("query, key and value must have one dtype, got %s, %s, %s"
                         % (q.dtype, k.dtype, v.dtype))
     if q.dtype not in _DTYPES:
-        raise TypeError("attnopt kernels take bfloat16 or float16 tensors, got %s" % q.dtype)
+        raise TypeError("attnopt kernels take bfloat16, float16 or float32 tensors, got %s"
+                        % q.dtype)
     if not isinstance(is_causal, bool) or not isinstance(enable_gqa, bool):
         raise TypeError("is_causal and enable_gqa must be bools")
     if is_causal and attn_mask is not None:

@@ -19,9 +19,6 @@
 // One CTA per (batch, query head, query row), one thread per output
 // column: the partial outputs are read once, coalesced along the columns;
 // the S (m, ℓ) pairs of the row are read by every thread (one cached line).
-// Both passes over the splits are unrolled (kSplitsUnrolled): a trip's
-// loads do not depend on the last trip's, and unrolled they are in flight
-// together instead of one L2 round trip per split.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -32,15 +29,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::attn;
-
-/// Splits per unrolled trip of the combine's passes.
-static constexpr uint64_t kSplitsUnrolled = 8;
 
 gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
                                                      gpu::GPUModuleOp module,
@@ -110,9 +103,5 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
   Value rounded = arith::TruncFOp::create(b, loc, s.elementType, result);
   memref::StoreOp::create(b, loc, rounded, out, ValueRange{batch, head, query, col});
   gpu::ReturnOp::create(b, loc);
-  // Constant trip counts: the unroll cannot fail (a remainder gets a loop
-  // of its own).
-  for (scf::ForOp loop : {maxLoop, sumLoop})
-    (void)loopUnrollByFactor(loop, std::min<uint64_t>(kSplitsUnrolled, s.kvSplits));
   return func;
 }
