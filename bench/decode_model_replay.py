@@ -200,6 +200,12 @@ def sweeps():
     rows = load("2026-12-07-v69c/r/results.jsonl")
     out.append(("v69c", "h100", [dict(r, timed=timed(r, "refit42")) for r in rows
                                  if r.get("sweep") and r.get("d", 128) == 128]))
+    # v70: v69c's shapes again and 8 more (--random 8 --seed 70), picked by
+    # the refit with the combine's per-split cost.
+    for part in ("v70a", "v70b"):
+        rows = load("2026-12-07-v70/a/%s/results.jsonl" % part)
+        out.append((part, "h100", [dict(r, timed=timed(r, "refit")) for r in rows
+                                   if r.get("sweep") and r.get("d", 128) == 128]))
     return out
 
 
