@@ -77,8 +77,9 @@ class Model:
         self.math_sq = kw.get("math_sq", 0.397e-9)
         self.alpha = kw.get("alpha", 0.16)
         self.dram_eff = kw.get("dram_eff", 1.0)  # of the preset's HBM, reachable by reads
-        # Seconds the combine spends per split of a row (its loop over the
-        # splits' partials), against its reads at the DRAM's rate.
+        # Seconds a split grid costs per split beyond its launch, against
+        # its partials' reads at the DRAM's rate (measured, cause open:
+        # bench/NOTES.md v70, v70d).
         # (refit42: session 42's refit, 2 µs per split grid whatever S.)
         self.split_per = kw.get("split_per", 0.0 if kind == "refit42" else 0.06e-6)
         self.stat_words = 1 if kind == "refit42" else 2  # (m, ℓ) per row

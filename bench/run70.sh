@@ -1,6 +1,6 @@
 #!/bin/bash
-# v70 (issue 14): the streaming model's combine cost per split, and the
-# combine kernel's passes unrolled.
+# v70 (issue 14): the streaming model's cost per split, and the combine
+# kernel's passes unrolled (no gain: reverted after this run).
 #   bash bench/run70.sh a   # carry bench/kernels_carry70 (decode sets, xz)
 #   bash bench/run70.sh p   # carry bench/kernels_carry70 and dist (a wheel)
 #   bash bench/run70.sh d   # carry bench/kernels_carry70 (v70d's split counts)

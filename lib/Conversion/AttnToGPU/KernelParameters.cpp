@@ -26,7 +26,8 @@ SmallVector<Type> KernelParameters::types(Builder &b, const FlashKernelSpec &s) 
                            MemRefType::get(s.queryShape(s.headDimV), s.outputType)};
   if (s.splitKV()) {
     params[3] = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
-    params.push_back(MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords}, f32));
+    params.push_back(
+        MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords}, f32));
   }
   if (s.mask != FlashKernelSpec::Mask::None)
     params.push_back(MemRefType::get(s.maskShape, s.maskElementType));

@@ -158,8 +158,8 @@ DictionaryAttr mlir::attn::manifestFor(Builder &b, const FlashKernelSpec &s) {
   if (s.splitKV()) {
     workspace.push_back(param("o_partial", "f32*",
                               shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV})));
-    workspace.push_back(
-        param("row_stats", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords})));
+    workspace.push_back(param(
+        "row_stats", "f32*", shape({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords})));
   }
   // 8-bit wgmma: V as Vᵀ tile images (VTransposeKernel.cpp), written by the
   // first launch, read by the attention kernel in V's place.

@@ -43,7 +43,8 @@ gpu::GPUFuncOp mlir::attn::buildSplitKVCombineKernel(OpBuilder &b, Location loc,
   Type f32 = b.getF32Type();
   KernelBuilder k{b, loc, s.elementType, f32};
   auto partialType = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, s.headDimV}, f32);
-  auto statsType = MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords}, f32);
+  auto statsType =
+      MemRefType::get({s.kvSplits, s.batch, s.headsQ, s.seqQ, kSplitRowStatWords}, f32);
   auto outType = MemRefType::get({s.batch, s.headsQ, s.seqQ, s.headDimV}, s.elementType);
   auto func = gpu::GPUFuncOp::create(b, loc, s.combineName(),
                                      b.getFunctionType({partialType, statsType, outType}, {}));
